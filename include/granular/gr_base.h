@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* granular: base types shared by every public header: export macros, status codes, math
+ * structs, handles and the host hooks (allocator, logger, job system). */
+#ifndef GRANULAR_GR_BASE_H
+#define GRANULAR_GR_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gr_version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* GR_API marks every exported symbol. Define it yourself before including to override. */
+#ifndef GR_API
+#  if defined(_WIN32) && defined(GR_BUILDING_SHARED)
+#    define GR_API __declspec(dllexport)
+#  elif defined(_WIN32) && defined(GR_USING_SHARED)
+#    define GR_API __declspec(dllimport)
+#  elif defined(__GNUC__) || defined(__clang__)
+#    define GR_API __attribute__((visibility("default")))
+#  else
+#    define GR_API
+#  endif
+#endif
+
+/// Result of every fallible call. Values are fixed forever and never reused; groups leave gaps.
+/// On any error the world is exactly as it was before the call, and gr_world_last_error()
+/// holds a message naming the argument at fault.
+typedef enum gr_status {
+    GR_OK = 0,
+    /* 1..19: the caller's arguments */
+    GR_ERROR_NULL_ARGUMENT = 1,    ///< a required pointer was NULL
+    GR_ERROR_INVALID_ARGUMENT = 2, ///< a value out of its documented range (zero/negative size...)
+    GR_ERROR_NOT_FINITE = 3,       ///< a NaN or infinite number
+    GR_ERROR_UNKNOWN_ENUM = 4,     ///< an enum value this library does not know
+    GR_ERROR_STRUCT_SIZE = 5,      ///< a def whose size field is 0 or absurd: call its _init first
+    GR_ERROR_TOO_MANY = 6,         ///< a count beyond the library's limits (GR_MAX_GRAINS, ...)
+    /* 20..29: handles */
+    GR_ERROR_INVALID_HANDLE = 20,  ///< a null handle, or one this world never issued
+    GR_ERROR_STALE_HANDLE = 21,    ///< the object was removed; the handle is dead
+    GR_ERROR_WRONG_WORLD = 22,     ///< the handle belongs to another world
+    /* 40..59: resources and capabilities */
+    GR_ERROR_OUT_OF_MEMORY = 40,   ///< the allocator returned NULL; nothing was changed
+    GR_ERROR_UNSUPPORTED = 41,     ///< the chosen solver (or this build) lacks the capability
+    GR_ERROR_BUSY = 42,            ///< the world is inside gr_step (a callback called back in)
+    /* 60..79: snapshots and streams */
+    GR_ERROR_IO = 60,              ///< a read or write callback reported failure / short data
+    GR_ERROR_CORRUPT_DATA = 61,    ///< bad magic, checksum mismatch, truncated or inconsistent data
+    GR_ERROR_VERSION = 62,         ///< a snapshot format this library cannot read
+    /* 80..99: simulation */
+    GR_ERROR_UNSTABLE = 80,        ///< the step produced a non-finite state; it was stopped, see docs
+    GR_STATUS_FORCE_U32 = 0x7fffffff
+} gr_status;
+
+/// A 3-vector in SI units (metres, m/s, N...). Double precision: see docs/guide.md "Precision".
+typedef struct gr_vec3 {
+    double x, y, z;
+} gr_vec3;
+
+/// A rotation as a unit quaternion (x, y, z vector part, w scalar part). Identity is (0,0,0,1).
+typedef struct gr_quat {
+    double x, y, z, w;
+} gr_quat;
+
+/// The world: opaque. Create with gr_world_create(), destroy with gr_world_destroy().
+typedef struct gr_world gr_world;
+
+/// Handles are small values. An all-zero handle is null. A handle carries a generation (a
+/// removed object's handle is reported as stale, never aliased) and a tag of the world that
+/// issued it (a handle from another world is refused). Store them as a uint64_t freely.
+typedef struct gr_grain { uint64_t id; } gr_grain;
+typedef struct gr_body { uint64_t id; } gr_body;
+typedef struct gr_material { uint64_t id; } gr_material;
+
+/// Allocator hook, per world. Both functions or neither (NULL, NULL = malloc/free).
+/// `align` is a power of two <= 64; `free` receives the size that was allocated.
+/// Called only from the thread that calls into the world, never from worker threads.
+typedef struct gr_allocator {
+    void *(*alloc)(size_t size, size_t align, void *user);
+    void (*free)(void *ptr, size_t size, void *user);
+    void *user;
+} gr_allocator;
+
+typedef enum gr_log_level {
+    GR_LOG_ERROR = 1,
+    GR_LOG_WARNING = 2,
+    GR_LOG_INFO = 3,
+    GR_LOG_FORCE_U32 = 0x7fffffff
+} gr_log_level;
+
+/// Log hook, per world. Without one the library is silent. Called from the thread that calls
+/// into the world. The message is valid only during the call.
+typedef struct gr_logger {
+    void (*func)(gr_log_level level, const char *message, void *user);
+    void *user;
+} gr_logger;
+
+/// A unit of work the library hands to the host's job system.
+typedef void gr_task_fn(void *task_context);
+
+/// Host job-system hooks (Box2D v3 shape). `enqueue` must run task(task_context) exactly once
+/// on some thread and return a handle, or run it inline and return NULL. `finish` waits for a
+/// non-NULL handle. The library splits ranges itself; the host's wait must not run jobs that
+/// touch this world. Both or neither.
+typedef struct gr_task_hooks {
+    void *(*enqueue)(gr_task_fn *task, void *task_context, void *user);
+    void (*finish)(void *handle, void *user);
+    void *user;
+} gr_task_hooks;
+
+/// Snapshot stream callbacks: return the number of bytes actually transferred; anything
+/// short of `size` is treated as an I/O error (write) or end of data (read).
+typedef size_t gr_write_fn(void *user, const void *data, size_t size);
+typedef size_t gr_read_fn(void *user, void *data, size_t size);
+
+/// Limits enforced on input (GR_ERROR_TOO_MANY beyond them).
+#define GR_MAX_GRAINS 100000000u
+#define GR_MAX_BODIES 65536u
+#define GR_MAX_MATERIALS 256u
+#define GR_MAX_WORKERS 64u
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRANULAR_GR_BASE_H */

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/* granular: enums and definition structs.
+ *
+ * Every def struct starts with `uint32_t size`. Its header-inline _init function zeroes the
+ * struct, sets size = sizeof as *your* header sees it and asks the library to fill the
+ * documented defaults. The library reads only the first `size` bytes and gives the newer
+ * fields their defaults, so structs can grow at the end in minor versions without breaking
+ * binaries built against older headers (docs/abi.md). A def with size 0 is refused. */
+#ifndef GRANULAR_GR_TYPES_H
+#define GRANULAR_GR_TYPES_H
+
+#include <string.h>
+
+#include "gr_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------ */
+/* Enums: explicit values, 0 = "default", 32-bit.                                        */
+
+/// Which solver runs the world.
+typedef enum gr_solver_kind {
+    GR_SOLVER_DEFAULT = 0,   ///< GR_SOLVER_DEM
+    GR_SOLVER_DEM = 1,       ///< discrete elements (Bell, Yu, Mucha 2005)
+    GR_SOLVER_PBD = 2,       ///< position-based + upsampling (Sommer & Schwanecke): not built yet
+    GR_SOLVER_CONTINUUM = 3, ///< Narain, Golas, Lin 2010: not built yet
+    GR_SOLVER_FORCE_U32 = 0x7fffffff
+} gr_solver_kind;
+
+/// DEM normal force law, f_n = k_r x^b + k_d x^a xdot (Bell eq. 7; x overlap, xdot its rate).
+typedef enum gr_normal_law {
+    GR_NORMAL_DEFAULT = 0,   ///< GR_NORMAL_HERTZ
+    GR_NORMAL_LINEAR = 1,    ///< a = 0, b = 1: spring-dashpot, k from e and t_c (eq. 8-11) or given
+    GR_NORMAL_HERTZ = 2,     ///< Hertz k_r = 4/3 E* sqrt(R*) (eq. 13-15), Tsuji damping from e
+    GR_NORMAL_NONLINEAR = 3, ///< general eq. 7 with exponents a, b and coefficients k_d, k_r
+    GR_NORMAL_FORCE_U32 = 0x7fffffff
+} gr_normal_law;
+
+/// DEM shear (tangential) force law.
+typedef enum gr_tangential_law {
+    GR_TANGENTIAL_DEFAULT = 0,  ///< GR_TANGENTIAL_HISTORY
+    GR_TANGENTIAL_NONE = 1,     ///< frictionless
+    GR_TANGENTIAL_VISCOUS = 2,  ///< F_t = -k_t V_t (eq. 16)
+    GR_TANGENTIAL_COULOMB = 3,  ///< F_t = -mu f_n V_t/|V_t| (eq. 17)
+    GR_TANGENTIAL_COMBINED = 4, ///< F_t = -min(mu f_n, k_t |V_t|) V_t/|V_t| (eq. 18)
+    GR_TANGENTIAL_HISTORY = 5,  ///< spring on the tangential displacement, Coulomb-capped (eq. 19)
+    GR_TANGENTIAL_FORCE_U32 = 0x7fffffff
+} gr_tangential_law;
+
+/// DEM rolling resistance.
+typedef enum gr_rolling_law {
+    GR_ROLLING_DEFAULT = 0, ///< GR_ROLLING_NONE
+    GR_ROLLING_NONE = 1,
+    GR_ROLLING_CDT = 2,     ///< constant directional torque mu_r R* k_n x (rolls to a stop, chatters)
+    GR_ROLLING_EPSD = 3,    ///< elastic-plastic spring-dashpot (holds a static state)
+    GR_ROLLING_FORCE_U32 = 0x7fffffff
+} gr_rolling_law;
+
+/// Time integrator.
+typedef enum gr_integrator {
+    GR_INTEGRATOR_DEFAULT = 0,         ///< GR_INTEGRATOR_VELOCITY_VERLET
+    GR_INTEGRATOR_VELOCITY_VERLET = 1, ///< 2nd order, symplectic, one force evaluation per substep
+    GR_INTEGRATOR_RKF45 = 2,           ///< adaptive Runge-Kutta-Fehlberg: not built yet
+    GR_INTEGRATOR_FORCE_U32 = 0x7fffffff
+} gr_integrator;
+
+/// Shape of a body.
+typedef enum gr_shape_type {
+    GR_SHAPE_NONE = 0,      ///< invalid: a body def must name its shape
+    GR_SHAPE_PLANE = 1,     ///< half-space below the plane through `position` with `normal`
+    GR_SHAPE_SPHERE = 2,    ///< solid ball of `radius`
+    GR_SHAPE_BOX = 3,       ///< solid box of `half_extents`
+    GR_SHAPE_CONTAINER = 4, ///< hollow box: thin walls on its faces (minus `open_faces`), grains inside
+    GR_SHAPE_CAPSULE = 5,   ///< segment from -half_height to +half_height on local Y, swept `radius`
+    GR_SHAPE_MESH = 6,      ///< triangle mesh: not built yet
+    GR_SHAPE_SDF = 7,       ///< host signed-distance callback: not built yet
+    GR_SHAPE_FORCE_U32 = 0x7fffffff
+} gr_shape_type;
+
+/// How a body moves.
+typedef enum gr_motion_type {
+    GR_MOTION_DEFAULT = 0,   ///< GR_MOTION_STATIC
+    GR_MOTION_STATIC = 1,    ///< never moves
+    GR_MOTION_KINEMATIC = 2, ///< moves with the velocity the host sets; grains do not push it
+    GR_MOTION_DYNAMIC = 3,   ///< integrated by the library: not built yet
+    GR_MOTION_HOST = 4,      ///< owned by the host engine through callbacks: not built yet
+    GR_MOTION_FORCE_U32 = 0x7fffffff
+} gr_motion_type;
+
+/// Faces of a box / container, for gr_body_def.open_faces.
+enum {
+    GR_FACE_POS_X = 1u << 0,
+    GR_FACE_NEG_X = 1u << 1,
+    GR_FACE_POS_Y = 1u << 2,
+    GR_FACE_NEG_Y = 1u << 3,
+    GR_FACE_POS_Z = 1u << 4,
+    GR_FACE_NEG_Z = 1u << 5
+};
+
+/// Shape of a grain.
+typedef enum gr_grain_shape {
+    GR_GRAIN_DEFAULT = 0, ///< GR_GRAIN_SPHERE
+    GR_GRAIN_SPHERE = 1,
+    GR_GRAIN_FORCE_U32 = 0x7fffffff
+} gr_grain_shape;
+
+/// How gr_fill_box places grains.
+typedef enum gr_fill_pattern {
+    GR_FILL_DEFAULT = 0, ///< GR_FILL_LATTICE
+    GR_FILL_LATTICE = 1, ///< jittered simple-cubic lattice (x fastest, then y, then z)
+    GR_FILL_RANDOM = 2,  ///< random sequential addition of non-overlapping grains
+    GR_FILL_FORCE_U32 = 0x7fffffff
+} gr_fill_pattern;
+
+/// Per-grain fields for bulk read/write.
+typedef enum gr_field {
+    GR_FIELD_NONE = 0,
+    GR_FIELD_POSITION = 1,         ///< vec3 [m]
+    GR_FIELD_VELOCITY = 2,         ///< vec3 [m/s]
+    GR_FIELD_ANGULAR_VELOCITY = 3, ///< vec3 [rad/s]
+    GR_FIELD_ORIENTATION = 4,      ///< quat (x, y, z, w)
+    GR_FIELD_RADIUS = 5,           ///< scalar [m], read-only
+    GR_FIELD_MASS = 6,             ///< scalar [kg], read-only
+    GR_FIELD_FORCE = 7,            ///< vec3 [N], total force of the last substep, read-only
+    GR_FIELD_HANDLE = 8,           ///< gr_grain as uint64, read-only (type GR_TYPE_U64)
+    GR_FIELD_MATERIAL = 9,         ///< gr_material as uint64, read-only (type GR_TYPE_U64)
+    GR_FIELD_FORCE_U32 = 0x7fffffff
+} gr_field;
+
+/// Element type of a caller buffer in bulk calls.
+typedef enum gr_scalar_type {
+    GR_TYPE_NONE = 0,
+    GR_TYPE_F64 = 1, ///< double
+    GR_TYPE_F32 = 2, ///< float (converted, rounded to nearest)
+    GR_TYPE_U64 = 3, ///< uint64_t, for handle fields
+    GR_TYPE_FORCE_U32 = 0x7fffffff
+} gr_scalar_type;
+
+/// Which def a gr_def_set_defaults call fills.
+typedef enum gr_def_kind {
+    GR_DEF_NONE = 0,
+    GR_DEF_WORLD = 1,
+    GR_DEF_DEM = 2,
+    GR_DEF_MATERIAL = 3,
+    GR_DEF_GRAIN = 4,
+    GR_DEF_BODY = 5,
+    GR_DEF_FILL = 6,
+    GR_DEF_MATERIAL_PAIR = 7,
+    GR_DEF_FORCE_U32 = 0x7fffffff
+} gr_def_kind;
+
+/* ------------------------------------------------------------------------------------ */
+/* Definition structs.                                                                   */
+
+/// DEM solver parameters (pointed to by gr_world_def.dem; NULL = all defaults).
+/// Contact laws are per world; coefficients per material pair. See docs/dem.md.
+typedef struct gr_dem_def {
+    uint32_t size;                    ///< sizeof(gr_dem_def), set by gr_dem_def_init
+    gr_normal_law normal_law;         ///< default GR_NORMAL_HERTZ
+    gr_tangential_law tangential_law; ///< default GR_TANGENTIAL_HISTORY
+    gr_rolling_law rolling_law;       ///< default GR_ROLLING_NONE
+    gr_integrator integrator;         ///< default GR_INTEGRATOR_VELOCITY_VERLET
+    /// 1: the normal force never pulls (f_n clamped at 0 at the end of a damped contact).
+    /// 0 (default, as LIGGGHTS): the small attractive tail of a damped contact is kept.
+    uint32_t clamp_normal_force;
+    /// Linear law: stiffness k_r [N/m] and damping k_d [N s/m] for every pair. 0 (default):
+    /// derived per pair from restitution e and contact_time with the pair's reduced mass
+    /// (Bell eq. 9-11).
+    double linear_stiffness;
+    double linear_damping;
+    /// Linear law with derived coefficients: contact duration t_c [s]. Default 1e-3 s.
+    double contact_time;
+    /// Nonlinear law (eq. 7): exponents a (damping) and b (elastic). Default a = 0.5, b = 1.5
+    /// (Kuwabara-Kono: restitution falls with impact speed, as measured).
+    double nonlinear_a;
+    double nonlinear_b;
+    /// Nonlinear law: k_r [N/m^b]; 0 (default) = Hertz 4/3 E* sqrt(R*). Only with b = 1.5.
+    double nonlinear_stiffness;
+    /// Nonlinear law: k_d [N s / m^(1+a)]. Default 0 = elastic.
+    double nonlinear_damping;
+    /// Tangential spring stiffness as a fraction of the normal stiffness for the linear and
+    /// nonlinear laws (Hertz uses Mindlin's 8 G* a). Default 2/7.
+    double tangential_stiffness_ratio;
+    /// Viscous shear coefficient k_t [N s/m] of eq. 16 and 18. 0 (default): the pair's normal
+    /// damping coefficient (for e = 1 that is 0: set it explicitly).
+    double shear_damping;
+    /// Coulomb law regularisation: below this slip speed [m/s] the force ramps linearly.
+    /// Default 1e-6 m/s.
+    double coulomb_slip_speed;
+    /// EPSD rolling: viscous damping ratio eta_r of the rolling dashpot. Default 0.3.
+    double rolling_damping;
+    /// Neighbour-list skin [m]: lists are rebuilt when a grain moved half of it. 0 (default):
+    /// 0.4 x the largest grain radius.
+    double skin;
+    /// Automatic substep as a fraction of the Rayleigh time (Hertz laws). Default 0.15.
+    double rayleigh_fraction;
+    /// Automatic substep as a fraction of the contact time (linear, nonlinear). Default 0.05.
+    double contact_time_fraction;
+    /// Impact speed [m/s] used to estimate the contact time of the nonlinear law. Default 1.
+    double reference_speed;
+} gr_dem_def;
+
+/// World parameters.
+typedef struct gr_world_def {
+    uint32_t size;          ///< sizeof(gr_world_def), set by gr_world_def_init
+    gr_solver_kind solver;  ///< default GR_SOLVER_DEM
+    gr_vec3 gravity;        ///< [m/s^2], default (0, -9.81, 0); any direction (Y-up, Z-up, ...)
+    /// Largest substep [s]. 0 (default): automatic from the materials and grain sizes (the
+    /// solver's stable step, re-derived when grains or materials are added).
+    double substep;
+    /// Threads that run a step: 0 or 1 (default) = the calling thread only. With task hooks
+    /// set, the number of tasks the host's job system receives per parallel phase.
+    uint32_t worker_count;
+    uint32_t reserved0;     ///< must be 0
+    uint64_t seed;          ///< random seed for fills and sampling. Default 0x9e3779b97f4a7c15
+    gr_allocator allocator; ///< default malloc/free
+    gr_logger logger;       ///< default: silent
+    gr_task_hooks tasks;    ///< default: the built-in pthread pool when worker_count > 1
+    const gr_dem_def *dem;  ///< DEM parameters; NULL = defaults. Copied at creation.
+    void *user_data;        ///< yours; gr_world_get_user_data returns it
+} gr_world_def;
+
+/// Material properties (SI). Pair rules: E* and G* by Hertz-Mindlin; restitution, friction
+/// and rolling friction by the geometric mean sqrt(a b) unless set with gr_set_material_pair.
+typedef struct gr_material_def {
+    uint32_t size;           ///< sizeof(gr_material_def), set by gr_material_def_init
+    uint32_t reserved0;      ///< must be 0
+    double density;          ///< [kg/m^3], default 2500 (quartz sand)
+    double youngs_modulus;   ///< E [Pa], default 5e6 (softened sand, see docs/dem.md)
+    double poisson_ratio;    ///< nu in [0, 0.5), default 0.3
+    double restitution;      ///< e in (0, 1], default 0.5
+    double friction;         ///< sliding friction mu >= 0, default 0.5
+    double rolling_friction; ///< mu_r >= 0 (dimensionless), default 0
+    double static_friction;  ///< position-based solver: static mu_s, default 0.6
+    double kinetic_friction; ///< position-based solver: kinetic mu_k, default 0.5
+} gr_material_def;
+
+/// Explicit coefficients for one pair of materials (overrides the mixing rule).
+typedef struct gr_material_pair_def {
+    uint32_t size;           ///< set by gr_material_pair_def_init
+    uint32_t reserved0;
+    double restitution;      ///< (0, 1], default 0.5
+    double friction;         ///< >= 0, default 0.5
+    double rolling_friction; ///< >= 0, default 0
+} gr_material_pair_def;
+
+/// One grain.
+typedef struct gr_grain_def {
+    uint32_t size;            ///< set by gr_grain_def_init
+    gr_grain_shape shape;     ///< default sphere
+    gr_material material;     ///< null = the world's default material
+    double radius;            ///< [m] > 0, default 0.005
+    gr_vec3 position;         ///< [m], default origin
+    gr_vec3 velocity;         ///< [m/s], default 0
+    gr_vec3 angular_velocity; ///< [rad/s], default 0
+    gr_quat orientation;      ///< default identity; normalised on input, must be non-zero
+} gr_grain_def;
+
+/// One body (a wall, a container, a kinematic tool...).
+typedef struct gr_body_def {
+    uint32_t size;            ///< set by gr_body_def_init
+    gr_shape_type shape;      ///< required
+    gr_motion_type motion;    ///< default static
+    uint32_t open_faces;      ///< container only: GR_FACE_* bits of faces without a wall; default 0
+    gr_material material;     ///< null = the world's default material
+    gr_vec3 position;         ///< [m] centre (plane: a point on it); default origin
+    gr_quat orientation;      ///< default identity
+    gr_vec3 linear_velocity;  ///< [m/s] kinematic only, default 0
+    gr_vec3 angular_velocity; ///< [rad/s] kinematic only, about `position`, default 0
+    gr_vec3 normal;           ///< plane: outward normal in the body frame, default (0,1,0)
+    double radius;            ///< sphere, capsule [m] > 0, default 0.5
+    double half_height;       ///< capsule: half length of the core segment [m] >= 0, default 0.5
+    gr_vec3 half_extents;     ///< box, container [m] > 0, default (0.5, 0.5, 0.5)
+    void *user_data;          ///< yours; gr_body_get_user_data returns it
+} gr_body_def;
+
+/// Fill an axis-aligned box region with grains (gr_fill_box).
+typedef struct gr_fill_def {
+    uint32_t size;           ///< set by gr_fill_def_init
+    gr_fill_pattern pattern; ///< default lattice
+    gr_material material;    ///< null = default material
+    gr_vec3 min;             ///< region corner [m], default (0,0,0)
+    gr_vec3 max;             ///< opposite corner [m], default (0.1, 0.1, 0.1)
+    double radius;           ///< [m] > 0, default 0.005
+    /// Largest radius for a polydisperse fill, uniform in [radius, radius_max]; 0 (default)
+    /// = monodisperse.
+    double radius_max;
+    /// Lattice spacing [m]; 0 (default) = 2.2 x the largest radius.
+    double spacing;
+    /// Lattice jitter per coordinate as a fraction of the gap (spacing - 2 r_max) / 2, in
+    /// [0, 1]; default 0.5.
+    double jitter;
+    gr_vec3 velocity;        ///< initial velocity [m/s], default 0
+    /// Upper bound on the grains added; 0 (default) = as many as fit (<= GR_MAX_GRAINS).
+    uint32_t max_count;
+    /// Random pattern: attempts per grain placed before giving up. Default 50.
+    uint32_t attempts;
+    /// Random seed; 0 (default) = derived from the world seed and the fill count.
+    uint64_t seed;
+    /// 1 (default): skip sites overlapping existing grains or bodies. 0: place regardless.
+    uint32_t avoid_overlap;
+    uint32_t reserved0;
+} gr_fill_def;
+
+/// Kinematic state of one grain.
+typedef struct gr_grain_state {
+    gr_vec3 position;
+    gr_vec3 velocity;
+    gr_vec3 angular_velocity;
+    gr_quat orientation;
+} gr_grain_state;
+
+/// World counters (gr_world_get_counters). Set size = sizeof before the call.
+typedef struct gr_counters {
+    uint32_t size;
+    uint32_t grain_count;
+    uint32_t body_count;
+    uint32_t material_count;
+    uint64_t contact_count;      ///< grain-grain pairs touching at the last substep
+    uint64_t body_contact_count; ///< grain-body contacts touching at the last substep
+    uint64_t step_count;         ///< gr_step calls that advanced time
+    uint64_t substep_count;
+    uint64_t neighbor_rebuilds;
+    double time;                 ///< simulated time [s]
+    double last_substep;         ///< [s]
+    uint64_t bytes_in_use;       ///< through the world's allocator
+    uint64_t bytes_peak;
+    uint64_t allocation_count;   ///< calls to the allocator so far
+} gr_counters;
+
+/* ------------------------------------------------------------------------------------ */
+/* Def initialisers: header-inline so that `size` is the size *your* header knows.       */
+
+/// Fill the library's defaults into every field within def->size. Used by the _init helpers.
+GR_API gr_status gr_def_set_defaults(gr_def_kind kind, void *def);
+
+#define GR__DEF_INIT(kind, def) \
+    do { memset((def), 0, sizeof *(def)); (def)->size = (uint32_t)sizeof *(def); \
+         (void)gr_def_set_defaults((kind), (def)); } while (0)
+
+/// Initialise a world def for a solver (GR_SOLVER_DEFAULT = DEM).
+static inline void gr_world_def_init(gr_world_def *def, gr_solver_kind solver)
+{
+    GR__DEF_INIT(GR_DEF_WORLD, def);
+    def->solver = solver;
+}
+static inline void gr_dem_def_init(gr_dem_def *def) { GR__DEF_INIT(GR_DEF_DEM, def); }
+static inline void gr_material_def_init(gr_material_def *def) { GR__DEF_INIT(GR_DEF_MATERIAL, def); }
+static inline void gr_material_pair_def_init(gr_material_pair_def *def) { GR__DEF_INIT(GR_DEF_MATERIAL_PAIR, def); }
+static inline void gr_grain_def_init(gr_grain_def *def) { GR__DEF_INIT(GR_DEF_GRAIN, def); }
+static inline void gr_body_def_init(gr_body_def *def) { GR__DEF_INIT(GR_DEF_BODY, def); }
+static inline void gr_fill_def_init(gr_fill_def *def) { GR__DEF_INIT(GR_DEF_FILL, def); }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRANULAR_GR_TYPES_H */

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/* gr_fill_box: a jittered lattice or random sequential addition of non-overlapping grains,
+ * skipping space taken by existing grains and bodies. Seeded: the same call on the same
+ * world gives the same grains. */
+#include "../core/rng.h"
+#include "api_grains.h"
+#include "api_internal.h"
+
+/* A bucket grid of the spheres that a new grain must not overlap. */
+typedef struct fill_grid {
+    gr_vec3 lo;
+    double cell, inv;
+    int32_t dim[3];
+    uint32_t ncells;
+    uint32_t *head;  ///< [ncells] first sphere of a cell, or GR_INVALID_INDEX
+    uint32_t *next;  ///< [cap] next sphere in the same cell
+    gr_vec3 *pos;    ///< [cap]
+    double *rad;     ///< [cap]
+    uint32_t n, cap;
+    gr_mem *mem;
+} fill_grid;
+
+static void fill_grid_free(fill_grid *g)
+{
+    gr_mem_free(g->mem, g->head, sizeof(uint32_t) * g->ncells);
+    gr_mem_free(g->mem, g->next, sizeof(uint32_t) * g->cap);
+    gr_mem_free(g->mem, g->pos, sizeof(gr_vec3) * g->cap);
+    gr_mem_free(g->mem, g->rad, sizeof(double) * g->cap);
+}
+
+static bool fill_grid_init(fill_grid *g, gr_mem *mem, gr_vec3 lo, gr_vec3 hi, double cell)
+{
+    memset(g, 0, sizeof *g);
+    g->mem = mem;
+    g->lo = lo;
+    double ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    for (;;) {
+        double total = 1;
+        for (int a = 0; a < 3; a++)
+            total *= floor(ext[a] / cell) + 1;
+        if (total <= (double)(1u << 22))
+            break;
+        cell *= 1.25;
+    }
+    g->cell = cell;
+    g->inv = 1.0 / cell;
+    g->ncells = 1;
+    for (int a = 0; a < 3; a++) {
+        g->dim[a] = (int32_t)(floor(ext[a] / cell) + 1);
+        g->ncells *= (uint32_t)g->dim[a];
+    }
+    g->head = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * g->ncells);
+    if (!g->head)
+        return false;
+    memset(g->head, 0xff, sizeof(uint32_t) * g->ncells);
+    return true;
+}
+
+static int32_t cell_coord(const fill_grid *g, double v, double lo, int a)
+{
+    double t = floor((v - lo) * g->inv);
+    return !(t >= 0) ? 0 : (t >= g->dim[a] ? g->dim[a] - 1 : (int32_t)t);
+}
+
+static bool fill_grid_add(fill_grid *g, gr_vec3 p, double r)
+{
+    if (g->n == g->cap) {
+        uint32_t cap = gr_grow_capacity(g->cap, g->n + 1);
+        gr_array_ref a[3] = {{(void **)&g->next, sizeof(uint32_t)}, {(void **)&g->pos, sizeof(gr_vec3)},
+                             {(void **)&g->rad, sizeof(double)}};
+        if (!gr_mem_grow_arrays(g->mem, a, 3, g->cap, cap, g->n))
+            return false;
+        g->cap = cap;
+    }
+    uint32_t c = ((uint32_t)cell_coord(g, p.z, g->lo.z, 2) * (uint32_t)g->dim[1] + (uint32_t)cell_coord(g, p.y, g->lo.y, 1)) *
+                     (uint32_t)g->dim[0] + (uint32_t)cell_coord(g, p.x, g->lo.x, 0);
+    g->pos[g->n] = p;
+    g->rad[g->n] = r;
+    g->next[g->n] = g->head[c];
+    g->head[c] = g->n++;
+    return true;
+}
+
+/* Does a sphere (p, r) overlap any in the grid? Spheres are at most `reach` apart to matter. */
+static bool fill_grid_overlaps(const fill_grid *g, gr_vec3 p, double r, double reach)
+{
+    int32_t lo[3], hi[3];
+    double pv[3] = {p.x, p.y, p.z}, lov[3] = {g->lo.x, g->lo.y, g->lo.z};
+    for (int a = 0; a < 3; a++) {
+        lo[a] = cell_coord(g, pv[a] - reach, lov[a], a);
+        hi[a] = cell_coord(g, pv[a] + reach, lov[a], a);
+    }
+    for (int32_t z = lo[2]; z <= hi[2]; z++)
+        for (int32_t y = lo[1]; y <= hi[1]; y++)
+            for (int32_t x = lo[0]; x <= hi[0]; x++) {
+                uint32_t c = ((uint32_t)z * (uint32_t)g->dim[1] + (uint32_t)y) * (uint32_t)g->dim[0] + (uint32_t)x;
+                for (uint32_t k = g->head[c]; k != GR_INVALID_INDEX; k = g->next[k]) {
+                    double s = r + g->rad[k];
+                    if (v3_len2(v3_sub(p, g->pos[k])) < s * s)
+                        return true;
+                }
+            }
+    return false;
+}
+
+static bool overlaps_body(const gr_world *w, gr_vec3 p, double r)
+{
+    for (uint32_t a = 0; a < w->bodies.count; a++)
+        if (gr_body_distance(&w->bodies.data[w->bodies.active[a]], p) < r)
+            return true;
+    return false;
+}
+
+static gr_status validate_fill(const gr_world *w, const gr_fill_def *d, const char *f)
+{
+    GR_CHECK(gr_check_enum(w, (uint32_t)d->pattern, 3, f, "def.pattern"));
+    GR_CHECK(gr_check_vec(w, d->min, f, "def.min"));
+    GR_CHECK(gr_check_vec(w, d->max, f, "def.max"));
+    if (!(d->min.x < d->max.x && d->min.y < d->max.y && d->min.z < d->max.z))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.min must be below def.max on every axis");
+    GR_CHECK(gr_check_positive(w, d->radius, false, f, "def.radius"));
+    GR_CHECK(gr_check_positive(w, d->radius_max, true, f, "def.radius_max"));
+    if (d->radius_max != 0 && d->radius_max < d->radius)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.radius_max (%g) is below def.radius (%g)", d->radius_max,
+                       d->radius);
+    if (d->radius > 1e3 || d->radius_max > 1e3)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.radius is absurd (limit 1000 m)");
+    double rmax = d->radius_max > 0 ? d->radius_max : d->radius;
+    GR_CHECK(gr_check_positive(w, d->spacing, true, f, "def.spacing"));
+    if (d->spacing != 0 && d->spacing < 2 * rmax)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.spacing (%g) is below the largest diameter (%g)", d->spacing,
+                       2 * rmax);
+    GR_CHECK(gr_check_range(w, d->jitter, 0.0, 1.0, f, "def.jitter"));
+    GR_CHECK(gr_check_vec(w, d->velocity, f, "def.velocity"));
+    if (d->attempts == 0 || d->attempts > 1000000u)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.attempts must be in [1, 1000000] (got %u)", d->attempts);
+    if (d->avoid_overlap > 1 || d->reserved0 != 0)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.avoid_overlap must be 0 or 1, def.reserved0 0");
+    if (d->max_count > GR_MAX_GRAINS)
+        return gr_fail(w, GR_ERROR_TOO_MANY, f, "def.max_count exceeds GR_MAX_GRAINS");
+    return GR_OK;
+}
+
+/* Growing list of grains to add. */
+typedef struct init_list {
+    gr_grain_init *g;
+    uint32_t n, cap;
+} init_list;
+
+static bool push(gr_mem *mem, init_list *l, const gr_grain_init *g)
+{
+    if (l->n == l->cap) {
+        uint32_t cap = gr_grow_capacity(l->cap, l->n + 1);
+        gr_array_ref a = {(void **)&l->g, sizeof(gr_grain_init)};
+        if (!gr_mem_grow_arrays(mem, &a, 1, l->cap, cap, l->n))
+            return false;
+        l->cap = cap;
+    }
+    l->g[l->n++] = *g;
+    return true;
+}
+
+GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *added, gr_grain *out, uint32_t out_cap)
+{
+    static const char f[] = "gr_fill_box";
+    GR_CHECK(gr_check_world(w, f));
+    gr_fill_def d;
+    GR_CHECK(gr_def_read(w, GR_DEF_FILL, user, &d, f, "def"));
+    GR_CHECK(validate_fill(w, &d, f));
+    if (out_cap > 0 && !out)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out_handles is NULL but out_capacity is %u", out_cap);
+    uint32_t material;
+    GR_CHECK(gr_resolve_material(w, d.material, &material, f));
+
+    const double rmin = d.radius, rmax = d.radius_max > 0 ? d.radius_max : d.radius;
+    const uint32_t limit = d.max_count ? d.max_count : GR_MAX_GRAINS;
+    gr_rng rng = {d.seed ? d.seed : w->def.seed ^ (0xd1b54a32d192ed03ull * (w->fill_count + 1))};
+
+    double spacing = d.spacing > 0 ? d.spacing : 2.2 * rmax;
+    int64_t nsite[3] = {0, 0, 0};
+    if (d.pattern != GR_FILL_RANDOM) {
+        double nx = floor((d.max.x - d.min.x) / spacing + 1e-9), ny = floor((d.max.y - d.min.y) / spacing + 1e-9),
+               nz = floor((d.max.z - d.min.z) / spacing + 1e-9);
+        if (nx * ny * nz > (double)GR_MAX_GRAINS && d.max_count == 0)
+            return gr_fail(w, GR_ERROR_TOO_MANY, f, "the lattice has %.3g sites: more than GR_MAX_GRAINS; set max_count",
+                           nx * ny * nz);
+        nsite[0] = (int64_t)nx;
+        nsite[1] = (int64_t)ny;
+        nsite[2] = (int64_t)nz;
+    }
+
+    /* spheres to avoid: existing grains near the region (read through the solver) */
+    fill_grid grid;
+    const double margin = 2 * rmax;
+    gr_vec3 glo = v3(d.min.x - margin, d.min.y - margin, d.min.z - margin);
+    gr_vec3 ghi = v3(d.max.x + margin, d.max.y + margin, d.max.z + margin);
+    if (!fill_grid_init(&grid, &w->mem, glo, ghi, 2 * rmax))
+        return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating the fill grid failed");
+    gr_status s = GR_OK;
+    double existing_rmax = 0;
+    if (d.avoid_overlap) {
+        const gr_grain_table *t = &w->grains;
+        for (uint32_t k = 0; k < t->count && s == GR_OK; k++) {
+            uint32_t dn = t->dense[t->list[k]];
+            double pv[4], rv[4];
+            w->solver->read_field(w->solver_state, GR_FIELD_POSITION, &dn, 1, pv);
+            w->solver->read_field(w->solver_state, GR_FIELD_RADIUS, &dn, 1, rv);
+            gr_vec3 p = v3(pv[0], pv[1], pv[2]);
+            if (p.x < glo.x - rv[0] || p.y < glo.y - rv[0] || p.z < glo.z - rv[0] || p.x > ghi.x + rv[0] ||
+                p.y > ghi.y + rv[0] || p.z > ghi.z + rv[0])
+                continue;
+            if (!fill_grid_add(&grid, p, rv[0]))
+                s = GR_ERROR_OUT_OF_MEMORY;
+            if (rv[0] > existing_rmax)
+                existing_rmax = rv[0];
+        }
+    }
+    init_list list = {NULL, 0, 0};
+    const double reach = rmax + GR_MAX(rmax, existing_rmax);
+    gr_grain_init g;
+    memset(&g, 0, sizeof g);
+    g.material = material;
+    g.orientation = quat_identity();
+    g.velocity = d.velocity;
+    g.slot = GR_INVALID_INDEX;
+
+    if (s == GR_OK && d.pattern != GR_FILL_RANDOM) {
+        const double jit = d.jitter * 0.5 * (spacing - 2 * rmax);
+        for (int64_t k = 0; k < nsite[2] && s == GR_OK && list.n < limit; k++)
+            for (int64_t j = 0; j < nsite[1] && s == GR_OK && list.n < limit; j++)
+                for (int64_t i = 0; i < nsite[0] && s == GR_OK && list.n < limit; i++) {
+                    double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
+                    g.position = v3(d.min.x + ((double)i + 0.5) * spacing + (2.0 * ux - 1.0) * jit,
+                                    d.min.y + ((double)j + 0.5) * spacing + (2.0 * uy - 1.0) * jit,
+                                    d.min.z + ((double)k + 0.5) * spacing + (2.0 * uz - 1.0) * jit);
+                    g.radius = rmax > rmin ? rmin + (rmax - rmin) * gr_rng_uniform(&rng) : rmin;
+                    if (d.avoid_overlap &&
+                        (overlaps_body(w, g.position, g.radius) || fill_grid_overlaps(&grid, g.position, g.radius, reach)))
+                        continue;
+                    if (!push(&w->mem, &list, &g))
+                        s = GR_ERROR_OUT_OF_MEMORY;
+                }
+    } else if (s == GR_OK) {
+        uint32_t misses = 0;
+        while (misses < d.attempts && list.n < limit && s == GR_OK) {
+            g.radius = rmax > rmin ? rmin + (rmax - rmin) * gr_rng_uniform(&rng) : rmin;
+            double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
+            gr_vec3 span = v3(d.max.x - d.min.x - 2 * g.radius, d.max.y - d.min.y - 2 * g.radius,
+                              d.max.z - d.min.z - 2 * g.radius);
+            if (span.x < 0 || span.y < 0 || span.z < 0)
+                break; /* the region is thinner than a grain */
+            g.position = v3(d.min.x + g.radius + ux * span.x, d.min.y + g.radius + uy * span.y,
+                            d.min.z + g.radius + uz * span.z);
+            if (fill_grid_overlaps(&grid, g.position, g.radius, reach) ||
+                (d.avoid_overlap && overlaps_body(w, g.position, g.radius))) {
+                misses++;
+                continue;
+            }
+            misses = 0;
+            if (!push(&w->mem, &list, &g) || !fill_grid_add(&grid, g.position, g.radius))
+                s = GR_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    fill_grid_free(&grid);
+    if (s == GR_OK && list.n > 0)
+        s = gr_add_resolved_grains(w, list.g, list.n, out, out_cap, f);
+    else if (s != GR_OK)
+        s = gr_fail(w, s, f, "allocating scratch for the fill failed");
+    uint32_t n = list.n;
+    gr_mem_free(&w->mem, list.g, sizeof(gr_grain_init) * list.cap);
+    if (s != GR_OK)
+        return s;
+    w->fill_count++;
+    if (added)
+        *added = n;
+    return GR_OK;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the entry points: def reading and argument checks with clear messages. */
+#ifndef GR_API_INTERNAL_H
+#define GR_API_INTERNAL_H
+
+#include <math.h>
+
+#include "../core/world.h"
+#include "../geom/vec3.h"
+
+/// Larger size fields are not a def of any version of this library.
+#define GR_MAX_DEF_SIZE 4096u
+
+size_t gr_def_full_size(gr_def_kind kind);
+void gr_def_defaults_full(gr_def_kind kind, void *def);
+/// Copy a caller's def (any version) into a complete one with defaults for missing fields.
+gr_status gr_def_read(const gr_world *w, gr_def_kind kind, const void *user, void *out, const char *func,
+                      const char *what);
+
+gr_status gr_validate_dem_def(const gr_world *w, const gr_dem_def *d, const char *func);
+gr_status gr_validate_material_def(const gr_world *w, const gr_material_def *d, const char *func);
+
+/* Argument checks: each returns the status (and records the message) or GR_OK. */
+#define GR_CHECK(expr)                  \
+    do {                                \
+        gr_status s_ = (expr);          \
+        if (s_ != GR_OK)                \
+            return s_;                  \
+    } while (0)
+
+static inline gr_status gr_check_world(const gr_world *w, const char *func)
+{
+    (void)func;
+    if (!w)
+        return GR_ERROR_NULL_ARGUMENT;
+    if (w->busy)
+        return gr_fail(w, GR_ERROR_BUSY, func, "the world is inside gr_step");
+    gr_clear_error(w);
+    return GR_OK;
+}
+
+static inline gr_status gr_check_finite(const gr_world *w, double v, const char *func, const char *what)
+{
+    return isfinite(v) ? GR_OK : gr_fail(w, GR_ERROR_NOT_FINITE, func, "%s is not finite", what);
+}
+
+static inline gr_status gr_check_vec(const gr_world *w, gr_vec3 v, const char *func, const char *what)
+{
+    return v3_finite(v) ? GR_OK
+                        : gr_fail(w, GR_ERROR_NOT_FINITE, func, "%s = (%g, %g, %g) is not finite", what, v.x, v.y, v.z);
+}
+
+/// Finite and > 0 (strictly) or >= 0.
+static inline gr_status gr_check_positive(const gr_world *w, double v, bool allow_zero, const char *func, const char *what)
+{
+    if (!isfinite(v))
+        return gr_fail(w, GR_ERROR_NOT_FINITE, func, "%s is not finite", what);
+    if (allow_zero ? v < 0 : v <= 0)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, func, "%s must be %s 0 (got %g)", what, allow_zero ? ">=" : ">", v);
+    return GR_OK;
+}
+
+static inline gr_status gr_check_range(const gr_world *w, double v, double lo, double hi, const char *func,
+                                       const char *what)
+{
+    if (!isfinite(v))
+        return gr_fail(w, GR_ERROR_NOT_FINITE, func, "%s is not finite", what);
+    if (v < lo || v > hi)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, func, "%s must be in [%g, %g] (got %g)", what, lo, hi, v);
+    return GR_OK;
+}
+
+/// A usable orientation: finite and not (nearly) zero. *out = normalised.
+static inline gr_status gr_check_quat(const gr_world *w, gr_quat q, gr_quat *out, const char *func, const char *what)
+{
+    if (!quat_finite(q))
+        return gr_fail(w, GR_ERROR_NOT_FINITE, func, "%s is not finite", what);
+    double l2 = quat_len2(q);
+    if (!(l2 > 1e-12) || !isfinite(l2))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, func, "%s has length %g: not a rotation", what, sqrt(l2));
+    *out = quat_normalize(q);
+    return GR_OK;
+}
+
+static inline gr_status gr_check_enum(const gr_world *w, uint32_t v, uint32_t count, const char *func, const char *what)
+{
+    return v < count ? GR_OK : gr_fail(w, GR_ERROR_UNKNOWN_ENUM, func, "%s = %u is not a known value", what, v);
+}
+
+#endif /* GR_API_INTERNAL_H */

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/* Snapshots: header (magic, format version, solver, payload size and CRC-32, header CRC),
+ * then the world payload (physics settings, materials, bodies, grain handles) and the solver
+ * payload. Loading reads and checks everything before it replaces the world's state. */
+#include "../core/hash.h"
+#include "../core/stream.h"
+#include "api_internal.h"
+
+#define SNAPSHOT_MAGIC "GRANULAR"
+#define SNAPSHOT_VERSION 1u
+#define HEADER_SIZE 32u
+/* Snapshots beyond this size are refused as corrupt before any allocation. */
+#define SNAPSHOT_MAX ((uint64_t)1 << 40)
+
+static void put_vec(gr_stream_writer *s, gr_vec3 v)
+{
+    gr_writer_f64(s, v.x);
+    gr_writer_f64(s, v.y);
+    gr_writer_f64(s, v.z);
+}
+static void put_quat(gr_stream_writer *s, gr_quat q)
+{
+    gr_writer_f64(s, q.x);
+    gr_writer_f64(s, q.y);
+    gr_writer_f64(s, q.z);
+    gr_writer_f64(s, q.w);
+}
+static gr_vec3 get_vec(gr_stream_reader *r)
+{
+    gr_vec3 v;
+    v.x = gr_reader_f64(r);
+    v.y = gr_reader_f64(r);
+    v.z = gr_reader_f64(r);
+    return v;
+}
+static gr_quat get_quat(gr_stream_reader *r)
+{
+    gr_quat q;
+    q.x = gr_reader_f64(r);
+    q.y = gr_reader_f64(r);
+    q.z = gr_reader_f64(r);
+    q.w = gr_reader_f64(r);
+    return q;
+}
+
+static void put_dem_def(gr_stream_writer *s, const gr_dem_def *d)
+{
+    gr_writer_u32(s, (uint32_t)d->normal_law);
+    gr_writer_u32(s, (uint32_t)d->tangential_law);
+    gr_writer_u32(s, (uint32_t)d->rolling_law);
+    gr_writer_u32(s, (uint32_t)d->integrator);
+    gr_writer_u32(s, d->clamp_normal_force);
+    const double v[] = {d->linear_stiffness, d->linear_damping, d->contact_time, d->nonlinear_a, d->nonlinear_b,
+                        d->nonlinear_stiffness, d->nonlinear_damping, d->tangential_stiffness_ratio, d->shear_damping,
+                        d->coulomb_slip_speed, d->rolling_damping, d->skin, d->rayleigh_fraction,
+                        d->contact_time_fraction, d->reference_speed};
+    gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
+    gr_writer_f64s(s, v, GR_COUNTOF(v));
+}
+
+static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)
+{
+    gr_def_defaults_full(GR_DEF_DEM, d);
+    d->normal_law = (gr_normal_law)gr_reader_u32(r);
+    d->tangential_law = (gr_tangential_law)gr_reader_u32(r);
+    d->rolling_law = (gr_rolling_law)gr_reader_u32(r);
+    d->integrator = (gr_integrator)gr_reader_u32(r);
+    d->clamp_normal_force = gr_reader_u32(r);
+    double v[15];
+    if (gr_reader_u32(r) != 15u) {
+        r->bad = true;
+        return;
+    }
+    gr_reader_f64s(r, v, 15);
+    d->linear_stiffness = v[0];
+    d->linear_damping = v[1];
+    d->contact_time = v[2];
+    d->nonlinear_a = v[3];
+    d->nonlinear_b = v[4];
+    d->nonlinear_stiffness = v[5];
+    d->nonlinear_damping = v[6];
+    d->tangential_stiffness_ratio = v[7];
+    d->shear_damping = v[8];
+    d->coulomb_slip_speed = v[9];
+    d->rolling_damping = v[10];
+    d->skin = v[11];
+    d->rayleigh_fraction = v[12];
+    d->contact_time_fraction = v[13];
+    d->reference_speed = v[14];
+}
+
+static void put_material(gr_stream_writer *s, const gr_material_def *m)
+{
+    const double v[] = {m->density, m->youngs_modulus, m->poisson_ratio, m->restitution, m->friction,
+                        m->rolling_friction, m->static_friction, m->kinetic_friction};
+    gr_writer_f64s(s, v, GR_COUNTOF(v));
+}
+
+static void get_material(gr_stream_reader *r, gr_material_def *m)
+{
+    gr_def_defaults_full(GR_DEF_MATERIAL, m);
+    double v[8];
+    gr_reader_f64s(r, v, 8);
+    m->density = v[0];
+    m->youngs_modulus = v[1];
+    m->poisson_ratio = v[2];
+    m->restitution = v[3];
+    m->friction = v[4];
+    m->rolling_friction = v[5];
+    m->static_friction = v[6];
+    m->kinetic_friction = v[7];
+}
+
+static void write_payload(const gr_world *w, gr_stream_writer *s)
+{
+    /* world */
+    gr_writer_u32(s, (uint32_t)w->tag);
+    put_vec(s, w->def.gravity);
+    gr_writer_f64(s, w->def.substep);
+    gr_writer_u64(s, w->def.seed);
+    gr_writer_f64(s, w->time);
+    gr_writer_f64(s, w->last_substep);
+    gr_writer_u64(s, w->step_count);
+    gr_writer_u64(s, w->substep_count);
+    gr_writer_u64(s, w->fill_count);
+    gr_writer_u32(s, w->default_material);
+    put_dem_def(s, &w->dem);
+    /* materials */
+    gr_writer_u32(s, w->materials.count);
+    for (uint32_t i = 0; i < w->materials.count; i++)
+        put_material(s, &w->materials.defs[i]);
+    gr_writer_u32(s, w->materials.override_count);
+    for (uint32_t i = 0; i < w->materials.override_count; i++) {
+        const gr_material_override *o = &w->materials.overrides[i];
+        gr_writer_u32(s, o->a);
+        gr_writer_u32(s, o->b);
+        gr_writer_f64(s, o->def.restitution);
+        gr_writer_f64(s, o->def.friction);
+        gr_writer_f64(s, o->def.rolling_friction);
+    }
+    gr_writer_u32(s, w->materials.revision);
+    /* bodies */
+    const gr_body_store *bs = &w->bodies;
+    gr_writer_u32(s, bs->slot_count);
+    gr_writer_u32(s, bs->revision);
+    for (uint32_t i = 0; i < bs->slot_count; i++) {
+        const gr_body_data *b = &bs->data[i];
+        gr_writer_u32(s, bs->gen[i]);
+        gr_writer_u32(s, bs->alive[i]);
+        if (!bs->alive[i])
+            continue;
+        gr_writer_u32(s, (uint32_t)b->shape);
+        gr_writer_u32(s, (uint32_t)b->motion);
+        gr_writer_u32(s, b->open_faces);
+        gr_writer_u32(s, b->material);
+        put_vec(s, b->position);
+        put_quat(s, b->orientation);
+        put_vec(s, b->linear_velocity);
+        put_vec(s, b->angular_velocity);
+        put_vec(s, b->normal_local);
+        gr_writer_f64(s, b->radius);
+        gr_writer_f64(s, b->half_height);
+        put_vec(s, b->half_extents);
+        put_vec(s, b->force);
+        put_vec(s, b->torque);
+    }
+    /* grain handles */
+    const gr_grain_table *t = &w->grains;
+    gr_writer_u32(s, t->slot_count);
+    gr_writer_u32(s, t->count);
+    gr_writer_u32(s, t->free_head);
+    gr_writer_u16s(s, t->gen, t->slot_count);
+    gr_writer_bytes(s, t->alive, t->slot_count);
+    gr_writer_u32s(s, t->pos, t->slot_count);
+    gr_writer_u32s(s, t->list, t->count);
+    /* solver */
+    w->solver->save(w->solver_state, s);
+}
+
+GR_API gr_status gr_world_save(gr_world *w, gr_write_fn *write, void *user)
+{
+    static const char f[] = "gr_world_save";
+    GR_CHECK(gr_check_world(w, f));
+    if (!write)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "write is NULL");
+    /* pass 1: size and checksum; pass 2: the bytes */
+    gr_stream_writer *s = (gr_stream_writer *)gr_mem_alloc(&w->mem, sizeof(gr_stream_writer));
+    if (!s)
+        return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating the stream buffer failed");
+    gr_writer_init(s, NULL, NULL);
+    write_payload(w, s);
+    gr_writer_finish(s);
+    uint64_t size = s->size;
+    uint32_t crc = s->crc;
+
+    unsigned char hdr[HEADER_SIZE];
+    memcpy(hdr, SNAPSHOT_MAGIC, 8);
+    for (int i = 0; i < 4; i++) hdr[8 + i] = (unsigned char)(SNAPSHOT_VERSION >> (8 * i));
+    for (int i = 0; i < 4; i++) hdr[12 + i] = (unsigned char)((uint32_t)w->def.solver >> (8 * i));
+    for (int i = 0; i < 8; i++) hdr[16 + i] = (unsigned char)(size >> (8 * i));
+    for (int i = 0; i < 4; i++) hdr[24 + i] = (unsigned char)(crc >> (8 * i));
+    uint32_t hcrc = gr_crc32(0, hdr, 28);
+    for (int i = 0; i < 4; i++) hdr[28 + i] = (unsigned char)(hcrc >> (8 * i));
+
+    gr_status st = GR_OK;
+    if (write(user, hdr, HEADER_SIZE) != HEADER_SIZE) {
+        st = gr_fail(w, GR_ERROR_IO, f, "the write callback failed on the header");
+    } else {
+        gr_writer_init(s, write, user);
+        write_payload(w, s);
+        if (!gr_writer_finish(s))
+            st = gr_fail(w, GR_ERROR_IO, f, "the write callback failed");
+        else if (s->crc != crc || s->size != size)
+            st = gr_fail(w, GR_ERROR_IO, f, "the state changed while saving");
+    }
+    gr_mem_free(&w->mem, s, sizeof(gr_stream_writer));
+    return st;
+}
+
+/* ---- load ----------------------------------------------------------------------------------- */
+
+typedef struct world_parts {
+    gr_dem_def dem;
+    gr_vec3 gravity;
+    double substep;
+    uint64_t seed;
+    double time, last_substep;
+    uint64_t step_count, substep_count, fill_count;
+    uint32_t default_material;
+    uint16_t tag;
+    gr_materials materials;
+    gr_body_store bodies;
+    gr_grain_table grains;
+} world_parts;
+
+static void parts_free(world_parts *p, gr_mem *mem)
+{
+    gr_materials_free(&p->materials, mem);
+    gr_body_store_free(&p->bodies, mem);
+    gr_grain_table_free(&p->grains, mem);
+}
+
+#define RCHECK(cond)                                  \
+    do {                                              \
+        if (r->bad || !(cond))                        \
+            return GR_ERROR_CORRUPT_DATA;             \
+    } while (0)
+
+static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts *p)
+{
+    uint32_t tag = gr_reader_u32(r);
+    RCHECK(tag > 0 && tag <= 0xffffu);
+    p->tag = (uint16_t)tag;
+    p->gravity = get_vec(r);
+    p->substep = gr_reader_f64(r);
+    p->seed = gr_reader_u64(r);
+    p->time = gr_reader_f64(r);
+    p->last_substep = gr_reader_f64(r);
+    p->step_count = gr_reader_u64(r);
+    p->substep_count = gr_reader_u64(r);
+    p->fill_count = gr_reader_u64(r);
+    p->default_material = gr_reader_u32(r);
+    get_dem_def(r, &p->dem);
+    RCHECK(v3_finite(p->gravity) && isfinite(p->substep) && p->substep >= 0 && isfinite(p->time));
+    /* the physics settings must pass the same checks as a def (errors are corrupt data here) */
+    gr_world probe;
+    memset(&probe, 0, sizeof probe);
+    RCHECK(gr_validate_dem_def(&probe, &p->dem, "load") == GR_OK);
+
+    uint32_t mcount = gr_reader_u32(r);
+    RCHECK(mcount >= 1 && mcount <= GR_MAX_MATERIALS && p->default_material < mcount);
+    for (uint32_t i = 0; i < mcount; i++) {
+        gr_material_def m;
+        get_material(r, &m);
+        RCHECK(gr_validate_material_def(&probe, &m, "load") == GR_OK);
+        if (!gr_materials_add(&p->materials, &w->mem, &m))
+            return GR_ERROR_OUT_OF_MEMORY;
+    }
+    uint32_t ocount = gr_reader_u32(r);
+    RCHECK(ocount <= mcount * mcount);
+    for (uint32_t i = 0; i < ocount; i++) {
+        gr_material_pair_def d;
+        gr_def_defaults_full(GR_DEF_MATERIAL_PAIR, &d);
+        uint32_t a = gr_reader_u32(r), b = gr_reader_u32(r);
+        d.restitution = gr_reader_f64(r);
+        d.friction = gr_reader_f64(r);
+        d.rolling_friction = gr_reader_f64(r);
+        RCHECK(a < mcount && b < mcount && d.restitution > 0 && d.restitution <= 1 && d.friction >= 0 &&
+               d.friction <= 1e3 && d.rolling_friction >= 0 && d.rolling_friction <= 1e3);
+        if (!gr_materials_set_pair(&p->materials, &w->mem, a, b, &d))
+            return GR_ERROR_OUT_OF_MEMORY;
+    }
+    p->materials.revision = gr_reader_u32(r);
+
+    uint32_t bslots = gr_reader_u32(r);
+    uint32_t brev = gr_reader_u32(r);
+    RCHECK(bslots <= GR_MAX_BODIES && gr_reader_left(r) / 8 >= bslots);
+    if (bslots && !gr_body_store_reserve_slots(&p->bodies, &w->mem, bslots))
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < bslots; i++) {
+        uint32_t gen = gr_reader_u32(r), alive = gr_reader_u32(r);
+        RCHECK(gen <= 0xffffu && alive <= 1 && (gen > 0 || !alive));
+        gr_body_data b;
+        memset(&b, 0, sizeof b);
+        if (alive) {
+            b.shape = (gr_shape_type)gr_reader_u32(r);
+            b.motion = (gr_motion_type)gr_reader_u32(r);
+            b.open_faces = gr_reader_u32(r);
+            b.material = gr_reader_u32(r);
+            b.position = get_vec(r);
+            b.orientation = get_quat(r);
+            b.linear_velocity = get_vec(r);
+            b.angular_velocity = get_vec(r);
+            b.normal_local = get_vec(r);
+            b.radius = gr_reader_f64(r);
+            b.half_height = gr_reader_f64(r);
+            b.half_extents = get_vec(r);
+            b.force = get_vec(r);
+            b.torque = get_vec(r);
+            RCHECK(b.shape >= GR_SHAPE_PLANE && b.shape <= GR_SHAPE_CAPSULE &&
+                   (b.motion == GR_MOTION_STATIC || b.motion == GR_MOTION_KINEMATIC) && b.open_faces < 0x3fu &&
+                   b.material < mcount && v3_finite(b.position) && quat_finite(b.orientation) &&
+                   fabs(quat_len2(b.orientation) - 1) < 1e-6 && v3_finite(b.linear_velocity) &&
+                   v3_finite(b.angular_velocity) && fabs(v3_len2(b.normal_local) - 1) < 1e-6 && isfinite(b.radius) &&
+                   b.radius > 0 && isfinite(b.half_height) && b.half_height >= 0 && b.half_extents.x > 0 &&
+                   b.half_extents.y > 0 && b.half_extents.z > 0 && v3_finite(b.half_extents) && v3_finite(b.force) &&
+                   v3_finite(b.torque));
+        }
+        /* place the slot exactly as saved */
+        p->bodies.data[i] = b;
+        p->bodies.gen[i] = (uint16_t)gen;
+        p->bodies.alive[i] = (uint8_t)alive;
+        p->bodies.slot_count = i + 1;
+    }
+    gr_body_store_rebuild_active(&p->bodies);
+    p->bodies.revision = brev;
+
+    gr_grain_table *t = &p->grains;
+    uint32_t slots = gr_reader_u32(r), count = gr_reader_u32(r), free_head = gr_reader_u32(r);
+    RCHECK(slots <= GR_MAX_GRAINS && count <= slots && gr_reader_left(r) / 11 >= slots);
+    if (slots && !gr_grain_table_reserve(t, &w->mem, slots))
+        return GR_ERROR_OUT_OF_MEMORY;
+    gr_reader_u16s(r, t->gen, slots);
+    gr_reader_bytes(r, t->alive, slots);
+    gr_reader_u32s(r, t->pos, slots);
+    RCHECK(gr_reader_left(r) / 4 >= count);
+    gr_reader_u32s(r, t->list, count);
+    RCHECK(true);
+    t->slot_count = slots;
+    t->count = count;
+    t->free_head = free_head;
+    /* list and pos agree, alive slots are exactly the listed ones, the free chain is sound */
+    uint32_t alive = 0;
+    for (uint32_t i = 0; i < slots; i++) {
+        RCHECK(t->alive[i] <= 1 && t->gen[i] != 0);
+        t->dense[i] = GR_INVALID_INDEX;
+        alive += t->alive[i];
+    }
+    RCHECK(alive == count);
+    for (uint32_t k = 0; k < count; k++)
+        RCHECK(t->list[k] < slots && t->alive[t->list[k]] && t->pos[t->list[k]] == k);
+    uint32_t chain = 0;
+    for (uint32_t s = free_head; s != GR_INVALID_INDEX; s = t->pos[s]) {
+        RCHECK(s < slots && !t->alive[s] && ++chain <= slots);
+    }
+    RCHECK(chain == slots - count);
+    return GR_OK;
+}
+
+GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
+{
+    static const char f[] = "gr_world_load";
+    GR_CHECK(gr_check_world(w, f));
+    if (!read)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "read is NULL");
+    unsigned char hdr[HEADER_SIZE];
+    if (read(user, hdr, HEADER_SIZE) != HEADER_SIZE)
+        return gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot is truncated (no complete header)");
+    if (memcmp(hdr, SNAPSHOT_MAGIC, 8) != 0)
+        return gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "not a granular snapshot (bad magic)");
+    uint32_t hcrc = (uint32_t)hdr[28] | (uint32_t)hdr[29] << 8 | (uint32_t)hdr[30] << 16 | (uint32_t)hdr[31] << 24;
+    if (gr_crc32(0, hdr, 28) != hcrc)
+        return gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot header is corrupt (checksum)");
+    uint32_t version = (uint32_t)hdr[8] | (uint32_t)hdr[9] << 8 | (uint32_t)hdr[10] << 16 | (uint32_t)hdr[11] << 24;
+    if (version != SNAPSHOT_VERSION)
+        return gr_fail(w, GR_ERROR_VERSION, f, "snapshot format %u; this library reads format %u", version,
+                       SNAPSHOT_VERSION);
+    uint32_t solver = (uint32_t)hdr[12] | (uint32_t)hdr[13] << 8 | (uint32_t)hdr[14] << 16 | (uint32_t)hdr[15] << 24;
+    if (solver != (uint32_t)w->def.solver)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "the snapshot is of solver %u, this world runs solver %u", solver,
+                       (unsigned)w->def.solver);
+    uint64_t size = 0;
+    for (int i = 7; i >= 0; i--)
+        size = size << 8 | hdr[16 + i];
+    uint32_t crc = (uint32_t)hdr[24] | (uint32_t)hdr[25] << 8 | (uint32_t)hdr[26] << 16 | (uint32_t)hdr[27] << 24;
+    if (size == 0 || size > SNAPSHOT_MAX || size > (uint64_t)SIZE_MAX)
+        return gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot declares an impossible size (%llu bytes)",
+                       (unsigned long long)size);
+    unsigned char *data = (unsigned char *)gr_mem_alloc(&w->mem, (size_t)size);
+    if (!data)
+        return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating %llu bytes for the snapshot failed",
+                       (unsigned long long)size);
+    size_t got = 0;
+    while (got < size) {
+        size_t want = (size_t)(size - got) < ((size_t)1 << 24) ? (size_t)(size - got) : ((size_t)1 << 24);
+        size_t n = read(user, data + got, want);
+        if (n > want)
+            n = 0; /* a misbehaving callback: treat as end of data */
+        got += n;
+        if (n < want)
+            break;
+    }
+    gr_status st = GR_OK;
+    if (got != size)
+        st = gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot is truncated (%zu of %llu bytes)", got,
+                     (unsigned long long)size);
+    else if (gr_crc32(0, data, (size_t)size) != crc)
+        st = gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot is corrupt (checksum mismatch)");
+    if (st != GR_OK) {
+        gr_mem_free(&w->mem, data, (size_t)size);
+        return st;
+    }
+
+    /* Parse into new parts; the world's own parts are swapped in only on success. */
+    gr_stream_reader r;
+    gr_reader_init(&r, data, (size_t)size);
+    world_parts p;
+    memset(&p, 0, sizeof p);
+    gr_materials_init(&p.materials);
+    gr_body_store_init(&p.bodies);
+    gr_grain_table_init(&p.grains);
+    st = read_world_parts(w, &r, &p);
+
+    /* swap in the parts (the solver reads them through the world), keeping the old ones */
+    gr_materials old_mat = w->materials;
+    gr_body_store old_bodies = w->bodies;
+    gr_grain_table old_grains = w->grains;
+    gr_dem_def old_dem = w->dem;
+    void *old_state = w->solver_state;
+    void *new_state = NULL;
+    if (st == GR_OK) {
+        w->materials = p.materials;
+        w->bodies = p.bodies;
+        w->grains = p.grains;
+        w->dem = p.dem;
+        st = w->solver->create(w, &new_state);
+        if (st == GR_OK)
+            st = w->solver->load(new_state, &r);
+        if (st == GR_OK && r.pos != r.size)
+            st = GR_ERROR_CORRUPT_DATA;
+        p.materials = w->materials;
+        p.bodies = w->bodies;
+        p.grains = w->grains;
+    }
+    if (st != GR_OK) {
+        if (new_state)
+            w->solver->destroy(new_state);
+        w->materials = old_mat;
+        w->bodies = old_bodies;
+        w->grains = old_grains;
+        w->dem = old_dem;
+        w->solver_state = old_state;
+        parts_free(&p, &w->mem);
+        gr_mem_free(&w->mem, data, (size_t)size);
+        if (st == GR_ERROR_OUT_OF_MEMORY)
+            return gr_fail(w, st, f, "out of memory while loading; the world is unchanged");
+        return gr_fail(w, st, f, "the snapshot content is inconsistent; the world is unchanged");
+    }
+    /* commit */
+    w->solver->destroy(old_state);
+    w->solver_state = new_state;
+    gr_materials_free(&old_mat, &w->mem);
+    gr_body_store_free(&old_bodies, &w->mem);
+    gr_grain_table_free(&old_grains, &w->mem);
+    w->tag = p.tag;
+    w->def.gravity = p.gravity;
+    w->def.substep = p.substep;
+    w->def.seed = p.seed;
+    w->time = p.time;
+    w->last_substep = p.last_substep;
+    w->step_count = p.step_count;
+    w->substep_count = p.substep_count;
+    w->fill_count = p.fill_count;
+    w->default_material = p.default_material;
+    gr_mem_free(&w->mem, data, (size_t)size);
+    return GR_OK;
+}

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/* World entry points: version, status text, create/destroy, step, queries. */
+#include "../core/rng.h"
+#include "api_internal.h"
+
+GR_API uint32_t gr_get_version(void) { return GR_VERSION_NUMBER; }
+GR_API const char *gr_get_version_string(void) { return GR_VERSION_STRING; }
+GR_API uint32_t gr_get_precision(void) { return (uint32_t)sizeof(double); }
+
+GR_API const char *gr_status_string(gr_status s)
+{
+    switch (s) {
+    case GR_OK: return "ok";
+    case GR_ERROR_NULL_ARGUMENT: return "a required pointer is NULL";
+    case GR_ERROR_INVALID_ARGUMENT: return "an argument is out of its valid range";
+    case GR_ERROR_NOT_FINITE: return "a number is NaN or infinite";
+    case GR_ERROR_UNKNOWN_ENUM: return "unknown enum value";
+    case GR_ERROR_STRUCT_SIZE: return "def struct not initialised (size field)";
+    case GR_ERROR_TOO_MANY: return "count beyond the library's limits";
+    case GR_ERROR_INVALID_HANDLE: return "null or unknown handle";
+    case GR_ERROR_STALE_HANDLE: return "stale handle (object removed)";
+    case GR_ERROR_WRONG_WORLD: return "handle of another world";
+    case GR_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case GR_ERROR_UNSUPPORTED: return "not supported by this solver or build";
+    case GR_ERROR_BUSY: return "world is busy (inside gr_step)";
+    case GR_ERROR_IO: return "read or write callback failed";
+    case GR_ERROR_CORRUPT_DATA: return "corrupt or truncated data";
+    case GR_ERROR_VERSION: return "unsupported version";
+    case GR_ERROR_UNSTABLE: return "simulation became unstable (non-finite state)";
+    default: return "unknown status";
+    }
+}
+
+gr_status gr_validate_dem_def(const gr_world *w, const gr_dem_def *d, const char *f)
+{
+    GR_CHECK(gr_check_enum(w, (uint32_t)d->normal_law, 4, f, "dem.normal_law"));
+    GR_CHECK(gr_check_enum(w, (uint32_t)d->tangential_law, 6, f, "dem.tangential_law"));
+    GR_CHECK(gr_check_enum(w, (uint32_t)d->rolling_law, 4, f, "dem.rolling_law"));
+    GR_CHECK(gr_check_enum(w, (uint32_t)d->integrator, 3, f, "dem.integrator"));
+    if (d->integrator == GR_INTEGRATOR_RKF45)
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "dem.integrator RKF45 is not built yet");
+    if (d->clamp_normal_force > 1)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "dem.clamp_normal_force must be 0 or 1");
+    GR_CHECK(gr_check_positive(w, d->linear_stiffness, true, f, "dem.linear_stiffness"));
+    GR_CHECK(gr_check_positive(w, d->linear_damping, true, f, "dem.linear_damping"));
+    GR_CHECK(gr_check_positive(w, d->contact_time, false, f, "dem.contact_time"));
+    GR_CHECK(gr_check_range(w, d->nonlinear_a, 0.0, 4.0, f, "dem.nonlinear_a"));
+    GR_CHECK(gr_check_range(w, d->nonlinear_b, 1.0, 4.0, f, "dem.nonlinear_b"));
+    GR_CHECK(gr_check_positive(w, d->nonlinear_stiffness, true, f, "dem.nonlinear_stiffness"));
+    GR_CHECK(gr_check_positive(w, d->nonlinear_damping, true, f, "dem.nonlinear_damping"));
+    if (d->normal_law == GR_NORMAL_NONLINEAR && d->nonlinear_stiffness == 0 && d->nonlinear_b != 1.5)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "dem.nonlinear_stiffness 0 (Hertz) needs dem.nonlinear_b = 1.5 (got %g)", d->nonlinear_b);
+    GR_CHECK(gr_check_positive(w, d->tangential_stiffness_ratio, true, f, "dem.tangential_stiffness_ratio"));
+    GR_CHECK(gr_check_positive(w, d->shear_damping, true, f, "dem.shear_damping"));
+    GR_CHECK(gr_check_positive(w, d->coulomb_slip_speed, false, f, "dem.coulomb_slip_speed"));
+    GR_CHECK(gr_check_positive(w, d->rolling_damping, true, f, "dem.rolling_damping"));
+    GR_CHECK(gr_check_positive(w, d->skin, true, f, "dem.skin"));
+    GR_CHECK(gr_check_range(w, d->rayleigh_fraction, 1e-6, 1.0, f, "dem.rayleigh_fraction"));
+    GR_CHECK(gr_check_range(w, d->contact_time_fraction, 1e-6, 1.0, f, "dem.contact_time_fraction"));
+    GR_CHECK(gr_check_positive(w, d->reference_speed, false, f, "dem.reference_speed"));
+    return GR_OK;
+}
+
+gr_status gr_validate_material_def(const gr_world *w, const gr_material_def *d, const char *f)
+{
+    if (d->reserved0 != 0)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "material.reserved0 must be 0");
+    GR_CHECK(gr_check_positive(w, d->density, false, f, "material.density"));
+    GR_CHECK(gr_check_positive(w, d->youngs_modulus, false, f, "material.youngs_modulus"));
+    GR_CHECK(gr_check_range(w, d->poisson_ratio, 0.0, 0.4999, f, "material.poisson_ratio"));
+    GR_CHECK(gr_check_range(w, d->restitution, 1e-6, 1.0, f, "material.restitution"));
+    GR_CHECK(gr_check_range(w, d->friction, 0.0, 1e3, f, "material.friction"));
+    GR_CHECK(gr_check_range(w, d->rolling_friction, 0.0, 1e3, f, "material.rolling_friction"));
+    GR_CHECK(gr_check_range(w, d->static_friction, 0.0, 1e3, f, "material.static_friction"));
+    GR_CHECK(gr_check_range(w, d->kinetic_friction, 0.0, 1e3, f, "material.kinetic_friction"));
+    return GR_OK;
+}
+
+/* A world def is checked before the world exists: messages go to the def's logger through a
+ * stand-in world (see gr_world_create). */
+static gr_status validate_world_def(const gr_world *w, const gr_world_def *d, gr_dem_def *dem_out)
+{
+    const char *f = "gr_world_create";
+    GR_CHECK(gr_check_enum(w, (uint32_t)d->solver, 4, f, "def.solver"));
+    GR_CHECK(gr_check_vec(w, d->gravity, f, "def.gravity"));
+    GR_CHECK(gr_check_positive(w, d->substep, true, f, "def.substep"));
+    if (d->worker_count > GR_MAX_WORKERS)
+        return gr_fail(w, GR_ERROR_TOO_MANY, f, "def.worker_count %u exceeds GR_MAX_WORKERS (%u)", d->worker_count,
+                       GR_MAX_WORKERS);
+    if (d->reserved0 != 0)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.reserved0 must be 0");
+    if (!d->allocator.alloc != !d->allocator.free)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.allocator: set both alloc and free, or neither");
+    if (!d->tasks.enqueue != !d->tasks.finish)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.tasks: set both enqueue and finish, or neither");
+    gr_def_defaults_full(GR_DEF_DEM, dem_out);
+    if (d->dem)
+        GR_CHECK(gr_def_read(w, GR_DEF_DEM, d->dem, dem_out, f, "def.dem"));
+    GR_CHECK(gr_validate_dem_def(w, dem_out, f));
+    if (d->solver != GR_SOLVER_DEM && d->solver != GR_SOLVER_DEFAULT)
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "solver %u is not built yet (only GR_SOLVER_DEM)", (unsigned)d->solver);
+    return GR_OK;
+}
+
+static uint16_t make_tag(const void *ptr, uint64_t seed)
+{
+    gr_rng r = {(uint64_t)(uintptr_t)ptr ^ seed};
+    uint16_t t = (uint16_t)(gr_rng_next(&r) >> 48);
+    return t ? t : 1;
+}
+
+GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
+{
+    /* a stand-in world so that messages reach the caller's logger before a world exists */
+    static const char func[] = "gr_world_create";
+    gr_world_def def;
+    gr_dem_def dem;
+    gr_world *tmp;
+    gr_world probe;
+    memset(&probe, 0, sizeof probe);
+    if (user_def) {
+        uint32_t size;
+        memcpy(&size, user_def, sizeof size);
+        if (size >= offsetof(gr_world_def, logger) + sizeof(gr_logger))
+            probe.def.logger = user_def->logger;
+    }
+    if (!out)
+        return gr_fail(&probe, GR_ERROR_NULL_ARGUMENT, func, "out is NULL");
+    GR_CHECK(gr_def_read(&probe, GR_DEF_WORLD, user_def, &def, func, "def"));
+    probe.def.logger = def.logger;
+    GR_CHECK(validate_world_def(&probe, &def, &dem));
+    if (def.solver == GR_SOLVER_DEFAULT)
+        def.solver = GR_SOLVER_DEM;
+    if (def.worker_count == 0)
+        def.worker_count = 1;
+
+    gr_mem mem;
+    gr_mem_init(&mem, &def.allocator);
+    tmp = (gr_world *)gr_mem_calloc(&mem, sizeof(gr_world));
+    if (!tmp)
+        return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the world failed");
+    tmp->mem = mem;
+    tmp->def = def;
+    tmp->dem = dem;
+    tmp->def.dem = &tmp->dem;
+    tmp->tag = make_tag(tmp, def.seed);
+    gr_materials_init(&tmp->materials);
+    gr_grain_table_init(&tmp->grains);
+    gr_body_store_init(&tmp->bodies);
+
+    gr_status s = gr_tasks_init(&tmp->tasks, &tmp->mem, def.worker_count, &def.tasks);
+    if (s != GR_OK) {
+        gr_mem_free(&tmp->mem, tmp, sizeof(gr_world));
+        return gr_fail(&probe, s, func, "starting %u worker threads failed", def.worker_count);
+    }
+    gr_material_def mat;
+    gr_def_defaults_full(GR_DEF_MATERIAL, &mat);
+    if (!gr_materials_add(&tmp->materials, &tmp->mem, &mat)) {
+        gr_world_destroy(tmp);
+        return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the default material failed");
+    }
+    tmp->default_material = 0;
+    tmp->solver = gr_solver_find(def.solver);
+    s = tmp->solver->create(tmp, &tmp->solver_state);
+    if (s != GR_OK) {
+        tmp->solver_state = NULL;
+        gr_world_destroy(tmp);
+        return gr_fail(&probe, s, func, "creating the %s solver failed", gr_solver_find(def.solver)->name);
+    }
+    *out = tmp;
+    return GR_OK;
+}
+
+GR_API void gr_world_destroy(gr_world *w)
+{
+    if (!w)
+        return;
+    if (w->solver && w->solver_state)
+        w->solver->destroy(w->solver_state);
+    gr_tasks_destroy(&w->tasks);
+    gr_materials_free(&w->materials, &w->mem);
+    gr_grain_table_free(&w->grains, &w->mem);
+    gr_body_store_free(&w->bodies, &w->mem);
+    gr_mem mem = w->mem;
+    gr_mem_free(&mem, w, sizeof(gr_world));
+}
+
+static double resolved_substep(const gr_world *w)
+{
+    if (w->def.substep > 0)
+        return w->def.substep;
+    return w->solver->stable_substep(w->solver_state);
+}
+
+GR_API gr_status gr_step(gr_world *w, double dt)
+{
+    static const char f[] = "gr_step";
+    GR_CHECK(gr_check_world(w, f));
+    GR_CHECK(gr_check_positive(w, dt, false, f, "dt"));
+    double hmax = resolved_substep(w);
+    if (!(hmax > 0) || !isfinite(hmax))
+        hmax = dt; /* nothing constrains the step (no grains) */
+    /* equal substeps; the tolerance keeps dt = k * hmax at exactly k substeps */
+    double nd = ceil(dt / hmax * (1.0 - 1e-12));
+    if (nd < 1)
+        nd = 1;
+    if (nd > 4.0e9)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "dt = %g s needs %.3g substeps of %g s: too many", dt, nd, hmax);
+    uint32_t n = (uint32_t)nd;
+    double h = dt / (double)n;
+    w->busy = true;
+    gr_status s = w->solver->step(w->solver_state, n, h);
+    w->busy = false;
+    w->step_count++;
+    if (s == GR_ERROR_UNSTABLE) {
+        return gr_fail(w, s, f,
+                       "a grain's state became non-finite (substep %g s; set a smaller gr_world_def.substep); "
+                       "it was stopped at its last finite state",
+                       h);
+    }
+    if (s != GR_OK)
+        return gr_fail(w, s, f, "%s during the step; the world is consistent at t = %g s", gr_status_string(s), w->time);
+    return GR_OK;
+}
+
+GR_API const char *gr_world_last_error(const gr_world *w) { return w ? w->last_error : "world is NULL"; }
+GR_API double gr_world_get_time(const gr_world *w) { return w ? w->time : 0.0; }
+GR_API void *gr_world_get_user_data(const gr_world *w) { return w ? w->def.user_data : NULL; }
+GR_API uint32_t gr_world_get_grain_count(const gr_world *w) { return w ? w->grains.count : 0; }
+
+GR_API uint32_t gr_world_get_render_point_count(const gr_world *w)
+{
+    return w ? w->solver->render_point_count(w->solver_state) : 0;
+}
+
+GR_API double gr_world_get_substep(const gr_world *w)
+{
+    if (!w)
+        return 0.0;
+    double h = resolved_substep(w);
+    return isfinite(h) ? h : 0.0;
+}
+
+GR_API gr_status gr_world_get_counters(const gr_world *w, gr_counters *out)
+{
+    static const char f[] = "gr_world_get_counters";
+    GR_CHECK(gr_check_world(w, f));
+    if (!out)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
+    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
+        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_counters)", out->size);
+    gr_counters c;
+    memset(&c, 0, sizeof c);
+    c.size = out->size;
+    c.grain_count = w->grains.count;
+    c.body_count = w->bodies.count;
+    c.material_count = w->materials.count;
+    w->solver->contact_counts(w->solver_state, &c.contact_count, &c.body_contact_count, &c.neighbor_rebuilds);
+    c.step_count = w->step_count;
+    c.substep_count = w->substep_count;
+    c.time = w->time;
+    c.last_substep = w->last_substep;
+    c.bytes_in_use = w->mem.in_use;
+    c.bytes_peak = w->mem.peak;
+    c.allocation_count = w->mem.count;
+    memcpy(out, &c, out->size < sizeof c ? out->size : sizeof c);
+    return GR_OK;
+}
+
+GR_API gr_status gr_world_get_def(const gr_world *w, gr_world_def *out, gr_dem_def *dem_out)
+{
+    static const char f[] = "gr_world_get_def";
+    GR_CHECK(gr_check_world(w, f));
+    if (!out)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
+    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
+        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_world_def)", out->size);
+    if (dem_out && (dem_out->size < sizeof(uint32_t) || dem_out->size > GR_MAX_DEF_SIZE))
+        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "dem_out->size is %u: set it to sizeof(gr_dem_def)", dem_out->size);
+    gr_world_def d = w->def;
+    d.dem = dem_out;
+    uint32_t size = out->size;
+    memcpy(out, &d, size < sizeof d ? size : sizeof d);
+    out->size = size;
+    if (dem_out) {
+        uint32_t ds = dem_out->size;
+        memcpy(dem_out, &w->dem, ds < sizeof w->dem ? ds : sizeof w->dem);
+        dem_out->size = ds;
+    }
+    return GR_OK;
+}
+
+GR_API gr_status gr_world_set_gravity(gr_world *w, gr_vec3 g)
+{
+    static const char f[] = "gr_world_set_gravity";
+    GR_CHECK(gr_check_world(w, f));
+    GR_CHECK(gr_check_vec(w, g, f, "gravity"));
+    w->def.gravity = g;
+    /* forces include gravity: refresh them at the next step */
+    w->solver->invalidate(w->solver_state);
+    return GR_OK;
+}

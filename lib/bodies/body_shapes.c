@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* Closest-point queries of the analytic body shapes, in the body frame. */
+#include "body_store.h"
+
+#include "../geom/vec3.h"
+
+uint32_t gr_body_feature_count(const gr_body_data *b) { return b->shape == GR_SHAPE_CONTAINER ? 6u : 1u; }
+
+bool gr_body_feature_enabled(const gr_body_data *b, uint32_t f)
+{
+    if (b->shape != GR_SHAPE_CONTAINER)
+        return f == 0;
+    return f < 6 && !(b->open_faces & (1u << f));
+}
+
+/* Unit direction of d, or `fallback` when d is (nearly) zero. */
+static gr_vec3 safe_dir(gr_vec3 d, double len, gr_vec3 fallback)
+{
+    return len > 1e-300 ? v3_scale(d, 1.0 / len) : fallback;
+}
+
+static double local_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *n, gr_vec3 *q)
+{
+    switch (b->shape) {
+    case GR_SHAPE_PLANE: {
+        gr_vec3 nl = b->normal_local;
+        double d = v3_dot(p, nl);
+        *n = nl;
+        *q = v3_madd(p, nl, -d);
+        return d;
+    }
+    case GR_SHAPE_SPHERE: {
+        double len = v3_len(p);
+        *n = safe_dir(p, len, v3(0, 1, 0));
+        *q = v3_scale(*n, b->radius);
+        return len - b->radius;
+    }
+    case GR_SHAPE_CAPSULE: {
+        double y = p.y < -b->half_height ? -b->half_height : (p.y > b->half_height ? b->half_height : p.y);
+        gr_vec3 c = v3(0, y, 0);
+        gr_vec3 d = v3_sub(p, c);
+        double len = v3_len(d);
+        *n = safe_dir(d, len, v3(1, 0, 0));
+        *q = v3_madd(c, *n, b->radius);
+        return len - b->radius;
+    }
+    case GR_SHAPE_BOX: {
+        gr_vec3 h = b->half_extents;
+        gr_vec3 c = v3(GR_MAX(-h.x, GR_MIN(h.x, p.x)), GR_MAX(-h.y, GR_MIN(h.y, p.y)), GR_MAX(-h.z, GR_MIN(h.z, p.z)));
+        gr_vec3 d = v3_sub(p, c);
+        double len = v3_len(d);
+        if (len > 0) {
+            *n = v3_scale(d, 1.0 / len);
+            *q = c;
+            return len;
+        }
+        /* Inside: leave through the nearest face. */
+        int axis = 0;
+        double best = h.x - fabs(p.x);
+        if (h.y - fabs(p.y) < best) { best = h.y - fabs(p.y); axis = 1; }
+        if (h.z - fabs(p.z) < best) { best = h.z - fabs(p.z); axis = 2; }
+        double sgn = v3_get(p, axis) >= 0 ? 1.0 : -1.0;
+        *n = v3(0, 0, 0);
+        v3_set(n, axis, sgn);
+        *q = p;
+        v3_set(q, axis, sgn * v3_get(h, axis));
+        return -best;
+    }
+    case GR_SHAPE_CONTAINER: {
+        /* Face f: axis f/2 at +h (even f) or -h (odd f); a thin two-sided rectangle. */
+        gr_vec3 h = b->half_extents;
+        int axis = (int)(f / 2);
+        double side = (f % 2 == 0) ? 1.0 : -1.0;
+        gr_vec3 c = v3(GR_MAX(-h.x, GR_MIN(h.x, p.x)), GR_MAX(-h.y, GR_MIN(h.y, p.y)), GR_MAX(-h.z, GR_MIN(h.z, p.z)));
+        v3_set(&c, axis, side * v3_get(h, axis));
+        gr_vec3 d = v3_sub(p, c);
+        double len = v3_len(d);
+        gr_vec3 inward = v3(0, 0, 0);
+        v3_set(&inward, axis, -side);
+        *n = safe_dir(d, len, inward);
+        *q = c;
+        return len;
+    }
+    default:
+        *n = v3(0, 1, 0);
+        *q = p;
+        return INFINITY;
+    }
+}
+
+double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *normal, gr_vec3 *point)
+{
+    gr_vec3 pl = quat_rotate_inv(b->orientation, v3_sub(p, b->position));
+    gr_vec3 nl, ql;
+    double d = local_distance(b, f, pl, &nl, &ql);
+    *normal = quat_rotate(b->orientation, nl);
+    *point = v3_add(b->position, quat_rotate(b->orientation, ql));
+    return d;
+}
+
+double gr_body_distance(const gr_body_data *b, gr_vec3 p)
+{
+    double best = INFINITY;
+    gr_vec3 n, q;
+    for (uint32_t f = 0; f < gr_body_feature_count(b); f++)
+        if (gr_body_feature_enabled(b, f)) {
+            double d = gr_body_feature_distance(b, f, p, &n, &q);
+            if (d < best)
+                best = d;
+        }
+    return best;
+}
+
+double gr_body_bound_radius(const gr_body_data *b)
+{
+    switch (b->shape) {
+    case GR_SHAPE_SPHERE: return b->radius;
+    case GR_SHAPE_CAPSULE: return b->radius + b->half_height;
+    case GR_SHAPE_BOX:
+    case GR_SHAPE_CONTAINER: return v3_len(b->half_extents);
+    default: return INFINITY;
+    }
+}
+
+gr_vec3 gr_body_point_velocity(const gr_body_data *b, gr_vec3 p)
+{
+    return v3_add(b->linear_velocity, v3_cross(b->angular_velocity, v3_sub(p, b->position)));
+}
+
+void gr_body_integrate(gr_body_data *b, double h)
+{
+    b->position = v3_madd(b->position, b->linear_velocity, h);
+    b->orientation = quat_integrate(b->orientation, b->angular_velocity, h);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* Rigid bodies shared by every solver: shape, pose, motion, and the force the grains put on
+ * them. Bodies are few (walls, tools), so they live in one array indexed by slot. */
+#ifndef GR_BODIES_BODY_STORE_H
+#define GR_BODIES_BODY_STORE_H
+
+#include "../core/alloc.h"
+
+typedef struct gr_body_data {
+    gr_shape_type shape;
+    gr_motion_type motion;
+    uint32_t open_faces;
+    uint32_t material; ///< material index
+    gr_vec3 position;
+    gr_quat orientation;
+    gr_vec3 linear_velocity;
+    gr_vec3 angular_velocity;
+    gr_vec3 normal_local; ///< plane, unit
+    double radius;
+    double half_height;
+    gr_vec3 half_extents;
+    void *user_data;
+    gr_vec3 force;  ///< averaged over the last step
+    gr_vec3 torque; ///< about `position`, averaged over the last step
+} gr_body_data;
+
+typedef struct gr_body_store {
+    uint32_t cap;
+    uint32_t slot_count;
+    uint32_t count;
+    gr_body_data *data;
+    uint16_t *gen;
+    uint8_t *alive;
+    uint32_t *active;   ///< live slots in ascending order, `count` of them
+    uint32_t revision;  ///< bumped when a body is added, removed or teleported
+} gr_body_store;
+
+void gr_body_store_init(gr_body_store *s);
+void gr_body_store_free(gr_body_store *s, gr_mem *mem);
+/// Room for one more body. All or nothing.
+bool gr_body_store_reserve(gr_body_store *s, gr_mem *mem);
+/// Room for `slots` slots in total. All or nothing.
+bool gr_body_store_reserve_slots(gr_body_store *s, gr_mem *mem, uint32_t slots);
+/// Recompute the active list from the alive flags.
+void gr_body_store_rebuild_active(gr_body_store *s);
+/// Insert (after reserve): returns the slot, reusing the lowest free one.
+uint32_t gr_body_store_insert(gr_body_store *s, const gr_body_data *body);
+void gr_body_store_remove(gr_body_store *s, uint32_t slot);
+
+/// Number of contact features of a body (container: 6 faces; others 1).
+uint32_t gr_body_feature_count(const gr_body_data *b);
+/// Whether feature f exists (a container's open faces do not).
+bool gr_body_feature_enabled(const gr_body_data *b, uint32_t f);
+/// Distance from p to the feature's surface: positive outside (on the grains' side), negative
+/// inside solids. *normal: unit vector from the surface towards p; *point: closest surface point.
+double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *normal,
+                                gr_vec3 *point);
+/// Smallest distance from p to any enabled feature (for fills and quick rejection).
+double gr_body_distance(const gr_body_data *b, gr_vec3 p);
+/// Radius of a sphere about `position` enclosing the body (infinite for planes).
+double gr_body_bound_radius(const gr_body_data *b);
+/// Velocity of the body material point at p.
+gr_vec3 gr_body_point_velocity(const gr_body_data *b, gr_vec3 p);
+/// Advance a kinematic body's pose by h seconds with its velocities.
+void gr_body_integrate(gr_body_data *b, double h);
+
+#endif /* GR_BODIES_BODY_STORE_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal basics shared by every library file. Never installed. */
+#ifndef GR_CORE_COMMON_H
+#define GR_CORE_COMMON_H
+
+#include <granular/granular.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define GR_INVALID_INDEX UINT32_MAX
+#define GR_PI 3.14159265358979323846
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define GR_LIKELY(x) __builtin_expect(!!(x), 1)
+#  define GR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#  define GR_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define GR_LIKELY(x) (x)
+#  define GR_UNLIKELY(x) (x)
+#  define GR_PRINTF_LIKE(f, a)
+#endif
+
+#define GR_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define GR_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define GR_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif /* GR_CORE_COMMON_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* The solver interface: a table of functions per solver kind, registered once in
+ * solver_registry.c. The API layer validates every argument and resolves handles first, so a
+ * solver sees only valid input. Grains are addressed by the solver's own dense index, which
+ * it publishes in world->grains.dense[slot]. Capabilities a solver lacks are NULL slots and
+ * answer GR_ERROR_UNSUPPORTED from the API layer. */
+#ifndef GR_CORE_SOLVER_H
+#define GR_CORE_SOLVER_H
+
+#include "common.h"
+
+struct gr_stream_writer;
+struct gr_stream_reader;
+
+/// A resolved, validated grain to add (material is an index, orientation normalised).
+typedef struct gr_grain_init {
+    double radius;
+    uint32_t material;
+    uint32_t slot;
+    gr_vec3 position;
+    gr_vec3 velocity;
+    gr_vec3 angular_velocity;
+    gr_quat orientation;
+} gr_grain_init;
+
+typedef struct gr_solver_vtable {
+    gr_solver_kind kind;
+    const char *name;
+    gr_status (*create)(gr_world *world, void **state);
+    void (*destroy)(void *state);
+    /// Room for `more` grains; all or nothing (GR_ERROR_OUT_OF_MEMORY).
+    gr_status (*reserve)(void *state, uint32_t more);
+    /// Append grains (after reserve: cannot fail). Sets world->grains.dense[] for them.
+    void (*add_grains)(void *state, const gr_grain_init *grains, uint32_t count);
+    /// Remove grains by dense index (cannot fail; storage is compacted lazily).
+    void (*remove_grains)(void *state, const uint32_t *dense, uint32_t count);
+    /// Advance by n substeps of h seconds.
+    gr_status (*step)(void *state, uint32_t n, double h);
+    /// The stable substep for the current grains and materials [s].
+    double (*stable_substep)(void *state);
+    /// Read up to 4 doubles per grain of a field for `count` dense indices into out[4*k..].
+    void (*read_field)(const void *state, gr_field field, const uint32_t *dense, uint32_t count, double *out);
+    /// Write a field (position, velocity, angular velocity, orientation) from in[4*k..].
+    void (*write_field)(void *state, gr_field field, const uint32_t *dense, uint32_t count, const double *in);
+    uint32_t (*render_point_count)(const void *state);
+    /// Render points [first, first+count) as x, y, z, radius doubles.
+    void (*read_render_points)(const void *state, uint32_t first, uint32_t count, double *out);
+    /// Contacts touching at the last substep: grain-grain and grain-body.
+    void (*contact_counts)(const void *state, uint64_t *pairs, uint64_t *body_pairs, uint64_t *rebuilds);
+    gr_status (*save)(const void *state, struct gr_stream_writer *w);
+    /// Load into a freshly created state (on failure the caller destroys it).
+    gr_status (*load)(void *state, struct gr_stream_reader *r);
+    /// Something outside the solver changed: bodies (added/removed/teleported) or materials.
+    void (*invalidate)(void *state);
+} gr_solver_vtable;
+
+/// The table for a solver kind, or NULL when that solver is not built.
+const gr_solver_vtable *gr_solver_find(gr_solver_kind kind);
+
+#endif /* GR_CORE_SOLVER_H */

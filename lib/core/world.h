@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* The world object: everything one simulation owns. */
+#ifndef GR_CORE_WORLD_H
+#define GR_CORE_WORLD_H
+
+#include "../bodies/body_store.h"
+#include "alloc.h"
+#include "handles.h"
+#include "materials.h"
+#include "solver.h"
+#include "tasks.h"
+
+struct gr_world {
+    gr_mem mem;
+    gr_world_def def; ///< resolved; def.dem points at `dem`
+    gr_dem_def dem;
+    uint16_t tag;      ///< stamped into every handle this world issues
+    bool busy;         ///< inside gr_step
+    char last_error[256];
+    gr_tasks tasks;
+    gr_materials materials;
+    gr_grain_table grains;
+    gr_body_store bodies;
+    const gr_solver_vtable *solver;
+    void *solver_state;
+    double time;
+    double last_substep;
+    uint64_t step_count;
+    uint64_t substep_count;
+    uint64_t fill_count;  ///< fills so far (seeds each fill differently)
+    uint32_t default_material;
+};
+
+/// Record an error on the world (message + log hook) and return `status`.
+gr_status gr_fail(const gr_world *world, gr_status status, const char *func, const char *fmt, ...)
+    GR_PRINTF_LIKE(4, 5);
+/// Clear the last error (every successful public call does this).
+void gr_clear_error(const gr_world *world);
+/// Log through the world's hook (no-op without one).
+void gr_log(const gr_world *world, gr_log_level level, const char *fmt, ...) GR_PRINTF_LIKE(3, 4);
+
+/// Resolve handles of this world (status + message on failure).
+gr_status gr_resolve_grain(const gr_world *w, gr_grain g, uint32_t *slot, const char *func);
+gr_status gr_resolve_body(const gr_world *w, gr_body b, uint32_t *slot, const char *func);
+gr_status gr_resolve_material(const gr_world *w, gr_material m, uint32_t *index, const char *func);
+/// Material handle for an index.
+gr_material gr_material_handle(const gr_world *w, uint32_t index);
+
+#endif /* GR_CORE_WORLD_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* Error messages, logging and handle resolution with a clear message. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "world.h"
+
+gr_status gr_fail(const gr_world *cw, gr_status status, const char *func, const char *fmt, ...)
+{
+    gr_world *w = (gr_world *)cw; /* the error slot is the one mutable part of a const world */
+    if (!w)
+        return status;
+    int off = snprintf(w->last_error, sizeof w->last_error, "%s: ", func);
+    if (off < 0)
+        off = 0;
+    if ((size_t)off < sizeof w->last_error) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->last_error + off, sizeof w->last_error - (size_t)off, fmt, ap);
+        va_end(ap);
+    }
+    if (w->def.logger.func)
+        w->def.logger.func(GR_LOG_ERROR, w->last_error, w->def.logger.user);
+    return status;
+}
+
+void gr_clear_error(const gr_world *cw)
+{
+    gr_world *w = (gr_world *)cw;
+    if (w)
+        w->last_error[0] = 0;
+}
+
+void gr_log(const gr_world *w, gr_log_level level, const char *fmt, ...)
+{
+    if (!w || !w->def.logger.func)
+        return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    w->def.logger.func(level, buf, w->def.logger.user);
+}
+
+static gr_status handle_error(const gr_world *w, gr_status s, const char *func, const char *what, uint64_t id)
+{
+    switch (s) {
+    case GR_ERROR_WRONG_WORLD:
+        return gr_fail(w, s, func, "%s handle 0x%016llx belongs to another world", what, (unsigned long long)id);
+    case GR_ERROR_STALE_HANDLE:
+        return gr_fail(w, s, func, "%s handle 0x%016llx is stale (the %s was removed)", what,
+                       (unsigned long long)id, what);
+    default:
+        return gr_fail(w, s, func, "%s handle 0x%016llx is null or was never issued", what, (unsigned long long)id);
+    }
+}
+
+gr_status gr_resolve_grain(const gr_world *w, gr_grain g, uint32_t *slot, const char *func)
+{
+    gr_status s = gr_handle_check(g.id, w->tag, w->grains.gen, w->grains.alive, w->grains.slot_count, slot);
+    return s == GR_OK ? GR_OK : handle_error(w, s, func, "grain", g.id);
+}
+
+gr_status gr_resolve_body(const gr_world *w, gr_body b, uint32_t *slot, const char *func)
+{
+    gr_status s = gr_handle_check(b.id, w->tag, w->bodies.gen, w->bodies.alive, w->bodies.slot_count, slot);
+    return s == GR_OK ? GR_OK : handle_error(w, s, func, "body", b.id);
+}
+
+gr_material gr_material_handle(const gr_world *w, uint32_t index)
+{
+    gr_material m = {gr_handle_make(w->tag, 1, index)};
+    return m;
+}
+
+gr_status gr_resolve_material(const gr_world *w, gr_material m, uint32_t *index, const char *func)
+{
+    if (m.id == 0) {
+        *index = w->default_material;
+        return GR_OK;
+    }
+    if (gr_handle_tag(m.id) != w->tag)
+        return handle_error(w, GR_ERROR_WRONG_WORLD, func, "material", m.id);
+    uint32_t i = gr_handle_slot(m.id);
+    if ((m.id & 0xffffffffu) == 0 || i >= w->materials.count || gr_handle_gen(m.id) != 1)
+        return handle_error(w, GR_ERROR_INVALID_HANDLE, func, "material", m.id);
+    *index = i;
+    return GR_OK;
+}

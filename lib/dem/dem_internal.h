@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* DEM solver state (Bell, Yu, Mucha 2005; docs/dem.md). Grains are spheres stored as
+ * structure-of-arrays in cell order (re-sorted at every neighbour rebuild). */
+#ifndef GR_DEM_INTERNAL_H
+#define GR_DEM_INTERNAL_H
+
+#include "../core/world.h"
+#include "../grid/cell_grid.h"
+
+/// Contact coefficients of one material pair, precomputed from gr_pair_coeffs.
+typedef struct dem_pair_params {
+    double mu;        ///< sliding friction
+    double mu_roll;   ///< rolling friction
+    double kn_coef;   ///< Hertz: 4/3 E*  (k_n = kn_coef sqrt(R* x))
+    double st_coef;   ///< Hertz-Mindlin: 8 G* (k_t = st_coef sqrt(R* x))
+    double gn_coef;   ///< Hertz: -2 sqrt(5/6) beta sqrt(2 E*) (gamma_n = gn_coef (R* x)^1/4 sqrt(m*))
+    double gt_coef;   ///< Hertz: -2 sqrt(5/6) beta sqrt(8 G*)
+    double kr_per_m;  ///< linear, derived: k_r / m* = (ln^2 e + pi^2) / t_c^2   (eq. 10)
+    double kd_per_m;  ///< linear, derived: k_d / m* = -2 ln e / t_c             (eq. 9)
+    double hertz_kr;  ///< nonlinear with b = 3/2 and no explicit k_r: 4/3 E* (times sqrt(R*))
+} dem_pair_params;
+
+/// World-constant law selection and parameters, flattened for the kernel.
+typedef struct dem_law {
+    gr_normal_law normal;
+    gr_tangential_law tangential;
+    gr_rolling_law rolling;
+    bool clamp;
+    double lin_kr, lin_kd;   ///< explicit linear coefficients (0: derived per pair)
+    double nl_a, nl_b, nl_kr, nl_kd;
+    double kt_ratio;
+    double shear_damping;
+    double coulomb_eps;
+    double roll_damping;
+} dem_law;
+
+typedef struct dem_state {
+    gr_world *world;
+    gr_mem *mem;
+    dem_law law;
+
+    /* grains (spheres), dense order = cell order after each rebuild */
+    uint32_t n;
+    uint32_t cap;
+    gr_vec3 *x, *v, *w, *f, *t, *x_ref;
+    gr_quat *q;
+    double *r, *m, *inv_m, *inv_i;
+    uint32_t *mat;
+    uint32_t *slot; ///< handle slot; GR_INVALID_INDEX when removed (compacted at next rebuild)
+    uint32_t n_dead;
+    /* spares for permuting arrays by pointer swap, one per element size */
+    gr_vec3 *spare_v3;
+    gr_quat *spare_q;
+    double *spare_d;
+    uint32_t *spare_u;
+
+    /* half neighbour list in CSR form: pairs (i, j > i) within r_i + r_j + skin, double-buffered */
+    uint32_t *nb_start, *nb_start_old; ///< [cap + 1]
+    uint32_t nb_cap, nb_count, nb_old_cap;
+    uint32_t *nb_j, *nb_j_old;
+    gr_vec3 *nb_hist, *nb_hist_old; ///< tangential spring xi (history law)
+    gr_vec3 *nb_roll, *nb_roll_old; ///< rolling spring moment (EPSD), NULL otherwise
+
+    /* grain-body candidate contacts in CSR form, double-buffered */
+    uint32_t *bc_start, *bc_start_old;
+    uint32_t bc_cap, bc_count, bc_old_cap;
+    uint32_t *bc_id, *bc_id_old; ///< body slot << 3 | feature
+    gr_vec3 *bc_hist, *bc_hist_old;
+    gr_vec3 *bc_roll, *bc_roll_old;
+
+    gr_cell_grid grid;
+    uint32_t *cell_tmp; ///< [cap] scratch: cell of each sorted grain at rebuild
+    uint32_t *perm;     ///< [cap] scratch: new index -> old index at rebuild
+    uint32_t n_built;   ///< grains when the current lists were built (newer ones have no list)
+
+    /* slabs of cell layers along the grid's major axis: the units of parallel force work */
+    uint32_t nslabs, slab_cap;
+    uint32_t *slab_start;          ///< [slab_cap + 1]
+    uint64_t *slab_contacts;       ///< [slab_cap * 2]: grain-grain, grain-body
+    double *slab_body;             ///< [slab_cap * body_slots * 6]: force, torque
+    uint32_t body_slots;           ///< body slot count the slab arrays are sized for
+    gr_vec3 *body_impulse;         ///< [body_slots * 2] over the current step
+    double *body_bound;            ///< [body_slots] motion bound since the last rebuild [m]
+    double *body_reach;            ///< [body_slots] distance of the farthest grain from the body at rebuild
+
+    double *block_max; ///< [block_cap] per-block max squared displacement
+    uint32_t *block_bad; ///< [block_cap] first non-finite grain's slot of a block
+    uint32_t block_cap;
+
+    dem_pair_params *pairs; ///< [pair_dim * pair_dim]
+    uint32_t pair_dim;
+    uint32_t pairs_revision;
+    double *mat_rmin; ///< [pair_dim] smallest radius seen per material (for the stable step)
+    uint32_t mat_rmin_cap;
+
+    double skin;      ///< resolved skin of the current lists
+    double r_max;     ///< largest radius at the last rebuild
+    bool need_rebuild;
+    bool forces_stale;
+    uint32_t bodies_revision;
+    uint64_t rebuilds;
+    uint64_t contacts, body_contacts;
+    uint32_t unstable_count;
+    uint32_t unstable_slot;
+} dem_state;
+
+/* dem_params.c */
+gr_status dem_update_pairs(dem_state *st);
+double dem_stable_substep(void *state);
+void dem_law_init(dem_law *law, const gr_dem_def *def);
+
+/* dem_rebuild.c */
+gr_status dem_rebuild(dem_state *st);
+gr_status dem_reserve_particles(dem_state *st, uint32_t cap);
+void dem_free_particles(dem_state *st);
+void dem_free_slabs(dem_state *st);
+/// Slab and per-body arrays for nslabs slabs and body_slots bodies (grow only).
+bool dem_reserve_slabs(dem_state *st, uint32_t nslabs, uint32_t body_slots);
+void dem_free_lists(dem_state *st);
+
+/* dem_step.c */
+gr_status dem_step(void *state, uint32_t n, double h);
+void dem_compute_forces(dem_state *st);
+void dem_free_blocks(dem_state *st);
+
+/* dem_snapshot.c */
+gr_status dem_save(const void *state, struct gr_stream_writer *w);
+gr_status dem_load(void *state, struct gr_stream_reader *r);
+
+#endif /* GR_DEM_INTERNAL_H */

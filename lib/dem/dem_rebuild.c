@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/* Neighbour rebuild: sort grains by cell (counting sort), permute the arrays, build the half
+ * neighbour list and the grain-body candidate list, carry contact history over, cut slabs.
+ *
+ * Order of work keeps the world consistent on out-of-memory: everything that allocates (grid,
+ * list capacity) happens before the first array is permuted. */
+#include <math.h>
+
+#include "../geom/vec3.h"
+#include "dem_internal.h"
+
+enum { REBUILD_BLOCK = 512 };
+
+/* ---- capacity --------------------------------------------------------------------------- */
+
+static void particle_arrays(dem_state *st, gr_array_ref *a, size_t *n)
+{
+    size_t k = 0;
+    a[k++] = (gr_array_ref){(void **)&st->x, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->v, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->w, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->f, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->t, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->x_ref, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->q, sizeof(gr_quat)};
+    a[k++] = (gr_array_ref){(void **)&st->r, sizeof(double)};
+    a[k++] = (gr_array_ref){(void **)&st->m, sizeof(double)};
+    a[k++] = (gr_array_ref){(void **)&st->inv_m, sizeof(double)};
+    a[k++] = (gr_array_ref){(void **)&st->inv_i, sizeof(double)};
+    a[k++] = (gr_array_ref){(void **)&st->mat, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->slot, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->spare_v3, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->spare_q, sizeof(gr_quat)};
+    a[k++] = (gr_array_ref){(void **)&st->spare_d, sizeof(double)};
+    a[k++] = (gr_array_ref){(void **)&st->spare_u, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->cell_tmp, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->perm, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->nb_start, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->nb_start_old, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->bc_start, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->bc_start_old, sizeof(uint32_t)};
+    *n = k;
+}
+
+/* Every per-grain array has cap + 1 elements (the CSR starts need one more). */
+gr_status dem_reserve_particles(dem_state *st, uint32_t need)
+{
+    if (need <= st->cap)
+        return GR_OK;
+    uint32_t cap = gr_grow_capacity(st->cap, need);
+    gr_array_ref a[32];
+    size_t n;
+    particle_arrays(st, a, &n);
+    if (!gr_mem_grow_arrays(st->mem, a, n, st->cap ? st->cap + 1 : 0, cap + 1, st->cap ? st->n + 1 : 0))
+        return GR_ERROR_OUT_OF_MEMORY;
+    if (st->cap == 0) {
+        st->nb_start[0] = 0;
+        st->bc_start[0] = 0;
+    }
+    st->cap = cap;
+    return GR_OK;
+}
+
+void dem_free_particles(dem_state *st)
+{
+    gr_array_ref a[32];
+    size_t n;
+    particle_arrays(st, a, &n);
+    gr_mem_free_arrays(st->mem, a, n, st->cap ? st->cap + 1 : 0);
+    st->cap = 0;
+}
+
+/* Grow the "old" (next) list buffers to hold `need` entries; contents are not kept. */
+static bool reserve_next_lists(dem_state *st, uint32_t nb_need, uint32_t bc_need)
+{
+    bool roll = st->law.rolling == GR_ROLLING_EPSD;
+    if (nb_need > st->nb_old_cap) {
+        uint32_t cap = gr_grow_capacity(st->nb_old_cap, nb_need);
+        gr_array_ref a[3] = {{(void **)&st->nb_j_old, sizeof(uint32_t)},
+                             {(void **)&st->nb_hist_old, sizeof(gr_vec3)},
+                             {(void **)&st->nb_roll_old, sizeof(gr_vec3)}};
+        if (!gr_mem_grow_arrays(st->mem, a, roll ? 3 : 2, st->nb_old_cap, cap, 0))
+            return false;
+        st->nb_old_cap = cap;
+    }
+    if (bc_need > st->bc_old_cap) {
+        uint32_t cap = gr_grow_capacity(st->bc_old_cap, bc_need);
+        gr_array_ref a[3] = {{(void **)&st->bc_id_old, sizeof(uint32_t)},
+                             {(void **)&st->bc_hist_old, sizeof(gr_vec3)},
+                             {(void **)&st->bc_roll_old, sizeof(gr_vec3)}};
+        if (!gr_mem_grow_arrays(st->mem, a, roll ? 3 : 2, st->bc_old_cap, cap, 0))
+            return false;
+        st->bc_old_cap = cap;
+    }
+    return true;
+}
+
+bool dem_reserve_slabs(dem_state *st, uint32_t nslabs, uint32_t body_slots)
+{
+    const uint32_t scap = nslabs > st->slab_cap ? gr_grow_capacity(st->slab_cap, nslabs) : st->slab_cap;
+    const uint32_t bs = GR_MAX(st->body_slots, body_slots);
+    if (scap == st->slab_cap && bs == st->body_slots)
+        return true;
+    gr_mem *mem = st->mem;
+    const size_t nsb = (size_t)scap * bs * 6;
+    uint32_t *ss = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * ((size_t)scap + 1));
+    uint64_t *sc = (uint64_t *)gr_mem_calloc(mem, sizeof(uint64_t) * (size_t)scap * 2);
+    double *sb = nsb ? (double *)gr_mem_calloc(mem, sizeof(double) * nsb) : NULL;
+    gr_vec3 *imp = bs ? (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * bs * 2) : NULL;
+    double *bound = bs ? (double *)gr_mem_calloc(mem, sizeof(double) * bs) : NULL;
+    double *reach = bs ? (double *)gr_mem_calloc(mem, sizeof(double) * bs) : NULL;
+    if (!ss || !sc || (nsb && !sb) || (bs && (!imp || !bound || !reach))) {
+        gr_mem_free(mem, ss, sizeof(uint32_t) * ((size_t)scap + 1));
+        gr_mem_free(mem, sc, sizeof(uint64_t) * (size_t)scap * 2);
+        gr_mem_free(mem, sb, sizeof(double) * nsb);
+        gr_mem_free(mem, imp, sizeof(gr_vec3) * bs * 2);
+        gr_mem_free(mem, bound, sizeof(double) * bs);
+        gr_mem_free(mem, reach, sizeof(double) * bs);
+        return false;
+    }
+    if (st->body_slots) {
+        /* the step's impulse sums survive a mid-step rebuild */
+        memcpy(imp, st->body_impulse, sizeof(gr_vec3) * st->body_slots * 2);
+        memcpy(bound, st->body_bound, sizeof(double) * st->body_slots);
+        memcpy(reach, st->body_reach, sizeof(double) * st->body_slots);
+    }
+    dem_free_slabs(st);
+    st->slab_start = ss;
+    st->slab_contacts = sc;
+    st->slab_body = sb;
+    st->slab_cap = scap;
+    st->body_impulse = imp;
+    st->body_bound = bound;
+    st->body_reach = reach;
+    st->body_slots = bs;
+    return true;
+}
+
+void dem_free_slabs(dem_state *st)
+{
+    gr_mem *mem = st->mem;
+    const uint32_t scap = st->slab_cap, bs = st->body_slots;
+    gr_mem_free(mem, st->slab_start, sizeof(uint32_t) * ((size_t)scap + 1));
+    gr_mem_free(mem, st->slab_contacts, sizeof(uint64_t) * (size_t)scap * 2);
+    gr_mem_free(mem, st->slab_body, sizeof(double) * (size_t)scap * bs * 6);
+    gr_mem_free(mem, st->body_impulse, sizeof(gr_vec3) * bs * 2);
+    gr_mem_free(mem, st->body_bound, sizeof(double) * bs);
+    gr_mem_free(mem, st->body_reach, sizeof(double) * bs);
+    st->slab_start = NULL;
+    st->slab_contacts = NULL;
+    st->slab_body = NULL;
+    st->body_impulse = NULL;
+    st->body_bound = NULL;
+    st->body_reach = NULL;
+    st->slab_cap = 0;
+    st->body_slots = 0;
+}
+
+void dem_free_lists(dem_state *st)
+{
+    gr_mem *mem = st->mem;
+    gr_mem_free(mem, st->nb_j, sizeof(uint32_t) * st->nb_cap);
+    gr_mem_free(mem, st->nb_hist, sizeof(gr_vec3) * st->nb_cap);
+    gr_mem_free(mem, st->nb_roll, sizeof(gr_vec3) * st->nb_cap);
+    gr_mem_free(mem, st->nb_j_old, sizeof(uint32_t) * st->nb_old_cap);
+    gr_mem_free(mem, st->nb_hist_old, sizeof(gr_vec3) * st->nb_old_cap);
+    gr_mem_free(mem, st->nb_roll_old, sizeof(gr_vec3) * st->nb_old_cap);
+    gr_mem_free(mem, st->bc_id, sizeof(uint32_t) * st->bc_cap);
+    gr_mem_free(mem, st->bc_hist, sizeof(gr_vec3) * st->bc_cap);
+    gr_mem_free(mem, st->bc_roll, sizeof(gr_vec3) * st->bc_cap);
+    gr_mem_free(mem, st->bc_id_old, sizeof(uint32_t) * st->bc_old_cap);
+    gr_mem_free(mem, st->bc_hist_old, sizeof(gr_vec3) * st->bc_old_cap);
+    gr_mem_free(mem, st->bc_roll_old, sizeof(gr_vec3) * st->bc_old_cap);
+    st->nb_j = st->nb_j_old = NULL;
+    st->nb_hist = st->nb_hist_old = st->nb_roll = st->nb_roll_old = NULL;
+    st->bc_id = st->bc_id_old = NULL;
+    st->bc_hist = st->bc_hist_old = st->bc_roll = st->bc_roll_old = NULL;
+    st->nb_cap = st->nb_old_cap = st->bc_cap = st->bc_old_cap = 0;
+    st->nb_count = st->bc_count = 0;
+}
+
+/* ---- list construction --------------------------------------------------------------------- */
+
+typedef struct rebuild_ctx {
+    dem_state *st;
+    const gr_vec3 *x;    ///< positions in new order
+    const double *r;     ///< radii in new order
+    uint32_t n;
+    double skin;
+    uint32_t *nb_count;  ///< [n + 1] counts, then starts
+    uint32_t *bc_count;
+    bool fill;
+} rebuild_ctx;
+
+/* Candidate partners j > i of grain i: at most 5 contiguous runs of the cell order (the rest
+ * of i's cell and the cell above it on the minor axis; the next row; the next layer's 3 rows). */
+static uint32_t candidate_runs(const gr_cell_grid *g, uint32_t cell, uint32_t i, uint32_t beg[5], uint32_t end[5])
+{
+    const int32_t d1 = g->dims[1], d2 = g->dims[2];
+    const int32_t c2 = (int32_t)(cell % (uint32_t)d2);
+    const int32_t c1 = (int32_t)((cell / (uint32_t)d2) % (uint32_t)d1);
+    const int32_t c0 = (int32_t)(cell / ((uint32_t)d2 * (uint32_t)d1));
+    const int32_t lo2 = c2 > 0 ? c2 - 1 : 0, hi2 = c2 + 1 < d2 ? c2 + 1 : d2 - 1;
+    static const int8_t da[5] = {0, 0, 1, 1, 1}, db[5] = {0, 1, -1, 0, 1};
+    uint32_t n = 0;
+    for (int k = 0; k < 5; k++) {
+        int32_t a = c0 + da[k], b = c1 + db[k];
+        if (a >= g->dims[0] || b < 0 || b >= d1)
+            continue;
+        uint32_t base = ((uint32_t)a * (uint32_t)d1 + (uint32_t)b) * (uint32_t)d2;
+        beg[n] = k == 0 ? i + 1 : g->cell_start[base + (uint32_t)lo2];
+        end[n] = g->cell_start[base + (uint32_t)hi2 + 1];
+        n++;
+    }
+    return n;
+}
+
+static bool body_candidate(const gr_body_data *b, uint32_t f, gr_vec3 p, double reach)
+{
+    gr_vec3 n, q;
+    return gr_body_feature_distance(b, f, p, &n, &q) < reach;
+}
+
+static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    rebuild_ctx *c = (rebuild_ctx *)vctx;
+    dem_state *st = c->st;
+    const gr_cell_grid *g = &st->grid;
+    const gr_body_store *bodies = &st->world->bodies;
+    const bool roll = st->law.rolling == GR_ROLLING_EPSD;
+    for (uint32_t i = begin; i < end; i++) {
+        const gr_vec3 xi = c->x[i];
+        const double ri = c->r[i];
+        const uint32_t cell = st->cell_tmp[i];
+        uint32_t k = c->fill ? c->nb_count[i] : 0;
+        /* old list of this grain, for carrying the contact history over */
+        const uint32_t oi = st->perm[i];
+        const bool has_old = c->fill && oi < st->n_built;
+        uint32_t rb[5], re[5];
+        const uint32_t nruns = candidate_runs(g, cell, i, rb, re);
+        for (uint32_t run = 0; run < nruns; run++)
+        for (uint32_t j = rb[run]; j < re[run]; j++) {
+            gr_vec3 d = v3_sub(xi, c->x[j]);
+            double cut = ri + c->r[j] + c->skin;
+            if (v3_len2(d) < cut * cut) {
+                if (c->fill) {
+                    gr_vec3 hist = {0, 0, 0}, rh = {0, 0, 0};
+                    const uint32_t oj = st->perm[j];
+                    bool found = false;
+                    if (has_old) {
+                        for (uint32_t e = st->nb_start[oi]; e < st->nb_start[oi + 1]; e++)
+                            if (st->nb_j[e] == oj) {
+                                hist = st->nb_hist[e];
+                                if (roll) rh = st->nb_roll[e];
+                                found = true;
+                                break;
+                            }
+                    }
+                    if (!found && oj < st->n_built) {
+                        /* the pair was owned by the other grain: its history has the other sign */
+                        for (uint32_t e = st->nb_start[oj]; e < st->nb_start[oj + 1]; e++)
+                            if (st->nb_j[e] == oi) {
+                                hist = v3_neg(st->nb_hist[e]);
+                                if (roll) rh = v3_neg(st->nb_roll[e]);
+                                break;
+                            }
+                    }
+                    st->nb_j_old[k] = j;
+                    st->nb_hist_old[k] = hist;
+                    if (roll)
+                        st->nb_roll_old[k] = rh;
+                }
+                k++;
+            }
+        }
+        if (!c->fill)
+            c->nb_count[i + 1] = k;
+
+        /* grain-body candidates */
+        uint32_t kb = c->fill ? c->bc_count[i] : 0;
+        const double reach = ri + c->skin;
+        for (uint32_t a = 0; a < bodies->count; a++) {
+            const uint32_t bs = bodies->active[a];
+            const gr_body_data *b = &bodies->data[bs];
+            double br = gr_body_bound_radius(b);
+            if (isfinite(br) && v3_len(v3_sub(xi, b->position)) > br + reach)
+                continue;
+            const uint32_t nf = gr_body_feature_count(b);
+            for (uint32_t f = 0; f < nf; f++) {
+                if (!gr_body_feature_enabled(b, f) || !body_candidate(b, f, xi, reach))
+                    continue;
+                if (c->fill) {
+                    const uint32_t id = bs << 3 | f;
+                    gr_vec3 hist = {0, 0, 0}, rh = {0, 0, 0};
+                    if (has_old)
+                        for (uint32_t e = st->bc_start[oi]; e < st->bc_start[oi + 1]; e++)
+                            if (st->bc_id[e] == id) {
+                                hist = st->bc_hist[e];
+                                if (roll) rh = st->bc_roll[e];
+                                break;
+                            }
+                    st->bc_id_old[kb] = id;
+                    st->bc_hist_old[kb] = hist;
+                    if (roll)
+                        st->bc_roll_old[kb] = rh;
+                }
+                kb++;
+            }
+        }
+        if (!c->fill)
+            c->bc_count[i + 1] = kb;
+    }
+}
+
+/* ---- permutation ------------------------------------------------------------------------- */
+
+typedef struct permute_ctx {
+    dem_state *st;
+} permute_ctx;
+
+static void permute_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    dem_state *st = ((permute_ctx *)vctx)->st;
+    const uint32_t *p = st->perm;
+    /* x and r were gathered already (spare_v3, spare_d); these go to fresh buffers below */
+    for (uint32_t k = begin; k < end; k++)
+        st->spare_q[k] = st->q[p[k]];
+}
+
+#define PERMUTE_SWAP(st, arr, spare, type, n)                 \
+    do {                                                      \
+        for (uint32_t k_ = 0; k_ < (n); k_++)                 \
+            (spare)[k_] = (arr)[(st)->perm[k_]];              \
+        type *t_ = (arr);                                     \
+        (arr) = (spare);                                      \
+        (spare) = t_;                                         \
+    } while (0)
+
+static void permute_all(dem_state *st, uint32_t n)
+{
+    /* positions and radii: already gathered in new order into the spares */
+    { gr_vec3 *t = st->x; st->x = st->spare_v3; st->spare_v3 = t; }
+    { double *t = st->r; st->r = st->spare_d; st->spare_d = t; }
+    permute_ctx pc = {st};
+    gr_parallel_for(&st->world->tasks, n, 4096, permute_range, &pc);
+    { gr_quat *t = st->q; st->q = st->spare_q; st->spare_q = t; }
+    PERMUTE_SWAP(st, st->v, st->spare_v3, gr_vec3, n);
+    PERMUTE_SWAP(st, st->w, st->spare_v3, gr_vec3, n);
+    PERMUTE_SWAP(st, st->f, st->spare_v3, gr_vec3, n);
+    PERMUTE_SWAP(st, st->t, st->spare_v3, gr_vec3, n);
+    PERMUTE_SWAP(st, st->m, st->spare_d, double, n);
+    PERMUTE_SWAP(st, st->inv_m, st->spare_d, double, n);
+    PERMUTE_SWAP(st, st->inv_i, st->spare_d, double, n);
+    PERMUTE_SWAP(st, st->mat, st->spare_u, uint32_t, n);
+    PERMUTE_SWAP(st, st->slot, st->spare_u, uint32_t, n);
+    uint32_t *dense = st->world->grains.dense;
+    for (uint32_t k = 0; k < n; k++)
+        dense[st->slot[k]] = k;
+}
+
+/* ---- the rebuild ----------------------------------------------------------------------------- */
+
+gr_status dem_rebuild(dem_state *st)
+{
+    gr_world *world = st->world;
+    const uint32_t n_old = st->n;
+
+    /* 1. alive grains and their positions (compaction of removed grains happens here) */
+    const double *pos = (const double *)st->x;
+    uint32_t n = n_old;
+    if (st->n_dead) {
+        n = 0;
+        for (uint32_t i = 0; i < n_old; i++)
+            if (st->slot[i] != GR_INVALID_INDEX) {
+                st->cell_tmp[n] = i;
+                st->spare_v3[n++] = st->x[i];
+            }
+        pos = (const double *)st->spare_v3;
+    }
+    double r_max = 0;
+    for (uint32_t i = 0; i < n_old; i++)
+        if (st->slot[i] != GR_INVALID_INDEX && st->r[i] > r_max)
+            r_max = st->r[i];
+    const double skin = world->dem.skin > 0 ? world->dem.skin : 0.4 * r_max;
+    const double cell = GR_MAX(2.0 * r_max + skin, 1e-9);
+    const uint32_t max_cells = GR_MAX(4u * n, 4096u);
+    if (!gr_cell_grid_build(&st->grid, st->mem, pos, 3, n, cell, max_cells))
+        return GR_ERROR_OUT_OF_MEMORY;
+    const gr_cell_grid *g = &st->grid;
+
+    /* 2. permutation and sorted positions / radii / cells (scratch only) */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t src = g->order[k];
+        st->perm[k] = st->n_dead ? st->cell_tmp[src] : src;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t o = st->perm[k];
+        st->spare_v3[k] = st->x[o];
+        st->spare_d[k] = st->r[o];
+        st->cell_tmp[k] = g->cell_of[g->order[k]];
+    }
+
+    /* 3. count list entries (into the "old" start arrays, which become the new ones) */
+    const gr_body_store *bodies = &world->bodies;
+    rebuild_ctx c = {st, st->spare_v3, st->spare_d, n, skin, st->nb_start_old, st->bc_start_old, false};
+    c.nb_count[0] = 0;
+    c.bc_count[0] = 0;
+    gr_parallel_for(&world->tasks, n, REBUILD_BLOCK, lists_range, &c);
+    for (uint32_t i = 0; i < n; i++) {
+        c.nb_count[i + 1] += c.nb_count[i];
+        c.bc_count[i + 1] += c.bc_count[i];
+    }
+    const uint32_t nb_total = c.nb_count[n], bc_total = c.bc_count[n];
+
+    /* 4. everything that allocates, before the state changes */
+    if (!reserve_next_lists(st, nb_total, bc_total) || !dem_reserve_slabs(st, (uint32_t)g->dims[0], bodies->slot_count))
+        return GR_ERROR_OUT_OF_MEMORY;
+
+    /* 5. fill the new lists (reading the old ones through perm), then permute the grains */
+    c.fill = true;
+    gr_parallel_for(&world->tasks, n, REBUILD_BLOCK, lists_range, &c);
+    permute_all(st, n);
+    st->n = n;
+    st->n_dead = 0;
+
+    /* 6. the new lists become current */
+    { uint32_t *t = st->nb_start; st->nb_start = st->nb_start_old; st->nb_start_old = t; }
+    { uint32_t *t = st->nb_j; st->nb_j = st->nb_j_old; st->nb_j_old = t; }
+    { gr_vec3 *t = st->nb_hist; st->nb_hist = st->nb_hist_old; st->nb_hist_old = t; }
+    { gr_vec3 *t = st->nb_roll; st->nb_roll = st->nb_roll_old; st->nb_roll_old = t; }
+    { uint32_t t = st->nb_cap; st->nb_cap = st->nb_old_cap; st->nb_old_cap = t; }
+    { uint32_t *t = st->bc_start; st->bc_start = st->bc_start_old; st->bc_start_old = t; }
+    { uint32_t *t = st->bc_id; st->bc_id = st->bc_id_old; st->bc_id_old = t; }
+    { gr_vec3 *t = st->bc_hist; st->bc_hist = st->bc_hist_old; st->bc_hist_old = t; }
+    { gr_vec3 *t = st->bc_roll; st->bc_roll = st->bc_roll_old; st->bc_roll_old = t; }
+    { uint32_t t = st->bc_cap; st->bc_cap = st->bc_old_cap; st->bc_old_cap = t; }
+    st->nb_count = nb_total;
+    st->bc_count = bc_total;
+    st->n_built = n;
+
+    /* 7. slabs: one per cell layer along the major axis */
+    const uint32_t layer = (uint32_t)g->dims[1] * (uint32_t)g->dims[2];
+    st->nslabs = (uint32_t)g->dims[0];
+    for (uint32_t s = 0; s < st->nslabs; s++)
+        st->slab_start[s] = g->cell_start[s * layer];
+    st->slab_start[st->nslabs] = n;
+
+    /* 8. displacement references */
+    memcpy(st->x_ref, st->x, sizeof(gr_vec3) * n);
+    for (uint32_t a = 0; a < bodies->count; a++) {
+        uint32_t bs = bodies->active[a];
+        const gr_body_data *b = &bodies->data[bs];
+        st->body_bound[bs] = 0;
+        double reach = gr_body_bound_radius(b);
+        if (!isfinite(reach)) {
+            reach = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                double d = v3_len(v3_sub(st->x[i], b->position));
+                if (d > reach)
+                    reach = d;
+            }
+        }
+        st->body_reach[bs] = reach + skin;
+    }
+    st->skin = skin;
+    st->r_max = r_max;
+    st->need_rebuild = false;
+    st->bodies_revision = bodies->revision;
+    st->rebuilds++;
+    return GR_OK;
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/* DEM snapshot section: the complete solver state (grains in their current order, neighbour
+ * lists with contact history, slabs), so that stepping a loaded world is bit-identical.
+ * Loading validates every index it will later follow: a crafted file cannot cause a crash. */
+#include <math.h>
+
+#include "../core/stream.h"
+#include "dem_internal.h"
+
+#define DEM_SECTION_TAG 0x4d454431u /* "1DEM" */
+
+static void put_v3s(gr_stream_writer *w, const gr_vec3 *v, uint32_t n) { gr_writer_f64s(w, (const double *)v, (size_t)n * 3); }
+static void get_v3s(gr_stream_reader *r, gr_vec3 *v, uint32_t n) { gr_reader_f64s(r, (double *)v, (size_t)n * 3); }
+
+gr_status dem_save(const void *state, gr_stream_writer *w)
+{
+    const dem_state *st = (const dem_state *)state;
+    const bool roll = st->law.rolling == GR_ROLLING_EPSD;
+    const uint32_t n = st->n, nb = st->n_built;
+    gr_writer_u32(w, DEM_SECTION_TAG);
+    gr_writer_u32(w, n);
+    gr_writer_u32(w, nb);
+    gr_writer_u32(w, st->n_dead);
+    put_v3s(w, st->x, n);
+    put_v3s(w, st->v, n);
+    put_v3s(w, st->w, n);
+    put_v3s(w, st->f, n);
+    put_v3s(w, st->t, n);
+    put_v3s(w, st->x_ref, n);
+    gr_writer_f64s(w, (const double *)st->q, (size_t)n * 4);
+    gr_writer_f64s(w, st->r, n);
+    gr_writer_f64s(w, st->m, n);
+    gr_writer_f64s(w, st->inv_m, n);
+    gr_writer_f64s(w, st->inv_i, n);
+    gr_writer_u32s(w, st->mat, n);
+    gr_writer_u32s(w, st->slot, n);
+    /* lists exist only once built */
+    const bool built = st->rebuilds > 0;
+    gr_writer_u32(w, built ? 1u : 0u);
+    if (built) {
+        gr_writer_u32(w, st->nb_count);
+        gr_writer_u32s(w, st->nb_start, (size_t)nb + 1);
+        gr_writer_u32s(w, st->nb_j, st->nb_count);
+        put_v3s(w, st->nb_hist, st->nb_count);
+        if (roll)
+            put_v3s(w, st->nb_roll, st->nb_count);
+        gr_writer_u32(w, st->bc_count);
+        gr_writer_u32s(w, st->bc_start, (size_t)nb + 1);
+        gr_writer_u32s(w, st->bc_id, st->bc_count);
+        put_v3s(w, st->bc_hist, st->bc_count);
+        if (roll)
+            put_v3s(w, st->bc_roll, st->bc_count);
+        gr_writer_u32(w, st->nslabs);
+        gr_writer_u32s(w, st->slab_start, (size_t)st->nslabs + 1);
+        gr_writer_u32(w, st->body_slots);
+        gr_writer_f64s(w, st->body_bound, st->body_slots);
+        gr_writer_f64s(w, st->body_reach, st->body_slots);
+    }
+    gr_writer_u32(w, st->mat_rmin_cap);
+    gr_writer_f64s(w, st->mat_rmin, st->mat_rmin_cap);
+    gr_writer_f64(w, st->skin);
+    gr_writer_f64(w, st->r_max);
+    gr_writer_u32(w, (st->need_rebuild ? 1u : 0u) | (st->forces_stale ? 2u : 0u));
+    gr_writer_u32(w, st->bodies_revision);
+    gr_writer_u64(w, st->rebuilds);
+    gr_writer_u64(w, st->contacts);
+    gr_writer_u64(w, st->body_contacts);
+    gr_writer_u32(w, st->unstable_count);
+    return GR_OK;
+}
+
+#define LOAD_CHECK(cond)                \
+    do {                                \
+        if (!(cond) || r->bad)          \
+            return GR_ERROR_CORRUPT_DATA; \
+    } while (0)
+
+static bool fits(const gr_stream_reader *r, uint64_t count, uint64_t elem)
+{
+    return count <= gr_reader_left(r) / elem;
+}
+
+static bool reserve_lists(dem_state *st, uint32_t nb_count, uint32_t bc_count)
+{
+    const bool roll = st->law.rolling == GR_ROLLING_EPSD;
+    uint32_t nbc = GR_MAX(nb_count, 1u), bcc = GR_MAX(bc_count, 1u);
+    gr_array_ref a[3] = {{(void **)&st->nb_j, sizeof(uint32_t)},
+                         {(void **)&st->nb_hist, sizeof(gr_vec3)},
+                         {(void **)&st->nb_roll, sizeof(gr_vec3)}};
+    if (!gr_mem_grow_arrays(st->mem, a, roll ? 3 : 2, st->nb_cap, nbc, 0))
+        return false;
+    st->nb_cap = nbc;
+    gr_array_ref b[3] = {{(void **)&st->bc_id, sizeof(uint32_t)},
+                         {(void **)&st->bc_hist, sizeof(gr_vec3)},
+                         {(void **)&st->bc_roll, sizeof(gr_vec3)}};
+    if (!gr_mem_grow_arrays(st->mem, b, roll ? 3 : 2, st->bc_cap, bcc, 0))
+        return false;
+    st->bc_cap = bcc;
+    return true;
+}
+
+/* Load into a fresh state created for the snapshot's world (bodies, materials and the grain
+ * table already restored and validated by the caller). */
+gr_status dem_load(void *state, gr_stream_reader *r)
+{
+    dem_state *st = (dem_state *)state;
+    const gr_world *world = st->world;
+    const bool roll = st->law.rolling == GR_ROLLING_EPSD;
+    LOAD_CHECK(gr_reader_u32(r) == DEM_SECTION_TAG);
+    const uint32_t n = gr_reader_u32(r), nb = gr_reader_u32(r), n_dead = gr_reader_u32(r);
+    LOAD_CHECK(n <= GR_MAX_GRAINS && nb <= n && n_dead <= n && fits(r, n, 8 * 23));
+    LOAD_CHECK(n - n_dead == world->grains.count);
+    if (dem_reserve_particles(st, GR_MAX(n, 1u)) != GR_OK)
+        return GR_ERROR_OUT_OF_MEMORY;
+    get_v3s(r, st->x, n);
+    get_v3s(r, st->v, n);
+    get_v3s(r, st->w, n);
+    get_v3s(r, st->f, n);
+    get_v3s(r, st->t, n);
+    get_v3s(r, st->x_ref, n);
+    gr_reader_f64s(r, (double *)st->q, (size_t)n * 4);
+    gr_reader_f64s(r, st->r, n);
+    gr_reader_f64s(r, st->m, n);
+    gr_reader_f64s(r, st->inv_m, n);
+    gr_reader_f64s(r, st->inv_i, n);
+    gr_reader_u32s(r, st->mat, n);
+    gr_reader_u32s(r, st->slot, n);
+    LOAD_CHECK(true);
+    st->n = n;
+    st->n_dead = n_dead;
+    st->n_built = nb;
+    /* every live grain maps to a distinct live slot; record it in the grain table */
+    const gr_grain_table *t = &world->grains;
+    uint32_t dead = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        LOAD_CHECK(st->mat[i] < world->materials.count);
+        LOAD_CHECK(st->r[i] > 0 && isfinite(st->r[i]) && st->m[i] > 0 && isfinite(st->inv_m[i]));
+        if (st->slot[i] == GR_INVALID_INDEX) {
+            dead++;
+            continue;
+        }
+        LOAD_CHECK(st->slot[i] < t->slot_count && t->alive[st->slot[i]] && t->dense[st->slot[i]] == GR_INVALID_INDEX);
+        t->dense[st->slot[i]] = i;
+    }
+    LOAD_CHECK(dead == n_dead);
+
+    const uint32_t built = gr_reader_u32(r);
+    LOAD_CHECK(built <= 1);
+    if (built) {
+        const uint32_t nbc = gr_reader_u32(r);
+        LOAD_CHECK(fits(r, (uint64_t)nb + 1, 4) && fits(r, nbc, 28));
+        gr_reader_u32s(r, st->nb_start, (size_t)nb + 1);
+        if (!reserve_lists(st, nbc, 0))
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_reader_u32s(r, st->nb_j, nbc);
+        get_v3s(r, st->nb_hist, nbc);
+        if (roll)
+            get_v3s(r, st->nb_roll, nbc);
+        const uint32_t bcc = gr_reader_u32(r);
+        LOAD_CHECK(fits(r, (uint64_t)nb + 1, 4) && fits(r, bcc, 28));
+        gr_reader_u32s(r, st->bc_start, (size_t)nb + 1);
+        if (!reserve_lists(st, nbc, bcc))
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_reader_u32s(r, st->bc_id, bcc);
+        get_v3s(r, st->bc_hist, bcc);
+        if (roll)
+            get_v3s(r, st->bc_roll, bcc);
+        st->nb_count = nbc;
+        st->bc_count = bcc;
+        LOAD_CHECK(st->nb_start[0] == 0 && st->nb_start[nb] == nbc && st->bc_start[0] == 0 && st->bc_start[nb] == bcc);
+        for (uint32_t i = 0; i < nb; i++) {
+            LOAD_CHECK(st->nb_start[i] <= st->nb_start[i + 1] && st->bc_start[i] <= st->bc_start[i + 1]);
+            for (uint32_t e = st->bc_start[i]; e < st->bc_start[i + 1]; e++) {
+                uint32_t bs = st->bc_id[e] >> 3, f = st->bc_id[e] & 7u;
+                LOAD_CHECK(bs < world->bodies.slot_count && world->bodies.alive[bs] && f < 6);
+            }
+        }
+        const uint32_t nslabs = gr_reader_u32(r);
+        LOAD_CHECK(nslabs >= 1 && fits(r, (uint64_t)nslabs + 1, 4));
+        const uint32_t bslots = world->bodies.slot_count;
+        /* slab arrays sized like a rebuild would */
+        if (!dem_reserve_slabs(st, nslabs, bslots))
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_reader_u32s(r, st->slab_start, (size_t)nslabs + 1);
+        st->nslabs = nslabs;
+        LOAD_CHECK(st->slab_start[0] == 0 && st->slab_start[nslabs] == nb);
+        for (uint32_t s = 0; s < nslabs; s++)
+            LOAD_CHECK(st->slab_start[s] <= st->slab_start[s + 1]);
+        /* the colouring invariant: partners of a slab's grains lie in that slab or the next */
+        for (uint32_t s = 0; s < nslabs; s++)
+            for (uint32_t i = st->slab_start[s]; i < st->slab_start[s + 1]; i++)
+                for (uint32_t e = st->nb_start[i]; e < st->nb_start[i + 1]; e++) {
+                    uint32_t j = st->nb_j[e];
+                    LOAD_CHECK(j > i && j < nb);
+                    LOAD_CHECK(j < st->slab_start[GR_MIN(s + 2, nslabs)]);
+                }
+        const uint32_t saved_slots = gr_reader_u32(r);
+        LOAD_CHECK(saved_slots <= st->body_slots && fits(r, saved_slots, 16));
+        gr_reader_f64s(r, st->body_bound, saved_slots);
+        gr_reader_f64s(r, st->body_reach, saved_slots);
+        st->rebuilds = 1; /* marks lists as built; the real count follows */
+    }
+    const uint32_t mcap = gr_reader_u32(r);
+    LOAD_CHECK(mcap <= GR_MAX_MATERIALS && fits(r, mcap, 8));
+    if (mcap > st->mat_rmin_cap) {
+        double *a = (double *)gr_mem_alloc(st->mem, sizeof(double) * mcap);
+        if (!a)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_mem_free(st->mem, st->mat_rmin, sizeof(double) * st->mat_rmin_cap);
+        st->mat_rmin = a;
+        st->mat_rmin_cap = mcap;
+    }
+    gr_reader_f64s(r, st->mat_rmin, mcap);
+    st->skin = gr_reader_f64(r);
+    st->r_max = gr_reader_f64(r);
+    const uint32_t flags = gr_reader_u32(r);
+    st->need_rebuild = (flags & 1u) != 0;
+    st->forces_stale = (flags & 2u) != 0;
+    st->bodies_revision = gr_reader_u32(r);
+    st->rebuilds = gr_reader_u64(r);
+    st->contacts = gr_reader_u64(r);
+    st->body_contacts = gr_reader_u64(r);
+    st->unstable_count = gr_reader_u32(r);
+    LOAD_CHECK(isfinite(st->skin) && st->skin >= 0);
+    if (built == 0)
+        st->need_rebuild = true;
+    return GR_OK;
+}

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/* DEM solver: lifetime, grains in and out, field access, and its function table. */
+#include <math.h>
+
+#include "../geom/vec3.h"
+#include "dem_internal.h"
+
+static gr_status dem_create(gr_world *world, void **out)
+{
+    dem_state *st = (dem_state *)gr_mem_calloc(&world->mem, sizeof(dem_state));
+    if (!st)
+        return GR_ERROR_OUT_OF_MEMORY;
+    st->world = world;
+    st->mem = &world->mem;
+    dem_law_init(&st->law, &world->dem);
+    gr_cell_grid_init(&st->grid);
+    st->need_rebuild = true;
+    st->forces_stale = true;
+    st->unstable_slot = GR_INVALID_INDEX;
+    *out = st;
+    return GR_OK;
+}
+
+static void dem_destroy(void *state)
+{
+    dem_state *st = (dem_state *)state;
+    if (!st)
+        return;
+    gr_mem *mem = st->mem;
+    dem_free_particles(st);
+    dem_free_lists(st);
+    dem_free_slabs(st);
+    dem_free_blocks(st);
+    gr_cell_grid_free(&st->grid, mem);
+    gr_mem_free(mem, st->pairs, sizeof(dem_pair_params) * st->pair_dim * st->pair_dim);
+    gr_mem_free(mem, st->mat_rmin, sizeof(double) * st->mat_rmin_cap);
+    gr_mem_free(mem, st, sizeof(dem_state));
+}
+
+static gr_status reserve_materials(dem_state *st, uint32_t count)
+{
+    if (count <= st->mat_rmin_cap)
+        return GR_OK;
+    uint32_t cap = GR_MAX(count, 8u);
+    double *a = (double *)gr_mem_alloc(st->mem, sizeof(double) * cap);
+    if (!a)
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < cap; k++)
+        a[k] = k < st->mat_rmin_cap ? st->mat_rmin[k] : INFINITY;
+    gr_mem_free(st->mem, st->mat_rmin, sizeof(double) * st->mat_rmin_cap);
+    st->mat_rmin = a;
+    st->mat_rmin_cap = cap;
+    return GR_OK;
+}
+
+static gr_status dem_reserve(void *state, uint32_t more)
+{
+    dem_state *st = (dem_state *)state;
+    uint64_t need = (uint64_t)st->n + more;
+    if (need > GR_MAX_GRAINS)
+        return GR_ERROR_TOO_MANY;
+    gr_status s = reserve_materials(st, st->world->materials.count);
+    if (s != GR_OK)
+        return s;
+    return dem_reserve_particles(st, (uint32_t)need);
+}
+
+static void dem_add_grains(void *state, const gr_grain_init *g, uint32_t count)
+{
+    dem_state *st = (dem_state *)state;
+    const gr_materials *mats = &st->world->materials;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = st->n++;
+        const double rho = mats->defs[g[k].material].density;
+        const double r = g[k].radius;
+        const double m = rho * 4.0 / 3.0 * GR_PI * r * r * r;
+        st->x[i] = g[k].position;
+        st->x_ref[i] = g[k].position;
+        st->v[i] = g[k].velocity;
+        st->w[i] = g[k].angular_velocity;
+        st->q[i] = g[k].orientation;
+        st->f[i] = v3(0, 0, 0);
+        st->t[i] = v3(0, 0, 0);
+        st->r[i] = r;
+        st->m[i] = m;
+        st->inv_m[i] = 1.0 / m;
+        st->inv_i[i] = 1.0 / (0.4 * m * r * r);
+        st->mat[i] = g[k].material;
+        st->slot[i] = g[k].slot;
+        st->world->grains.dense[g[k].slot] = i;
+        if (r < st->mat_rmin[g[k].material])
+            st->mat_rmin[g[k].material] = r;
+    }
+    st->need_rebuild = true;
+    st->forces_stale = true;
+}
+
+static void dem_remove_grains(void *state, const uint32_t *dense, uint32_t count)
+{
+    dem_state *st = (dem_state *)state;
+    for (uint32_t k = 0; k < count; k++) {
+        st->slot[dense[k]] = GR_INVALID_INDEX;
+        st->n_dead++;
+    }
+    st->need_rebuild = true;
+    st->forces_stale = true;
+}
+
+static void dem_read_field(const void *state, gr_field field, const uint32_t *dense, uint32_t count, double *out)
+{
+    const dem_state *st = (const dem_state *)state;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = dense[k];
+        double *o = out + 4 * (size_t)k;
+        gr_vec3 a = {0, 0, 0};
+        switch (field) {
+        case GR_FIELD_POSITION: a = st->x[i]; break;
+        case GR_FIELD_VELOCITY: a = st->v[i]; break;
+        case GR_FIELD_ANGULAR_VELOCITY: a = st->w[i]; break;
+        case GR_FIELD_FORCE: a = st->f[i]; break;
+        case GR_FIELD_ORIENTATION:
+            o[0] = st->q[i].x; o[1] = st->q[i].y; o[2] = st->q[i].z; o[3] = st->q[i].w;
+            continue;
+        case GR_FIELD_RADIUS: o[0] = st->r[i]; continue;
+        case GR_FIELD_MASS: o[0] = st->m[i]; continue;
+        case GR_FIELD_MATERIAL: o[0] = (double)st->mat[i]; continue;
+        default: continue;
+        }
+        o[0] = a.x; o[1] = a.y; o[2] = a.z;
+    }
+}
+
+static void dem_write_field(void *state, gr_field field, const uint32_t *dense, uint32_t count, const double *in)
+{
+    dem_state *st = (dem_state *)state;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = dense[k];
+        const double *p = in + 4 * (size_t)k;
+        switch (field) {
+        case GR_FIELD_POSITION: st->x[i] = v3(p[0], p[1], p[2]); st->need_rebuild = true; break;
+        case GR_FIELD_VELOCITY: st->v[i] = v3(p[0], p[1], p[2]); break;
+        case GR_FIELD_ANGULAR_VELOCITY: st->w[i] = v3(p[0], p[1], p[2]); break;
+        case GR_FIELD_ORIENTATION: { gr_quat q = {p[0], p[1], p[2], p[3]}; st->q[i] = q; break; }
+        default: break;
+        }
+    }
+    st->forces_stale = true;
+}
+
+static uint32_t dem_render_point_count(const void *state)
+{
+    const dem_state *st = (const dem_state *)state;
+    return st->world->grains.count;
+}
+
+static void dem_read_render_points(const void *state, uint32_t first, uint32_t count, double *out)
+{
+    const dem_state *st = (const dem_state *)state;
+    const gr_grain_table *t = &st->world->grains;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = t->dense[t->list[first + k]];
+        out[4 * (size_t)k + 0] = st->x[i].x;
+        out[4 * (size_t)k + 1] = st->x[i].y;
+        out[4 * (size_t)k + 2] = st->x[i].z;
+        out[4 * (size_t)k + 3] = st->r[i];
+    }
+}
+
+static void dem_contact_counts(const void *state, uint64_t *pairs, uint64_t *body_pairs, uint64_t *rebuilds)
+{
+    const dem_state *st = (const dem_state *)state;
+    *pairs = st->contacts;
+    *body_pairs = st->body_contacts;
+    *rebuilds = st->rebuilds;
+}
+
+static void dem_invalidate(void *state)
+{
+    dem_state *st = (dem_state *)state;
+    st->need_rebuild = true;
+    st->forces_stale = true;
+}
+
+const gr_solver_vtable gr_dem_solver = {
+    GR_SOLVER_DEM,
+    "dem",
+    dem_create,
+    dem_destroy,
+    dem_reserve,
+    dem_add_grains,
+    dem_remove_grains,
+    dem_step,
+    dem_stable_substep,
+    dem_read_field,
+    dem_write_field,
+    dem_render_point_count,
+    dem_read_render_points,
+    dem_contact_counts,
+    dem_save,
+    dem_load,
+    dem_invalidate,
+};

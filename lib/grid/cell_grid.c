@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+#include "cell_grid.h"
+
+#include <math.h>
+
+void gr_cell_grid_init(gr_cell_grid *g) { memset(g, 0, sizeof *g); }
+
+void gr_cell_grid_free(gr_cell_grid *g, gr_mem *mem)
+{
+    gr_mem_free(mem, g->cell_start, sizeof(uint32_t) * ((size_t)g->cap_cells + 1));
+    gr_mem_free(mem, g->order, sizeof(uint32_t) * g->cap_points);
+    gr_mem_free(mem, g->cell_of, sizeof(uint32_t) * g->cap_points);
+    gr_cell_grid_init(g);
+}
+
+static double axis_of(gr_vec3 p, int a) { return a == 0 ? p.x : (a == 1 ? p.y : p.z); }
+
+void gr_cell_grid_coords(const gr_cell_grid *g, gr_vec3 p, int32_t c[3])
+{
+    gr_vec3 d = {p.x - g->origin.x, p.y - g->origin.y, p.z - g->origin.z};
+    for (int k = 0; k < 3; k++) {
+        double t = floor(axis_of(d, g->axis[k]) * g->inv_cell);
+        int32_t i = !(t >= 0) ? 0 : (t >= (double)g->dims[k] ? g->dims[k] - 1 : (int32_t)t);
+        c[k] = i;
+    }
+}
+
+bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
+                        double cell_size, uint32_t max_cells)
+{
+    gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < n; i++) {
+        const double *p = pos + (size_t)i * stride;
+        lo.x = p[0] < lo.x ? p[0] : lo.x; hi.x = p[0] > hi.x ? p[0] : hi.x;
+        lo.y = p[1] < lo.y ? p[1] : lo.y; hi.y = p[1] > hi.y ? p[1] : hi.y;
+        lo.z = p[2] < lo.z ? p[2] : lo.z; hi.z = p[2] > hi.z ? p[2] : hi.z;
+    }
+    if (n == 0) {
+        lo = (gr_vec3){0, 0, 0};
+        hi = lo;
+    }
+    if (max_cells < 1)
+        max_cells = 1;
+    double ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    double cell = cell_size > 0 ? cell_size : 1.0;
+    double dims_d[3];
+    for (;;) {
+        double total = 1;
+        for (int a = 0; a < 3; a++) {
+            dims_d[a] = floor(ext[a] / cell) + 1;
+            total *= dims_d[a];
+        }
+        if (total <= (double)max_cells)
+            break;
+        cell *= fmax(1.01, cbrt(total / (double)max_cells));
+    }
+    /* Longest axis first (most slabs for parallel work), then the others by extent. */
+    int axis[3] = {0, 1, 2};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (dims_d[axis[j]] > dims_d[axis[i]]) { int t = axis[i]; axis[i] = axis[j]; axis[j] = t; }
+    uint32_t ncells = (uint32_t)(dims_d[0] * dims_d[1] * dims_d[2]);
+
+    if (ncells > g->cap_cells) {
+        uint32_t cap = gr_grow_capacity(g->cap_cells, ncells);
+        uint32_t *cs = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * ((size_t)cap + 1));
+        if (!cs)
+            return false;
+        gr_mem_free(mem, g->cell_start, sizeof(uint32_t) * ((size_t)g->cap_cells + 1));
+        g->cell_start = cs;
+        g->cap_cells = cap;
+    }
+    if (n > g->cap_points) {
+        uint32_t cap = gr_grow_capacity(g->cap_points, n);
+        gr_array_ref arrays[2] = {{(void **)&g->order, sizeof(uint32_t)}, {(void **)&g->cell_of, sizeof(uint32_t)}};
+        if (!gr_mem_grow_arrays(mem, arrays, 2, g->cap_points, cap, 0))
+            return false;
+        g->cap_points = cap;
+    }
+    g->origin = lo;
+    g->cell = cell;
+    g->inv_cell = 1.0 / cell;
+    for (int k = 0; k < 3; k++) {
+        g->axis[k] = axis[k];
+        g->dims[k] = (int32_t)dims_d[axis[k]];
+    }
+    g->ncells = ncells;
+    g->n = n;
+
+    uint32_t *count = g->cell_start;
+    memset(count, 0, sizeof(uint32_t) * ((size_t)ncells + 1));
+    for (uint32_t i = 0; i < n; i++) {
+        const double *p = pos + (size_t)i * stride;
+        int32_t c[3];
+        gr_cell_grid_coords(g, (gr_vec3){p[0], p[1], p[2]}, c);
+        uint32_t idx = gr_cell_grid_index(g, c);
+        g->cell_of[i] = idx;
+        count[idx + 1]++;
+    }
+    for (uint32_t c = 0; c < ncells; c++)
+        count[c + 1] += count[c];
+    /* Scatter using cell_start as a running cursor, then shift it back. */
+    for (uint32_t i = 0; i < n; i++)
+        g->order[count[g->cell_of[i]]++] = i;
+    for (uint32_t c = ncells; c > 0; c--)
+        count[c] = count[c - 1];
+    count[0] = 0;
+    return true;
+}

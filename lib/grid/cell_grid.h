@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Uniform cell grid over the points' bounding box, built by a counting sort (O(N + cells),
+ * stable, so the order is deterministic). Linear cell index c = (i0 * d1 + i1) * d2 + i2 where
+ * axis[0] is the longest axis (slabs of cells along it are the units of parallel work) and
+ * axis[2] the fastest: the 3 cells (i0, i1, i2-1..i2+1) are one contiguous run of points. */
+#ifndef GR_GRID_CELL_GRID_H
+#define GR_GRID_CELL_GRID_H
+
+#include "../core/alloc.h"
+
+typedef struct gr_cell_grid {
+    gr_vec3 origin;      ///< min corner of the bounding box
+    double cell;         ///< cell edge [m], >= the requested size
+    double inv_cell;
+    int32_t dims[3];     ///< cells along axis[0], axis[1], axis[2]
+    int axis[3];         ///< world axes in major..minor order
+    uint32_t ncells;
+    uint32_t n;          ///< points in the last build
+    uint32_t *cell_start;  ///< [ncells + 1]: sorted points of cell c are [cell_start[c], cell_start[c+1])
+    uint32_t *order;       ///< [n]: sorted position -> input index
+    uint32_t *cell_of;     ///< [n]: input index -> cell
+    uint32_t cap_cells;
+    uint32_t cap_points;
+} gr_cell_grid;
+
+void gr_cell_grid_init(gr_cell_grid *g);
+void gr_cell_grid_free(gr_cell_grid *g, gr_mem *mem);
+/// Build over n points (pos[i * stride] is point i's x, then y, z, in doubles). Cells are at
+/// least `cell_size`; if that would need more than `max_cells` cells the cells are enlarged.
+/// Allocates (grows) only; on failure the grid is unchanged and false is returned.
+bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
+                        double cell_size, uint32_t max_cells);
+/// Cell coordinates (major, mid, minor order) of a point, clamped into the grid.
+void gr_cell_grid_coords(const gr_cell_grid *g, gr_vec3 p, int32_t c[3]);
+static inline uint32_t gr_cell_grid_index(const gr_cell_grid *g, const int32_t c[3])
+{
+    return ((uint32_t)c[0] * (uint32_t)g->dims[1] + (uint32_t)c[1]) * (uint32_t)g->dims[2] + (uint32_t)c[2];
+}
+
+#endif /* GR_GRID_CELL_GRID_H */
