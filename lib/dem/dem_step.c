@@ -178,8 +178,11 @@ static void force_slab(dem_state *st, uint32_t s, double h)
             dem_contact_in c;
             c.n = v3_scale(d, inv);
             c.delta = rsum - dist;
+            /* lever arms to the contact point (mid-overlap): they sum to the centre distance,
+             * so the pair's torques conserve angular momentum exactly */
+            const double ai = ri - 0.5 * c.delta, aj = rj - 0.5 * c.delta;
             const gr_vec3 vj = v[j], wj = w[j];
-            const gr_vec3 rw = v3_add(v3_scale(wi, ri), v3_scale(wj, rj));
+            const gr_vec3 rw = v3_add(v3_scale(wi, ai), v3_scale(wj, aj));
             c.vrel = v3_sub(v3_sub(vi, vj), v3_cross(rw, c.n));
             c.reff = ri * rj / rsum;
             const double mj = m[j];
@@ -196,8 +199,8 @@ static void force_slab(dem_state *st, uint32_t s, double h)
             dem_contact(law, prow + mat[j], &c, &hist[e], has_roll_hist ? &roll[e] : &dummy_roll, &o);
             fi = v3_add(fi, o.f);
             f[j] = v3_sub(f[j], o.f);
-            ti = v3_sub(ti, v3_add(v3_scale(o.nxft, ri), o.mroll));
-            t[j] = v3_add(t[j], v3_sub(o.mroll, v3_scale(o.nxft, rj)));
+            ti = v3_sub(ti, v3_add(v3_scale(o.nxft, ai), o.mroll));
+            t[j] = v3_add(t[j], v3_sub(o.mroll, v3_scale(o.nxft, aj)));
             contacts++;
         }
 
@@ -218,7 +221,9 @@ static void force_slab(dem_state *st, uint32_t s, double h)
             dem_contact_in c;
             c.n = n;
             c.delta = delta;
-            c.vrel = v3_sub(v3_sub(vi, gr_body_point_velocity(b, pc)), v3_cross(v3_scale(wi, ri), n));
+            const double ai = ri - 0.5 * delta; /* grain's lever arm to the contact point */
+            pc = v3_madd(pc, n, 0.5 * delta);   /* contact point: mid-overlap */
+            c.vrel = v3_sub(v3_sub(vi, gr_body_point_velocity(b, pc)), v3_cross(v3_scale(wi, ai), n));
             c.reff = ri;
             c.meff = mi;
             c.h = h;
@@ -227,7 +232,7 @@ static void force_slab(dem_state *st, uint32_t s, double h)
             dem_contact_out o;
             dem_contact(law, prow + b->material, &c, &st->bc_hist[e], st->bc_roll ? &st->bc_roll[e] : &dummy_roll, &o);
             fi = v3_add(fi, o.f);
-            ti = v3_sub(ti, v3_add(v3_scale(o.nxft, ri), o.mroll));
+            ti = v3_sub(ti, v3_add(v3_scale(o.nxft, ai), o.mroll));
             /* reaction on the body, torque about its position */
             double *sb = slab_body + (size_t)bs * 6;
             gr_vec3 tb = v3_add(v3_cross(v3_sub(pc, b->position), v3_neg(o.f)), o.mroll);

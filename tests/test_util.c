@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *tu_alloc_fn(size_t size, size_t align, void *user)
+{
+    tu_alloc *a = (tu_alloc *)user;
+    long long k = a->calls++;
+    if (a->fail_at >= 0 && (a->fail_once ? k == a->fail_at : k >= a->fail_at)) {
+        a->failures++;
+        return NULL;
+    }
+    size_t rounded = (size + align - 1) / align * align;
+    void *p = aligned_alloc(align, rounded);
+    if (p) {
+        a->live++;
+        a->live_bytes += (long long)size;
+    }
+    return p;
+}
+
+static void tu_free_fn(void *ptr, size_t size, void *user)
+{
+    tu_alloc *a = (tu_alloc *)user;
+    if (!ptr)
+        return;
+    a->live--;
+    a->live_bytes -= (long long)size;
+    free(ptr);
+}
+
+void tu_alloc_init(tu_alloc *a)
+{
+    memset(a, 0, sizeof *a);
+    a->fail_at = -1;
+}
+
+gr_allocator tu_allocator(tu_alloc *a)
+{
+    gr_allocator g;
+    g.alloc = tu_alloc_fn;
+    g.free = tu_free_fn;
+    g.user = a;
+    return g;
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t tu_state_hash(const gr_world *w, const gr_body *bodies, int nbodies)
+{
+    uint64_t h = 1469598103934665603ull;
+    uint32_t n = gr_world_get_grain_count(w);
+    h = fnv(h, &n, sizeof n);
+    double t = gr_world_get_time(w);
+    h = fnv(h, &t, sizeof t);
+    static const gr_field fields[] = {GR_FIELD_POSITION, GR_FIELD_VELOCITY, GR_FIELD_ANGULAR_VELOCITY,
+                                      GR_FIELD_ORIENTATION, GR_FIELD_RADIUS, GR_FIELD_MASS};
+    static const int width[] = {3, 3, 3, 4, 1, 1};
+    double *buf = (double *)malloc(sizeof(double) * 4 * (n ? n : 1));
+    for (int f = 0; f < 6; f++) {
+        if (gr_read_grains(w, fields[f], GR_TYPE_F64, 0, n, buf, 0) != GR_OK)
+            return 0;
+        h = fnv(h, buf, sizeof(double) * (size_t)width[f] * n);
+    }
+    uint64_t *ids = (uint64_t *)buf;
+    gr_read_grains(w, GR_FIELD_HANDLE, GR_TYPE_U64, 0, n, ids, 0);
+    h = fnv(h, ids, sizeof(uint64_t) * n);
+    free(buf);
+    for (int b = 0; b < nbodies; b++) {
+        gr_vec3 p;
+        gr_quat q;
+        if (gr_body_get_pose(w, bodies[b], &p, &q) == GR_OK) {
+            h = fnv(h, &p, sizeof p);
+            h = fnv(h, &q, sizeof q);
+        }
+    }
+    return h;
+}
+
+void tu_stream_init(tu_stream *s)
+{
+    memset(s, 0, sizeof *s);
+    s->fail_after = (size_t)-1;
+}
+
+void tu_stream_free(tu_stream *s)
+{
+    free(s->data);
+    memset(s, 0, sizeof *s);
+}
+
+size_t tu_stream_write(void *user, const void *data, size_t size)
+{
+    tu_stream *s = (tu_stream *)user;
+    if (s->size + size > s->fail_after)
+        return 0;
+    if (s->size + size > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4096;
+        while (cap < s->size + size)
+            cap *= 2;
+        unsigned char *d = (unsigned char *)realloc(s->data, cap);
+        if (!d)
+            return 0;
+        s->data = d;
+        s->cap = cap;
+    }
+    memcpy(s->data + s->size, data, size);
+    s->size += size;
+    return size;
+}
+
+size_t tu_stream_read(void *user, void *data, size_t size)
+{
+    tu_stream *s = (tu_stream *)user;
+    size_t n = s->size - s->pos < size ? s->size - s->pos : size;
+    memcpy(data, s->data + s->pos, n);
+    s->pos += n;
+    return n;
+}
+
+gr_status tu_world(gr_world **out, unsigned workers, const gr_allocator *alloc)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.worker_count = workers;
+    if (alloc)
+        def.allocator = *alloc;
+    return gr_world_create(&def, out);
+}
+
+gr_status tu_pile(gr_world *w, double half, double r, unsigned n_max, gr_body *box)
+{
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_CONTAINER;
+    bd.open_faces = GR_FACE_POS_Y;
+    bd.half_extents = (gr_vec3){half, 2 * half, half};
+    bd.position = (gr_vec3){0, 2 * half, 0};
+    gr_status s = gr_add_body(w, &bd, box);
+    if (s != GR_OK)
+        return s;
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = (gr_vec3){-half, 0, -half};
+    fd.max = (gr_vec3){half, 4 * half, half};
+    fd.radius = r;
+    fd.max_count = n_max;
+    fd.seed = 7;
+    return gr_fill_box(w, &fd, NULL, NULL, 0);
+}
+
+double tu_kinetic_energy(const gr_world *w)
+{
+    uint32_t n = gr_world_get_grain_count(w);
+    double *v = (double *)malloc(sizeof(double) * 3 * (n ? n : 1));
+    double *o = (double *)malloc(sizeof(double) * 3 * (n ? n : 1));
+    double *m = (double *)malloc(sizeof(double) * (n ? n : 1));
+    double *r = (double *)malloc(sizeof(double) * (n ? n : 1));
+    gr_read_grains(w, GR_FIELD_VELOCITY, GR_TYPE_F64, 0, n, v, 0);
+    gr_read_grains(w, GR_FIELD_ANGULAR_VELOCITY, GR_TYPE_F64, 0, n, o, 0);
+    gr_read_grains(w, GR_FIELD_MASS, GR_TYPE_F64, 0, n, m, 0);
+    gr_read_grains(w, GR_FIELD_RADIUS, GR_TYPE_F64, 0, n, r, 0);
+    double e = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double v2 = v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2];
+        double w2 = o[3 * i] * o[3 * i] + o[3 * i + 1] * o[3 * i + 1] + o[3 * i + 2] * o[3 * i + 2];
+        e += 0.5 * m[i] * v2 + 0.5 * 0.4 * m[i] * r[i] * r[i] * w2;
+    }
+    free(v);
+    free(o);
+    free(m);
+    free(r);
+    return e;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the tests: a counting/failing allocator, state hashes, memory streams, scenes. */
+#ifndef GR_TEST_UTIL_H
+#define GR_TEST_UTIL_H
+
+#include <granular/granular.h>
+
+/// Counting allocator; the allocation number `fail_at` (0-based) and all later ones fail
+/// when fail_at >= 0 (sticky), or only that one when `fail_once` is set.
+typedef struct tu_alloc {
+    long long fail_at;
+    int fail_once;
+    long long calls;
+    long long live;
+    long long live_bytes;
+    long long failures;
+} tu_alloc;
+
+void tu_alloc_init(tu_alloc *a);
+gr_allocator tu_allocator(tu_alloc *a);
+
+/// FNV-1a 64 hash of the whole observable state: every grain field in bulk order, time,
+/// counts, and the poses of the given bodies.
+uint64_t tu_state_hash(const gr_world *w, const gr_body *bodies, int nbodies);
+
+/// Growable in-memory byte stream for snapshots.
+typedef struct tu_stream {
+    unsigned char *data;
+    size_t size, cap, pos;
+    size_t fail_after; ///< writes fail once size would exceed this (SIZE_MAX: never)
+} tu_stream;
+
+void tu_stream_init(tu_stream *s);
+void tu_stream_free(tu_stream *s);
+size_t tu_stream_write(void *user, const void *data, size_t size);
+size_t tu_stream_read(void *user, void *data, size_t size);
+
+/// A world with the given worker count (and optional allocator), Y-up gravity.
+gr_status tu_world(gr_world **out, unsigned workers, const gr_allocator *alloc);
+/// A small pile scene: a container of half extents `half` centred above the origin (floor at
+/// y = 0, open top) with `nx*ny*nz` lattice grains of radius r above the floor. Returns the
+/// container handle in *box (may be NULL).
+gr_status tu_pile(gr_world *w, double half, double r, unsigned n_max, gr_body *box);
+
+/// Sum of kinetic energy (translation + rotation) of all grains.
+double tu_kinetic_energy(const gr_world *w);
+
+#endif /* GR_TEST_UTIL_H */
