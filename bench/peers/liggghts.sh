@@ -100,6 +100,8 @@ chmod +x "$wrapper"
 export OMP_NUM_THREADS=1
 
 # --- runs ------------------------------------------------------------------
+# drop logs of an earlier invocation of this configuration (e.g. a larger --repeat)
+rm -f "$outdir/liggghts-N${n}-${phase}-r${ranks}-run"*.log
 results="$work/results"   # lines: pps contacts bytes run
 : > "$results"
 for run in $(seq 1 "$repeat"); do

@@ -118,7 +118,8 @@ def check(path, min_colours):
         if len(colours) >= max(min_colours, 1) and len(colours) > 4096:
             break  # enough evidence; avoid building a huge set for big photos
     if len(colours) < min_colours:
-        raise PngError("image looks blank: %d distinct colour(s), need %d" % (len(colours), min_colours))
+        raise PngError("too few distinct colours (blank image?): %d, need %d"
+                       % (len(colours), min_colours))
     return width, height, ctype, len(colours)
 
 

@@ -242,8 +242,10 @@ static void parts_free(world_parts *p, gr_mem *mem)
 
 #define RCHECK(cond)                                  \
     do {                                              \
-        if (r->bad || !(cond))                        \
+        if (r->bad || !(cond)) {                      \
+            r->fail_line = __LINE__;                  \
             return GR_ERROR_CORRUPT_DATA;             \
+        }                                             \
     } while (0)
 
 static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts *p)
@@ -321,11 +323,15 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
                    (b.motion == GR_MOTION_STATIC || b.motion == GR_MOTION_KINEMATIC) && b.open_faces < 0x3fu &&
                    b.material < mcount && v3_finite(b.position) && quat_finite(b.orientation) &&
                    fabs(quat_len2(b.orientation) - 1) < 1e-6 && v3_finite(b.linear_velocity) &&
-                   v3_finite(b.angular_velocity) && fabs(v3_len2(b.normal_local) - 1) < 1e-6 && isfinite(b.radius) &&
+                   v3_finite(b.angular_velocity) && (b.shape != GR_SHAPE_PLANE || fabs(v3_len2(b.normal_local) - 1) < 1e-6) &&
+                   v3_finite(b.normal_local) && isfinite(b.radius) &&
                    b.radius > 0 && isfinite(b.half_height) && b.half_height >= 0 && b.half_extents.x > 0 &&
                    b.half_extents.y > 0 && b.half_extents.z > 0 && v3_finite(b.half_extents) && v3_finite(b.force) &&
                    v3_finite(b.torque));
         }
+        /* user data is a pointer of this process: kept from the body now in the same slot */
+        if (alive && i < w->bodies.slot_count && w->bodies.alive[i] && w->bodies.gen[i] == gen)
+            b.user_data = w->bodies.data[i].user_data;
         /* place the slot exactly as saved */
         p->bodies.data[i] = b;
         p->bodies.gen[i] = (uint16_t)gen;
@@ -464,7 +470,8 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         gr_mem_free(&w->mem, data, (size_t)size);
         if (st == GR_ERROR_OUT_OF_MEMORY)
             return gr_fail(w, st, f, "out of memory while loading; the world is unchanged");
-        return gr_fail(w, st, f, "the snapshot content is inconsistent; the world is unchanged");
+        return gr_fail(w, st, f, "the snapshot content is inconsistent (check %s:%d); the world is unchanged",
+                       r.fail_line > 0 ? "api_snapshot.c" : "dem_snapshot.c", r.fail_line > 0 ? r.fail_line : -r.fail_line);
     }
     /* commit */
     w->solver->destroy(old_state);

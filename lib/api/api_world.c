@@ -122,7 +122,7 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
     if (user_def) {
         uint32_t size;
         memcpy(&size, user_def, sizeof size);
-        if (size >= offsetof(gr_world_def, logger) + sizeof(gr_logger))
+        if (size >= offsetof(gr_world_def, logger) + sizeof(gr_logger) && size <= GR_MAX_DEF_SIZE)
             probe.def.logger = user_def->logger;
     }
     if (!out)
@@ -151,7 +151,8 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
 
     gr_status s = gr_tasks_init(&tmp->tasks, &tmp->mem, def.worker_count, &def.tasks);
     if (s != GR_OK) {
-        gr_mem_free(&tmp->mem, tmp, sizeof(gr_world));
+        gr_mem m = tmp->mem; /* the counters live in the block being freed */
+        gr_mem_free(&m, tmp, sizeof(gr_world));
         return gr_fail(&probe, s, func, "starting %u worker threads failed", def.worker_count);
     }
     gr_material_def mat;

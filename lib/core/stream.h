@@ -33,6 +33,7 @@ typedef struct gr_stream_reader {
     size_t size;
     size_t pos;
     bool bad;
+    int fail_line; ///< source line of the first failed consistency check (for the message)
 } gr_stream_reader;
 
 void gr_reader_init(gr_stream_reader *r, const void *data, size_t size);

@@ -366,6 +366,9 @@ gr_status dem_rebuild(dem_state *st)
 {
     gr_world *world = st->world;
     const uint32_t n_old = st->n;
+    /* the CSR start arrays must exist even for an empty world */
+    if (st->cap == 0 && dem_reserve_particles(st, 1) != GR_OK)
+        return GR_ERROR_OUT_OF_MEMORY;
 
     /* 1. alive grains and their positions (compaction of removed grains happens here) */
     const double *pos = (const double *)st->x;

@@ -71,8 +71,10 @@ gr_status dem_save(const void *state, gr_stream_writer *w)
 
 #define LOAD_CHECK(cond)                \
     do {                                \
-        if (!(cond) || r->bad)          \
+        if (!(cond) || r->bad) {        \
+            r->fail_line = -__LINE__;   \
             return GR_ERROR_CORRUPT_DATA; \
+        }                               \
     } while (0)
 
 static bool fits(const gr_stream_reader *r, uint64_t count, uint64_t elem)
@@ -80,22 +82,27 @@ static bool fits(const gr_stream_reader *r, uint64_t count, uint64_t elem)
     return count <= gr_reader_left(r) / elem;
 }
 
+/* Grow (never shrink, never reallocate when large enough: contents already read are kept). */
 static bool reserve_lists(dem_state *st, uint32_t nb_count, uint32_t bc_count)
 {
     const bool roll = st->law.rolling == GR_ROLLING_EPSD;
     uint32_t nbc = GR_MAX(nb_count, 1u), bcc = GR_MAX(bc_count, 1u);
-    gr_array_ref a[3] = {{(void **)&st->nb_j, sizeof(uint32_t)},
-                         {(void **)&st->nb_hist, sizeof(gr_vec3)},
-                         {(void **)&st->nb_roll, sizeof(gr_vec3)}};
-    if (!gr_mem_grow_arrays(st->mem, a, roll ? 3 : 2, st->nb_cap, nbc, 0))
-        return false;
-    st->nb_cap = nbc;
-    gr_array_ref b[3] = {{(void **)&st->bc_id, sizeof(uint32_t)},
-                         {(void **)&st->bc_hist, sizeof(gr_vec3)},
-                         {(void **)&st->bc_roll, sizeof(gr_vec3)}};
-    if (!gr_mem_grow_arrays(st->mem, b, roll ? 3 : 2, st->bc_cap, bcc, 0))
-        return false;
-    st->bc_cap = bcc;
+    if (nbc > st->nb_cap) {
+        gr_array_ref a[3] = {{(void **)&st->nb_j, sizeof(uint32_t)},
+                             {(void **)&st->nb_hist, sizeof(gr_vec3)},
+                             {(void **)&st->nb_roll, sizeof(gr_vec3)}};
+        if (!gr_mem_grow_arrays(st->mem, a, roll ? 3 : 2, st->nb_cap, nbc, 0))
+            return false;
+        st->nb_cap = nbc;
+    }
+    if (bcc > st->bc_cap) {
+        gr_array_ref b[3] = {{(void **)&st->bc_id, sizeof(uint32_t)},
+                             {(void **)&st->bc_hist, sizeof(gr_vec3)},
+                             {(void **)&st->bc_roll, sizeof(gr_vec3)}};
+        if (!gr_mem_grow_arrays(st->mem, b, roll ? 3 : 2, st->bc_cap, bcc, 0))
+            return false;
+        st->bc_cap = bcc;
+    }
     return true;
 }
 

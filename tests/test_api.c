@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/* The bad-input matrix: every entry point refuses bad input with its status and a message,
+ * and the world is exactly as it was (state hash, counters and memory in use unchanged). */
+#include <granular/granular.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "test_util.h"
+
+typedef struct ctx {
+    gr_world *w;
+    gr_world *other;
+    gr_material mat;
+    gr_material other_mat;
+    gr_body box;
+    gr_body kin;
+    gr_body removed_body;
+    gr_body other_body;
+    gr_grain g;
+    gr_grain removed;
+    gr_grain other_grain;
+} ctx;
+
+typedef struct bad_case {
+    const char *name;
+    gr_status expected;
+    gr_status (*run)(ctx *c);
+} bad_case;
+
+/* The expected status is listed again in `cases` below; here it documents the case. */
+#define CASE(ident, status, ...)                  \
+    static gr_status ident(ctx *c)                \
+    {                                             \
+        (void)c;                                  \
+        __VA_ARGS__                               \
+    }
+
+static const double NaN_ = NAN;
+
+static gr_grain_def grain_def(void)
+{
+    gr_grain_def d;
+    gr_grain_def_init(&d);
+    d.radius = 0.002;
+    d.position = (gr_vec3){0, 0.5, 0};
+    return d;
+}
+
+static gr_body_def body_def(gr_shape_type shape)
+{
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = shape;
+    d.position = (gr_vec3){0, -1, 0};
+    return d;
+}
+
+static gr_material_def mat_def(void)
+{
+    gr_material_def d;
+    gr_material_def_init(&d);
+    return d;
+}
+
+static gr_fill_def fill_def(void)
+{
+    gr_fill_def d;
+    gr_fill_def_init(&d);
+    d.min = (gr_vec3){0, 1, 0};
+    d.max = (gr_vec3){0.02, 1.02, 0.02};
+    d.radius = 0.002;
+    return d;
+}
+
+/* ---- step, world ---- */
+CASE(step_zero, GR_ERROR_INVALID_ARGUMENT, return gr_step(c->w, 0.0);)
+CASE(step_negative, GR_ERROR_INVALID_ARGUMENT, return gr_step(c->w, -0.01);)
+CASE(step_nan, GR_ERROR_NOT_FINITE, return gr_step(c->w, NaN_);)
+CASE(step_inf, GR_ERROR_NOT_FINITE, return gr_step(c->w, INFINITY);)
+CASE(step_absurd, GR_ERROR_INVALID_ARGUMENT, return gr_step(c->w, 1e30);)
+CASE(step_null, GR_ERROR_NULL_ARGUMENT, return gr_step(NULL, 0.01);)
+CASE(gravity_nan, GR_ERROR_NOT_FINITE, return gr_world_set_gravity(c->w, (gr_vec3){0, NaN_, 0});)
+CASE(counters_null, GR_ERROR_NULL_ARGUMENT, return gr_world_get_counters(c->w, NULL);)
+CASE(counters_size0, GR_ERROR_STRUCT_SIZE, gr_counters k; memset(&k, 0, sizeof k); return gr_world_get_counters(c->w, &k);)
+CASE(get_def_null, GR_ERROR_NULL_ARGUMENT, return gr_world_get_def(c->w, NULL, NULL);)
+CASE(save_null, GR_ERROR_NULL_ARGUMENT, return gr_world_save(c->w, NULL, NULL);)
+CASE(load_null, GR_ERROR_NULL_ARGUMENT, return gr_world_load(c->w, NULL, NULL);)
+CASE(load_garbage, GR_ERROR_CORRUPT_DATA, tu_stream s; tu_stream_init(&s);
+     for (int i = 0; i < 100; i++) tu_stream_write(&s, "garbage!", 8);
+     gr_status r = gr_world_load(c->w, tu_stream_read, &s); tu_stream_free(&s); return r;)
+CASE(load_empty, GR_ERROR_CORRUPT_DATA, tu_stream s; tu_stream_init(&s);
+     gr_status r = gr_world_load(c->w, tu_stream_read, &s); tu_stream_free(&s); return r;)
+
+/* ---- materials ---- */
+CASE(mat_null, GR_ERROR_NULL_ARGUMENT, return gr_add_material(c->w, NULL, NULL);)
+CASE(mat_size0, GR_ERROR_STRUCT_SIZE, gr_material_def d = mat_def(); d.size = 0; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_size_absurd, GR_ERROR_STRUCT_SIZE, gr_material_def d = mat_def(); d.size = 1u << 30; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_density0, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.density = 0; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_density_neg, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.density = -1; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_density_nan, GR_ERROR_NOT_FINITE, gr_material_def d = mat_def(); d.density = NaN_; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_young0, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.youngs_modulus = 0; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_young_inf, GR_ERROR_NOT_FINITE, gr_material_def d = mat_def(); d.youngs_modulus = INFINITY; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_poisson_half, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.poisson_ratio = 0.5; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_poisson_neg, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.poisson_ratio = -0.1; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_rest0, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.restitution = 0; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_rest_big, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.restitution = 1.5; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_friction_neg, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.friction = -0.1; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_rolling_nan, GR_ERROR_NOT_FINITE, gr_material_def d = mat_def(); d.rolling_friction = NaN_; return gr_add_material(c->w, &d, NULL);)
+CASE(mat_reserved, GR_ERROR_INVALID_ARGUMENT, gr_material_def d = mat_def(); d.reserved0 = 1; return gr_add_material(c->w, &d, NULL);)
+CASE(pair_rest_big, GR_ERROR_INVALID_ARGUMENT, gr_material_pair_def d; gr_material_pair_def_init(&d); d.restitution = 2;
+     return gr_set_material_pair(c->w, c->mat, c->mat, &d);)
+CASE(pair_other_world, GR_ERROR_WRONG_WORLD, gr_material_pair_def d; gr_material_pair_def_init(&d);
+     return gr_set_material_pair(c->w, c->mat, c->other_mat, &d);)
+CASE(pair_garbage_handle, GR_ERROR_INVALID_HANDLE, gr_material_pair_def d; gr_material_pair_def_init(&d);
+     gr_material m = {c->mat.id + 1000}; return gr_set_material_pair(c->w, c->mat, m, &d);)
+CASE(mat_get_null, GR_ERROR_NULL_ARGUMENT, return gr_material_get_def(c->w, c->mat, NULL);)
+
+/* ---- grains ---- */
+CASE(grain_null, GR_ERROR_NULL_ARGUMENT, return gr_add_grain(c->w, NULL, NULL);)
+CASE(grain_size0, GR_ERROR_STRUCT_SIZE, gr_grain_def d = grain_def(); d.size = 0; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_radius0, GR_ERROR_INVALID_ARGUMENT, gr_grain_def d = grain_def(); d.radius = 0; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_radius_neg, GR_ERROR_INVALID_ARGUMENT, gr_grain_def d = grain_def(); d.radius = -1; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_radius_nan, GR_ERROR_NOT_FINITE, gr_grain_def d = grain_def(); d.radius = NaN_; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_radius_huge, GR_ERROR_INVALID_ARGUMENT, gr_grain_def d = grain_def(); d.radius = 1e9; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_pos_nan, GR_ERROR_NOT_FINITE, gr_grain_def d = grain_def(); d.position.y = NaN_; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_vel_inf, GR_ERROR_NOT_FINITE, gr_grain_def d = grain_def(); d.velocity.x = -INFINITY; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_spin_nan, GR_ERROR_NOT_FINITE, gr_grain_def d = grain_def(); d.angular_velocity.z = NaN_; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_quat_zero, GR_ERROR_INVALID_ARGUMENT, gr_grain_def d = grain_def(); d.orientation = (gr_quat){0, 0, 0, 0}; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_quat_nan, GR_ERROR_NOT_FINITE, gr_grain_def d = grain_def(); d.orientation.w = NaN_; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_shape_bad, GR_ERROR_UNKNOWN_ENUM, gr_grain_def d = grain_def(); d.shape = (gr_grain_shape)99; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_mat_other, GR_ERROR_WRONG_WORLD, gr_grain_def d = grain_def(); d.material = c->other_mat; return gr_add_grain(c->w, &d, NULL);)
+CASE(grain_mat_garbage, GR_ERROR_INVALID_HANDLE, gr_grain_def d = grain_def(); d.material.id = c->mat.id + 77; return gr_add_grain(c->w, &d, NULL);)
+CASE(grains_null, GR_ERROR_NULL_ARGUMENT, return gr_add_grains(c->w, NULL, 3, NULL);)
+CASE(grains_too_many, GR_ERROR_TOO_MANY, gr_grain_def d = grain_def(); return gr_add_grains(c->w, &d, 0xffffffffu, NULL);)
+CASE(grains_mixed_sizes, GR_ERROR_STRUCT_SIZE, gr_grain_def d[3] = {grain_def(), grain_def(), grain_def()};
+     d[1].size = 8; return gr_add_grains(c->w, d, 3, NULL);)
+CASE(grains_one_bad, GR_ERROR_NOT_FINITE, gr_grain_def d[5] = {grain_def(), grain_def(), grain_def(), grain_def(), grain_def()};
+     for (int i = 0; i < 5; i++) d[i].position.x = 0.01 * i; d[2].velocity.y = NaN_; return gr_add_grains(c->w, d, 5, NULL);)
+CASE(fill_null, GR_ERROR_NULL_ARGUMENT, return gr_fill_box(c->w, NULL, NULL, NULL, 0);)
+CASE(fill_min_max, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); d.max.x = d.min.x; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_radius0, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); d.radius = 0; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_rmax_small, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); d.radius_max = 0.001; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_spacing_small, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); d.spacing = 0.003; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_jitter_big, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); d.jitter = 2; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_pattern_bad, GR_ERROR_UNKNOWN_ENUM, gr_fill_def d = fill_def(); d.pattern = (gr_fill_pattern)7; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_attempts0, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); d.attempts = 0; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_absurd_lattice, GR_ERROR_TOO_MANY, gr_fill_def d = fill_def(); d.max = (gr_vec3){1e3, 1e3, 1e3}; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_nan, GR_ERROR_NOT_FINITE, gr_fill_def d = fill_def(); d.min.z = NaN_; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
+CASE(fill_out_null, GR_ERROR_NULL_ARGUMENT, gr_fill_def d = fill_def(); return gr_fill_box(c->w, &d, NULL, NULL, 5);)
+CASE(remove_null_handle, GR_ERROR_INVALID_HANDLE, gr_grain g = {0}; return gr_remove_grain(c->w, g);)
+CASE(remove_stale, GR_ERROR_STALE_HANDLE, return gr_remove_grain(c->w, c->removed);)
+CASE(remove_other_world, GR_ERROR_WRONG_WORLD, return gr_remove_grain(c->w, c->other_grain);)
+CASE(remove_garbage, GR_ERROR_INVALID_HANDLE, gr_grain g = {c->g.id + 100000}; return gr_remove_grain(c->w, g);)
+CASE(remove_duplicates, GR_ERROR_INVALID_ARGUMENT, gr_grain g[2] = {c->g, c->g}; return gr_remove_grains(c->w, g, 2);)
+CASE(remove_one_stale, GR_ERROR_STALE_HANDLE, gr_grain g[2] = {c->g, c->removed}; return gr_remove_grains(c->w, g, 2);)
+CASE(remove_many_null, GR_ERROR_NULL_ARGUMENT, return gr_remove_grains(c->w, NULL, 2);)
+CASE(state_stale, GR_ERROR_STALE_HANDLE, gr_grain_state s; return gr_grain_get_state(c->w, c->removed, &s);)
+CASE(state_null, GR_ERROR_NULL_ARGUMENT, return gr_grain_get_state(c->w, c->g, NULL);)
+CASE(set_state_nan, GR_ERROR_NOT_FINITE, gr_grain_state s; gr_grain_get_state(c->w, c->g, &s); s.velocity.x = NaN_;
+     return gr_grain_set_state(c->w, c->g, &s);)
+CASE(set_state_quat0, GR_ERROR_INVALID_ARGUMENT, gr_grain_state s; gr_grain_get_state(c->w, c->g, &s);
+     s.orientation = (gr_quat){0, 0, 0, 0}; return gr_grain_set_state(c->w, c->g, &s);)
+CASE(set_state_other, GR_ERROR_WRONG_WORLD, gr_grain_state s; gr_grain_get_state(c->w, c->g, &s);
+     return gr_grain_set_state(c->w, c->other_grain, &s);)
+CASE(radius_null, GR_ERROR_NULL_ARGUMENT, return gr_grain_get_radius(c->w, c->g, NULL);)
+CASE(index_stale, GR_ERROR_STALE_HANDLE, uint32_t k; return gr_grain_get_index(c->w, c->removed, &k);)
+CASE(read_field_bad, GR_ERROR_UNKNOWN_ENUM, double b[64]; return gr_read_grains(c->w, (gr_field)99, GR_TYPE_F64, 0, 1, b, 0);)
+CASE(read_type_bad, GR_ERROR_UNKNOWN_ENUM, double b[64]; return gr_read_grains(c->w, GR_FIELD_POSITION, (gr_scalar_type)9, 0, 1, b, 0);)
+CASE(read_handle_f64, GR_ERROR_INVALID_ARGUMENT, double b[64]; return gr_read_grains(c->w, GR_FIELD_HANDLE, GR_TYPE_F64, 0, 1, b, 0);)
+CASE(read_pos_u64, GR_ERROR_INVALID_ARGUMENT, double b[64]; return gr_read_grains(c->w, GR_FIELD_POSITION, GR_TYPE_U64, 0, 1, b, 0);)
+CASE(read_range, GR_ERROR_INVALID_ARGUMENT, double b[64]; return gr_read_grains(c->w, GR_FIELD_POSITION, GR_TYPE_F64, gr_world_get_grain_count(c->w), 1, b, 0);)
+CASE(read_range_wrap, GR_ERROR_INVALID_ARGUMENT, double b[64]; return gr_read_grains(c->w, GR_FIELD_POSITION, GR_TYPE_F64, 1, 0xffffffffu, b, 0);)
+CASE(read_null, GR_ERROR_NULL_ARGUMENT, return gr_read_grains(c->w, GR_FIELD_POSITION, GR_TYPE_F64, 0, 1, NULL, 0);)
+CASE(read_stride, GR_ERROR_INVALID_ARGUMENT, double b[64]; return gr_read_grains(c->w, GR_FIELD_POSITION, GR_TYPE_F64, 0, 2, b, 8);)
+CASE(write_readonly, GR_ERROR_INVALID_ARGUMENT, double b[64] = {0}; return gr_write_grains(c->w, GR_FIELD_RADIUS, GR_TYPE_F64, 0, 1, b, 0);)
+CASE(write_nan_middle, GR_ERROR_NOT_FINITE, double b[12] = {1, 1, 1, 2, 2, 2, 3, NAN, 3, 4, 4, 4};
+     return gr_write_grains(c->w, GR_FIELD_VELOCITY, GR_TYPE_F64, 0, 4, b, 0);)
+CASE(write_quat0, GR_ERROR_INVALID_ARGUMENT, float b[8] = {0, 0, 0, 1, 0, 0, 0, 0};
+     return gr_write_grains(c->w, GR_FIELD_ORIENTATION, GR_TYPE_F32, 0, 2, b, 0);)
+CASE(render_range, GR_ERROR_INVALID_ARGUMENT, float b[8]; return gr_read_render_points(c->w, 0, 1000000, b, 0);)
+CASE(render_null, GR_ERROR_NULL_ARGUMENT, return gr_read_render_points(c->w, 0, 1, NULL, 0);)
+CASE(render_stride, GR_ERROR_INVALID_ARGUMENT, float b[8]; return gr_read_render_points(c->w, 0, 1, b, 4);)
+
+/* ---- bodies ---- */
+CASE(body_null, GR_ERROR_NULL_ARGUMENT, return gr_add_body(c->w, NULL, NULL);)
+CASE(body_shape_none, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_NONE); return gr_add_body(c->w, &d, NULL);)
+CASE(body_shape_bad, GR_ERROR_UNKNOWN_ENUM, gr_body_def d = body_def((gr_shape_type)42); return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh, GR_ERROR_UNSUPPORTED, gr_body_def d = body_def(GR_SHAPE_MESH); return gr_add_body(c->w, &d, NULL);)
+CASE(body_dynamic, GR_ERROR_UNSUPPORTED, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.motion = GR_MOTION_DYNAMIC; return gr_add_body(c->w, &d, NULL);)
+CASE(body_motion_bad, GR_ERROR_UNKNOWN_ENUM, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.motion = (gr_motion_type)17; return gr_add_body(c->w, &d, NULL);)
+CASE(body_static_moving, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.linear_velocity.x = 1; return gr_add_body(c->w, &d, NULL);)
+CASE(body_plane_normal0, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_PLANE); d.normal = (gr_vec3){0, 0, 0}; return gr_add_body(c->w, &d, NULL);)
+CASE(body_sphere_r0, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.radius = 0; return gr_add_body(c->w, &d, NULL);)
+CASE(body_capsule_h_neg, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_CAPSULE); d.half_height = -1; return gr_add_body(c->w, &d, NULL);)
+CASE(body_box_neg, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_BOX); d.half_extents.y = -0.1; return gr_add_body(c->w, &d, NULL);)
+CASE(body_container_open, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_CONTAINER); d.open_faces = 0x3f; return gr_add_body(c->w, &d, NULL);)
+CASE(body_faces_bad, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_CONTAINER); d.open_faces = 0x40; return gr_add_body(c->w, &d, NULL);)
+CASE(body_pos_nan, GR_ERROR_NOT_FINITE, gr_body_def d = body_def(GR_SHAPE_BOX); d.position.z = NaN_; return gr_add_body(c->w, &d, NULL);)
+CASE(body_quat0, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_BOX); d.orientation = (gr_quat){0, 0, 0, 0}; return gr_add_body(c->w, &d, NULL);)
+CASE(body_mat_other, GR_ERROR_WRONG_WORLD, gr_body_def d = body_def(GR_SHAPE_BOX); d.material = c->other_mat; return gr_add_body(c->w, &d, NULL);)
+CASE(body_remove_stale, GR_ERROR_STALE_HANDLE, return gr_remove_body(c->w, c->removed_body);)
+CASE(body_remove_other, GR_ERROR_WRONG_WORLD, return gr_remove_body(c->w, c->other_body);)
+CASE(body_vel_static, GR_ERROR_INVALID_ARGUMENT, return gr_body_set_velocity(c->w, c->box, (gr_vec3){1, 0, 0}, (gr_vec3){0, 0, 0});)
+CASE(body_vel_nan, GR_ERROR_NOT_FINITE, return gr_body_set_velocity(c->w, c->kin, (gr_vec3){NaN_, 0, 0}, (gr_vec3){0, 0, 0});)
+CASE(body_vel_stale, GR_ERROR_STALE_HANDLE, return gr_body_set_velocity(c->w, c->removed_body, (gr_vec3){0, 0, 0}, (gr_vec3){0, 0, 0});)
+CASE(body_pose_nan, GR_ERROR_NOT_FINITE, return gr_body_set_pose(c->w, c->kin, (gr_vec3){0, INFINITY, 0}, (gr_quat){0, 0, 0, 1});)
+CASE(body_pose_quat0, GR_ERROR_INVALID_ARGUMENT, return gr_body_set_pose(c->w, c->kin, (gr_vec3){0, 0, 0}, (gr_quat){0, 0, 0, 0});)
+CASE(body_force_null, GR_ERROR_NULL_ARGUMENT, return gr_body_get_force(c->w, c->box, NULL, NULL);)
+CASE(body_pose_null, GR_ERROR_NULL_ARGUMENT, return gr_body_get_pose(c->w, c->box, NULL, NULL);)
+
+#define ENTRY(ident, status) {#ident, status, ident}
+static const bad_case cases[] = {
+    ENTRY(step_zero, GR_ERROR_INVALID_ARGUMENT), ENTRY(step_negative, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(step_nan, GR_ERROR_NOT_FINITE), ENTRY(step_inf, GR_ERROR_NOT_FINITE),
+    ENTRY(step_absurd, GR_ERROR_INVALID_ARGUMENT), ENTRY(step_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(gravity_nan, GR_ERROR_NOT_FINITE), ENTRY(counters_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(counters_size0, GR_ERROR_STRUCT_SIZE), ENTRY(get_def_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(save_null, GR_ERROR_NULL_ARGUMENT), ENTRY(load_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(load_garbage, GR_ERROR_CORRUPT_DATA), ENTRY(load_empty, GR_ERROR_CORRUPT_DATA),
+    ENTRY(mat_null, GR_ERROR_NULL_ARGUMENT), ENTRY(mat_size0, GR_ERROR_STRUCT_SIZE),
+    ENTRY(mat_size_absurd, GR_ERROR_STRUCT_SIZE), ENTRY(mat_density0, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(mat_density_neg, GR_ERROR_INVALID_ARGUMENT), ENTRY(mat_density_nan, GR_ERROR_NOT_FINITE),
+    ENTRY(mat_young0, GR_ERROR_INVALID_ARGUMENT), ENTRY(mat_young_inf, GR_ERROR_NOT_FINITE),
+    ENTRY(mat_poisson_half, GR_ERROR_INVALID_ARGUMENT), ENTRY(mat_poisson_neg, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(mat_rest0, GR_ERROR_INVALID_ARGUMENT), ENTRY(mat_rest_big, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(mat_friction_neg, GR_ERROR_INVALID_ARGUMENT), ENTRY(mat_rolling_nan, GR_ERROR_NOT_FINITE),
+    ENTRY(mat_reserved, GR_ERROR_INVALID_ARGUMENT), ENTRY(pair_rest_big, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(pair_other_world, GR_ERROR_WRONG_WORLD), ENTRY(pair_garbage_handle, GR_ERROR_INVALID_HANDLE),
+    ENTRY(mat_get_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(grain_null, GR_ERROR_NULL_ARGUMENT), ENTRY(grain_size0, GR_ERROR_STRUCT_SIZE),
+    ENTRY(grain_radius0, GR_ERROR_INVALID_ARGUMENT), ENTRY(grain_radius_neg, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(grain_radius_nan, GR_ERROR_NOT_FINITE), ENTRY(grain_radius_huge, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(grain_pos_nan, GR_ERROR_NOT_FINITE), ENTRY(grain_vel_inf, GR_ERROR_NOT_FINITE),
+    ENTRY(grain_spin_nan, GR_ERROR_NOT_FINITE), ENTRY(grain_quat_zero, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(grain_quat_nan, GR_ERROR_NOT_FINITE), ENTRY(grain_shape_bad, GR_ERROR_UNKNOWN_ENUM),
+    ENTRY(grain_mat_other, GR_ERROR_WRONG_WORLD), ENTRY(grain_mat_garbage, GR_ERROR_INVALID_HANDLE),
+    ENTRY(grains_null, GR_ERROR_NULL_ARGUMENT), ENTRY(grains_too_many, GR_ERROR_TOO_MANY),
+    ENTRY(grains_mixed_sizes, GR_ERROR_STRUCT_SIZE), ENTRY(grains_one_bad, GR_ERROR_NOT_FINITE),
+    ENTRY(fill_null, GR_ERROR_NULL_ARGUMENT), ENTRY(fill_min_max, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(fill_radius0, GR_ERROR_INVALID_ARGUMENT), ENTRY(fill_rmax_small, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(fill_spacing_small, GR_ERROR_INVALID_ARGUMENT), ENTRY(fill_jitter_big, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(fill_pattern_bad, GR_ERROR_UNKNOWN_ENUM), ENTRY(fill_attempts0, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(fill_absurd_lattice, GR_ERROR_TOO_MANY), ENTRY(fill_nan, GR_ERROR_NOT_FINITE),
+    ENTRY(fill_out_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(remove_null_handle, GR_ERROR_INVALID_HANDLE), ENTRY(remove_stale, GR_ERROR_STALE_HANDLE),
+    ENTRY(remove_other_world, GR_ERROR_WRONG_WORLD), ENTRY(remove_garbage, GR_ERROR_INVALID_HANDLE),
+    ENTRY(remove_duplicates, GR_ERROR_INVALID_ARGUMENT), ENTRY(remove_one_stale, GR_ERROR_STALE_HANDLE),
+    ENTRY(remove_many_null, GR_ERROR_NULL_ARGUMENT), ENTRY(state_stale, GR_ERROR_STALE_HANDLE),
+    ENTRY(state_null, GR_ERROR_NULL_ARGUMENT), ENTRY(set_state_nan, GR_ERROR_NOT_FINITE),
+    ENTRY(set_state_quat0, GR_ERROR_INVALID_ARGUMENT), ENTRY(set_state_other, GR_ERROR_WRONG_WORLD),
+    ENTRY(radius_null, GR_ERROR_NULL_ARGUMENT), ENTRY(index_stale, GR_ERROR_STALE_HANDLE),
+    ENTRY(read_field_bad, GR_ERROR_UNKNOWN_ENUM), ENTRY(read_type_bad, GR_ERROR_UNKNOWN_ENUM),
+    ENTRY(read_handle_f64, GR_ERROR_INVALID_ARGUMENT), ENTRY(read_pos_u64, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(read_range, GR_ERROR_INVALID_ARGUMENT), ENTRY(read_range_wrap, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(read_null, GR_ERROR_NULL_ARGUMENT), ENTRY(read_stride, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(write_readonly, GR_ERROR_INVALID_ARGUMENT), ENTRY(write_nan_middle, GR_ERROR_NOT_FINITE),
+    ENTRY(write_quat0, GR_ERROR_INVALID_ARGUMENT), ENTRY(render_range, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(render_null, GR_ERROR_NULL_ARGUMENT), ENTRY(render_stride, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_null, GR_ERROR_NULL_ARGUMENT), ENTRY(body_shape_none, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_shape_bad, GR_ERROR_UNKNOWN_ENUM), ENTRY(body_mesh, GR_ERROR_UNSUPPORTED),
+    ENTRY(body_dynamic, GR_ERROR_UNSUPPORTED), ENTRY(body_motion_bad, GR_ERROR_UNKNOWN_ENUM),
+    ENTRY(body_static_moving, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_plane_normal0, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_sphere_r0, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_capsule_h_neg, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_box_neg, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_container_open, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_faces_bad, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_pos_nan, GR_ERROR_NOT_FINITE),
+    ENTRY(body_quat0, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_mat_other, GR_ERROR_WRONG_WORLD),
+    ENTRY(body_remove_stale, GR_ERROR_STALE_HANDLE), ENTRY(body_remove_other, GR_ERROR_WRONG_WORLD),
+    ENTRY(body_vel_static, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_vel_nan, GR_ERROR_NOT_FINITE),
+    ENTRY(body_vel_stale, GR_ERROR_STALE_HANDLE), ENTRY(body_pose_nan, GR_ERROR_NOT_FINITE),
+    ENTRY(body_pose_quat0, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_force_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(body_pose_null, GR_ERROR_NULL_ARGUMENT),
+};
+
+static int make_ctx(ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    if (tu_world(&c->w, 2, NULL) != GR_OK || tu_world(&c->other, 1, NULL) != GR_OK)
+        return -1;
+    gr_material_def md = mat_def();
+    gr_add_material(c->w, &md, &c->mat);
+    gr_add_material(c->other, &md, &c->other_mat);
+    if (tu_pile(c->w, 0.02, 0.002, 60, &c->box) != GR_OK)
+        return -1;
+    gr_body_def kd = body_def(GR_SHAPE_SPHERE);
+    kd.motion = GR_MOTION_KINEMATIC;
+    kd.radius = 0.05;
+    gr_add_body(c->w, &kd, &c->kin);
+    gr_add_body(c->w, &kd, &c->removed_body);
+    gr_remove_body(c->w, c->removed_body);
+    gr_add_body(c->other, &kd, &c->other_body);
+    gr_grain_def gd = grain_def();
+    gr_add_grain(c->w, &gd, &c->g);
+    gr_add_grain(c->w, &gd, &c->removed);
+    gr_remove_grain(c->w, c->removed);
+    gr_add_grain(c->other, &gd, &c->other_grain);
+    gr_step(c->w, 0.01);
+    return 0;
+}
+
+static uint64_t world_fingerprint(const ctx *c, gr_counters *k)
+{
+    gr_body bodies[2] = {c->box, c->kin};
+    k->size = sizeof *k;
+    gr_world_get_counters(c->w, k);
+    return tu_state_hash(c->w, bodies, 2);
+}
+
+static void test_bad_input_matrix(void)
+{
+    ctx c;
+    CHECK(make_ctx(&c) == 0);
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gr_counters k0, k1;
+        uint64_t h0 = world_fingerprint(&c, &k0);
+        gr_status s = cases[i].run(&c);
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", gr_world_last_error(c.w));
+        uint64_t h1 = world_fingerprint(&c, &k1);
+        bool message_ok = s == GR_ERROR_NULL_ARGUMENT && strstr(cases[i].name, "null") ? true : msg[0] != 0;
+        if (cases[i].name[0] == 's' && strcmp(cases[i].name, "step_null") == 0)
+            message_ok = true; /* no world to hold a message */
+        if (s != cases[i].expected || h0 != h1 || k0.grain_count != k1.grain_count || k0.body_count != k1.body_count ||
+            k0.material_count != k1.material_count || k0.bytes_in_use != k1.bytes_in_use || !message_ok) {
+            fprintf(stderr, "  case %s: got %s (expected %s), state %s, memory %lld -> %lld, message '%s'\n",
+                    cases[i].name, gr_status_string(s), gr_status_string(cases[i].expected),
+                    h0 == h1 ? "unchanged" : "CHANGED", (long long)k0.bytes_in_use, (long long)k1.bytes_in_use, msg);
+            bad++;
+        }
+    }
+    /* the world still works after all that */
+    gr_status s = gr_step(c.w, 0.01);
+    gr_world_destroy(c.w);
+    gr_world_destroy(c.other);
+    CHECK(bad == 0);
+    CHECK(s == GR_OK);
+}
+
+/* World creation: every bad def is refused, with a message through the logger. */
+static int log_count;
+static void count_log(gr_log_level level, const char *message, void *user)
+{
+    (void)level;
+    (void)user;
+    if (message && message[0])
+        log_count++;
+}
+
+static void test_bad_world_defs(void)
+{
+    gr_world *w = NULL;
+    gr_world_def d;
+    gr_dem_def dem;
+#define BAD_DEF(expected, mutate)                                        \
+    do {                                                                 \
+        gr_world_def_init(&d, GR_SOLVER_DEM);                            \
+        gr_dem_def_init(&dem);                                           \
+        d.logger.func = count_log;                                       \
+        d.dem = &dem;                                                    \
+        mutate;                                                          \
+        int before = log_count;                                          \
+        CHECK_STATUS(expected, gr_world_create(&d, &w));                 \
+        /* a def with a bad size field is not trusted, not even its logger */ \
+        int logs = (expected) == GR_ERROR_STRUCT_SIZE && d.size != sizeof d ? 0 : 1; \
+        if (log_count != before + logs)                                  \
+            fprintf(stderr, "  %d log lines for %s\n", log_count - before, #mutate); \
+        CHECK(log_count == before + logs);                               \
+        CHECK(w == NULL);                                                \
+    } while (0)
+    CHECK_STATUS(GR_ERROR_NULL_ARGUMENT, gr_world_create(NULL, &w));
+    gr_world_def_init(&d, GR_SOLVER_DEM);
+    CHECK_STATUS(GR_ERROR_NULL_ARGUMENT, gr_world_create(&d, NULL));
+    BAD_DEF(GR_ERROR_STRUCT_SIZE, d.size = 0);
+    BAD_DEF(GR_ERROR_STRUCT_SIZE, d.size = 100000);
+    BAD_DEF(GR_ERROR_UNKNOWN_ENUM, d.solver = (gr_solver_kind)9);
+    BAD_DEF(GR_ERROR_UNSUPPORTED, d.solver = GR_SOLVER_PBD);
+    BAD_DEF(GR_ERROR_UNSUPPORTED, d.solver = GR_SOLVER_CONTINUUM);
+    BAD_DEF(GR_ERROR_NOT_FINITE, d.gravity.y = NAN);
+    BAD_DEF(GR_ERROR_NOT_FINITE, d.gravity.x = INFINITY);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.substep = -1e-5);
+    BAD_DEF(GR_ERROR_NOT_FINITE, d.substep = NAN);
+    BAD_DEF(GR_ERROR_TOO_MANY, d.worker_count = 1000);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.reserved0 = 3);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.allocator.free = (void (*)(void *, size_t, void *))1);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.tasks.finish = (void (*)(void *, void *))1);
+    BAD_DEF(GR_ERROR_STRUCT_SIZE, dem.size = 0);
+    BAD_DEF(GR_ERROR_UNKNOWN_ENUM, dem.normal_law = (gr_normal_law)12);
+    BAD_DEF(GR_ERROR_UNKNOWN_ENUM, dem.tangential_law = (gr_tangential_law)12);
+    BAD_DEF(GR_ERROR_UNKNOWN_ENUM, dem.rolling_law = (gr_rolling_law)12);
+    BAD_DEF(GR_ERROR_UNSUPPORTED, dem.integrator = GR_INTEGRATOR_RKF45);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.skin = -1);
+    BAD_DEF(GR_ERROR_NOT_FINITE, dem.contact_time = NAN);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.contact_time = 0);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.rayleigh_fraction = 2);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.clamp_normal_force = 2);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.normal_law = GR_NORMAL_NONLINEAR; dem.nonlinear_b = 2.0);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.nonlinear_b = 0.5);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.coulomb_slip_speed = 0);
+}
+
+/* Stale handles never touch another object, also after their slot is reused. */
+static void test_stale_handles_after_reuse(void)
+{
+    gr_world *w;
+    CHECK_OK(NULL, tu_world(&w, 1, NULL));
+    gr_grain_def gd = grain_def();
+    gr_grain a, b;
+    CHECK_OK(w, gr_add_grain(w, &gd, &a));
+    CHECK_OK(w, gr_remove_grain(w, a));
+    gd.radius = 0.003;
+    CHECK_OK(w, gr_add_grain(w, &gd, &b)); /* reuses a's slot */
+    CHECK(gr_grain_is_valid(w, b) && !gr_grain_is_valid(w, a));
+    double r;
+    CHECK_STATUS(GR_ERROR_STALE_HANDLE, gr_grain_get_radius(w, a, &r));
+    CHECK_OK(w, gr_grain_get_radius(w, b, &r));
+    CHECK(r == 0.003);
+    /* bulk order: swap-remove */
+    gr_grain g[4];
+    for (int i = 0; i < 4; i++) {
+        gd.position.x = i;
+        CHECK_OK(w, gr_add_grain(w, &gd, &g[i]));
+    }
+    CHECK_OK(w, gr_remove_grain(w, g[0]));
+    uint32_t idx;
+    CHECK_OK(w, gr_grain_get_index(w, g[3], &idx));
+    CHECK(idx == 1); /* the last grain took the hole */
+    uint64_t ids[4];
+    CHECK_OK(w, gr_read_grains(w, GR_FIELD_HANDLE, GR_TYPE_U64, 0, 4, ids, 0));
+    CHECK(ids[0] == b.id && ids[1] == g[3].id && ids[2] == g[1].id && ids[3] == g[2].id);
+    CHECK(gr_world_get_grain_count(w) == 4);
+    CHECK_OK(w, gr_step(w, 0.01));
+    CHECK(gr_grain_is_valid(w, g[3]) && !gr_grain_is_valid(w, g[0]));
+    gr_world_destroy(w);
+}
+
+/* Defs built against an older, shorter header work: missing fields take the defaults. */
+typedef struct old_material_def {
+    uint32_t size;
+    uint32_t reserved0;
+    double density;
+    double youngs_modulus;
+} old_material_def;
+
+static void test_shorter_def_gets_defaults(void)
+{
+    gr_world *w;
+    CHECK_OK(NULL, tu_world(&w, 1, NULL));
+    old_material_def old;
+    memset(&old, 0, sizeof old);
+    old.size = sizeof old;
+    old.density = 1234;
+    old.youngs_modulus = 2e6;
+    gr_material m;
+    CHECK_OK(w, gr_add_material(w, (const gr_material_def *)(const void *)&old, &m));
+    gr_material_def back;
+    back.size = sizeof back;
+    CHECK_OK(w, gr_material_get_def(w, m, &back));
+    gr_material_def defaults;
+    gr_material_def_init(&defaults);
+    CHECK(back.density == 1234 && back.youngs_modulus == 2e6);
+    CHECK(back.restitution == defaults.restitution && back.friction == defaults.friction &&
+          back.poisson_ratio == defaults.poisson_ratio);
+    /* a longer (newer) def: extra bytes are ignored */
+    struct { gr_material_def d; double future[4]; } newer;
+    memset(&newer, 0, sizeof newer);
+    gr_material_def_init(&newer.d);
+    newer.d.size = sizeof newer;
+    newer.future[0] = 42;
+    CHECK_OK(w, gr_add_material(w, &newer.d, NULL));
+    gr_world_destroy(w);
+}
+
+int main(int argc, char **argv)
+{
+    static const harness_test tests[] = {
+        {"bad_input_matrix", test_bad_input_matrix},
+        {"bad_world_defs", test_bad_world_defs},
+        {"stale_handles_after_reuse", test_stale_handles_after_reuse},
+        {"shorter_def_gets_defaults", test_shorter_def_gets_defaults},
+    };
+    return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}

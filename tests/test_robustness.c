@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/* Out-of-memory at every allocation, determinism across worker counts and job systems,
+ * no allocation in steady-state steps, instability detection. */
+#include <granular/granular.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "test_util.h"
+
+/* ---- allocation failure ------------------------------------------------------------------- */
+
+typedef struct scenario_result {
+    int oom_seen;
+    int other_error;
+    int unchanged_violations;
+} scenario_result;
+
+/* One scripted use of the library; every call must succeed or fail with OOM leaving the
+ * world as it was (steps: consistent and still usable). */
+static void scenario(tu_alloc *a, scenario_result *res)
+{
+    gr_allocator hooks = tu_allocator(a);
+    gr_world *w = NULL;
+    gr_status s = tu_world(&w, 2, &hooks);
+    if (s != GR_OK) {
+        res->oom_seen += s == GR_ERROR_OUT_OF_MEMORY;
+        res->other_error += s != GR_ERROR_OUT_OF_MEMORY;
+        return;
+    }
+    gr_body bodies[3] = {{0}, {0}, {0}};
+#define STEP_CALL(expr, mutates_on_failure)                                       \
+    do {                                                                          \
+        uint64_t h0 = tu_state_hash(w, bodies, 3);                                \
+        gr_status s_ = (expr);                                                    \
+        if (s_ == GR_ERROR_OUT_OF_MEMORY) {                                       \
+            res->oom_seen++;                                                      \
+            if (!(mutates_on_failure) && tu_state_hash(w, bodies, 3) != h0) {     \
+                fprintf(stderr, "  state changed by failed %s\n", #expr);        \
+                res->unchanged_violations++;                                      \
+            }                                                                     \
+        } else if (s_ != GR_OK) {                                                 \
+            fprintf(stderr, "  %s -> %s (%s)\n", #expr, gr_status_string(s_), gr_world_last_error(w)); \
+            res->other_error++;                                                   \
+        }                                                                         \
+    } while (0)
+
+    gr_material_def md;
+    gr_material_def_init(&md);
+    gr_material mat = {0};
+    STEP_CALL(gr_add_material(w, &md, &mat), 0);
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_CONTAINER;
+    bd.open_faces = GR_FACE_POS_Y;
+    bd.half_extents = (gr_vec3){0.02, 0.04, 0.02};
+    bd.position = (gr_vec3){0, 0.04, 0};
+    STEP_CALL(gr_add_body(w, &bd, &bodies[0]), 0);
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = (gr_vec3){-0.02, 0, -0.02};
+    fd.max = (gr_vec3){0.02, 0.06, 0.02};
+    fd.radius = 0.002;
+    fd.max_count = 150;
+    STEP_CALL(gr_fill_box(w, &fd, NULL, NULL, 0), 0);
+    gr_grain_def gd[8];
+    for (int i = 0; i < 8; i++) {
+        gr_grain_def_init(&gd[i]);
+        gd[i].radius = 0.0025;
+        gd[i].position = (gr_vec3){-0.015 + 0.004 * i, 0.07, 0};
+    }
+    gr_grain handles[8] = {{0}};
+    STEP_CALL(gr_add_grains(w, gd, 8, handles), 0);
+    STEP_CALL(gr_step(w, 0.02), 1);
+    if (gr_grain_is_valid(w, handles[3]))
+        STEP_CALL(gr_remove_grains(w, &handles[2], 3), 0);
+    bd.shape = GR_SHAPE_SPHERE;
+    bd.motion = GR_MOTION_KINEMATIC;
+    bd.radius = 0.005;
+    bd.position = (gr_vec3){0, 0.03, 0};
+    bd.linear_velocity = (gr_vec3){0.2, 0, 0};
+    STEP_CALL(gr_add_body(w, &bd, &bodies[1]), 0);
+    gr_material_pair_def pd;
+    gr_material_pair_def_init(&pd);
+    pd.friction = 0.3;
+    if (mat.id)
+        STEP_CALL(gr_set_material_pair(w, mat, gr_world_get_default_material(w), &pd), 0);
+    STEP_CALL(gr_step(w, 0.02), 1);
+    tu_stream st;
+    tu_stream_init(&st);
+    STEP_CALL(gr_world_save(w, tu_stream_write, &st), 0);
+    if (st.size > 0)
+        STEP_CALL(gr_world_load(w, tu_stream_read, &st), 0);
+    tu_stream_free(&st);
+    STEP_CALL(gr_step(w, 0.01), 1);
+    /* still usable: one more clean step must work once memory is back */
+    long long saved = a->fail_at;
+    a->fail_at = -1;
+    gr_status last = gr_step(w, 0.005);
+    a->fail_at = saved;
+    if (last != GR_OK) {
+        fprintf(stderr, "  world unusable after OOM: %s\n", gr_world_last_error(w));
+        res->other_error++;
+    }
+    gr_world_destroy(w);
+#undef STEP_CALL
+}
+
+static void test_out_of_memory_at_every_allocation(void)
+{
+    tu_alloc a;
+    tu_alloc_init(&a);
+    scenario_result clean = {0, 0, 0};
+    scenario(&a, &clean);
+    CHECK(clean.other_error == 0 && clean.oom_seen == 0);
+    CHECK(a.live == 0 && a.live_bytes == 0);
+    const long long total = a.calls;
+    CHECK(total > 50);
+    int bad = 0;
+    for (long long k = 0; k < total; k++) {
+        tu_alloc_init(&a);
+        a.fail_at = k;
+        a.fail_once = 1;
+        scenario_result r = {0, 0, 0};
+        scenario(&a, &r);
+        if (r.other_error || r.unchanged_violations || a.live != 0 || a.live_bytes != 0 || a.failures != 1) {
+            fprintf(stderr, "  allocation %lld of %lld: errors %d, changed %d, leaked %lld blocks / %lld bytes\n", k,
+                    total, r.other_error, r.unchanged_violations, a.live, a.live_bytes);
+            bad++;
+        }
+    }
+    printf("  %lld allocation sites exercised\n", total);
+    CHECK(bad == 0);
+}
+
+/* Persistent failure from some point on: every call fails cleanly, nothing leaks. */
+static void test_out_of_memory_persistent(void)
+{
+    tu_alloc a;
+    int bad = 0;
+    for (long long k = 0; k < 120; k += 3) {
+        tu_alloc_init(&a);
+        a.fail_at = k;
+        scenario_result r = {0, 0, 0};
+        scenario(&a, &r);
+        if (r.unchanged_violations || a.live != 0)
+            bad++;
+    }
+    CHECK(bad == 0);
+}
+
+/* ---- steady state allocates nothing --------------------------------------------------------- */
+
+static void test_steady_state_step_allocates_nothing(void)
+{
+    tu_alloc a;
+    tu_alloc_init(&a);
+    gr_allocator hooks = tu_allocator(&a);
+    gr_world *w;
+    CHECK_OK(NULL, tu_world(&w, 2, &hooks));
+    CHECK_OK(w, tu_pile(w, 0.03, 0.002, 1500, NULL));
+    CHECK_OK(w, gr_step(w, 0.6));
+    long long before = a.calls;
+    gr_counters c0, c1;
+    c0.size = c1.size = sizeof c0;
+    gr_world_get_counters(w, &c0);
+    for (int i = 0; i < 30; i++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    gr_world_get_counters(w, &c1);
+    long long after = a.calls;
+    gr_world_destroy(w);
+    printf("  %llu rebuilds during the measured steps\n", (unsigned long long)(c1.neighbor_rebuilds - c0.neighbor_rebuilds));
+    CHECK(after == before);
+    CHECK(c1.allocation_count == c0.allocation_count);
+}
+
+/* ---- determinism -------------------------------------------------------------------------- */
+
+/* A host "job system": one thread per task (enough to prove the hooks are honoured). */
+typedef struct host_job {
+    pthread_t thread;
+    gr_task_fn *fn;
+    void *ctx;
+} host_job;
+
+static void *host_job_main(void *p)
+{
+    host_job *j = (host_job *)p;
+    j->fn(j->ctx);
+    return NULL;
+}
+
+static int host_enqueued;
+
+static void *host_enqueue(gr_task_fn *fn, void *ctx, void *user)
+{
+    (void)user;
+    host_enqueued++;
+    if (host_enqueued % 5 == 0) {
+        fn(ctx); /* sometimes run inline: returning NULL is allowed */
+        return NULL;
+    }
+    host_job *j = (host_job *)malloc(sizeof *j);
+    j->fn = fn;
+    j->ctx = ctx;
+    if (pthread_create(&j->thread, NULL, host_job_main, j) != 0) {
+        fn(ctx);
+        free(j);
+        return NULL;
+    }
+    return j;
+}
+
+static void host_finish(void *handle, void *user)
+{
+    (void)user;
+    host_job *j = (host_job *)handle;
+    pthread_join(j->thread, NULL);
+    free(j);
+}
+
+static uint64_t run_determinism_scene(unsigned workers, int host)
+{
+    gr_dem_def dem;
+    gr_dem_def_init(&dem);
+    dem.rolling_law = GR_ROLLING_EPSD;
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.worker_count = workers;
+    def.dem = &dem;
+    if (host) {
+        def.tasks.enqueue = host_enqueue;
+        def.tasks.finish = host_finish;
+    }
+    gr_world *w;
+    if (gr_world_create(&def, &w) != GR_OK)
+        return 0;
+    gr_body box, paddle;
+    tu_pile(w, 0.03, 0.0015, 1500, &box);
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_KINEMATIC;
+    bd.half_extents = (gr_vec3){0.02, 0.01, 0.002};
+    bd.position = (gr_vec3){0, 0.015, 0};
+    bd.angular_velocity = (gr_vec3){0, 6, 0};
+    gr_add_body(w, &bd, &paddle);
+    for (int i = 0; i < 8; i++)
+        gr_step(w, 1.0 / 60);
+    gr_body bodies[2] = {box, paddle};
+    uint64_t h = tu_state_hash(w, bodies, 2);
+    gr_world_destroy(w);
+    return h;
+}
+
+static void test_determinism_across_workers(void)
+{
+    const unsigned workers[] = {1, 2, 3, 4, 8};
+    uint64_t ref = run_determinism_scene(1, 0);
+    CHECK(ref != 0);
+    for (int i = 0; i < 5; i++) {
+        uint64_t h = run_determinism_scene(workers[i], 0);
+        printf("  workers %u: %016llx\n", workers[i], (unsigned long long)h);
+        CHECK(h == ref);
+    }
+    host_enqueued = 0;
+    uint64_t hh = run_determinism_scene(3, 1);
+    printf("  host job system: %016llx (%d tasks)\n", (unsigned long long)hh, host_enqueued);
+    CHECK(hh == ref);
+    CHECK(host_enqueued > 0);
+}
+
+/* ---- instability is reported, not propagated ----------------------------------------------- */
+
+/* A grain squeezed between two half-spaces with a substep far beyond the stable one: the
+ * explicit integrator's error grows without bound until the state is non-finite. */
+static void test_instability_detected(void)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.substep = 1e-3;
+    def.gravity = (gr_vec3){0, 0, 0};
+    gr_world *w;
+    CHECK_OK(NULL, gr_world_create(&def, &w));
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.youngs_modulus = 1e12;
+    md.restitution = 1.0;
+    gr_material m;
+    CHECK_OK(w, gr_add_material(w, &md, &m));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_PLANE;
+    bd.material = m;
+    bd.position = (gr_vec3){-0.01, 0, 0};
+    bd.normal = (gr_vec3){1, 0, 0};
+    CHECK_OK(w, gr_add_body(w, &bd, NULL));
+    bd.position = (gr_vec3){0.01, 0, 0};
+    bd.normal = (gr_vec3){-1, 0, 0};
+    CHECK_OK(w, gr_add_body(w, &bd, NULL));
+    gr_grain_def gd;
+    gr_grain_def_init(&gd);
+    gd.material = m;
+    gd.radius = 0.01;
+    gd.position = (gr_vec3){0.001, 0, 0};
+    gr_grain g, calm;
+    CHECK_OK(w, gr_add_grain(w, &gd, &g));
+    gd.position = (gr_vec3){0, 1, 0};
+    gd.velocity = (gr_vec3){0, 0.5, 0};
+    CHECK_OK(w, gr_add_grain(w, &gd, &calm)); /* far away, must be unaffected */
+    gr_status s = GR_OK;
+    int steps = 0;
+    for (; steps < 2000 && s == GR_OK; steps++)
+        s = gr_step(w, 1e-2);
+    printf("  reported after %d steps: %s\n", steps, gr_world_last_error(w));
+    CHECK(s == GR_ERROR_UNSTABLE);
+    CHECK(strstr(gr_world_last_error(w), "non-finite") != NULL);
+    gr_grain_state a, b;
+    CHECK_OK(w, gr_grain_get_state(w, g, &a));
+    CHECK_OK(w, gr_grain_get_state(w, calm, &b));
+    CHECK(isfinite(a.position.x) && isfinite(a.velocity.x));
+    CHECK_NEAR(b.velocity.y, 0.5, 1e-12);
+    /* the world goes on (the stopped grain keeps misbehaving, the step says so again) */
+    s = gr_step(w, 1e-2);
+    CHECK(s == GR_OK || s == GR_ERROR_UNSTABLE);
+    gr_world_destroy(w);
+}
+
+int main(int argc, char **argv)
+{
+    static const harness_test tests[] = {
+        {"out_of_memory_at_every_allocation", test_out_of_memory_at_every_allocation},
+        {"out_of_memory_persistent", test_out_of_memory_persistent},
+        {"steady_state_step_allocates_nothing", test_steady_state_step_allocates_nothing},
+        {"determinism_across_workers", test_determinism_across_workers},
+        {"instability_detected", test_instability_detected},
+    };
+    return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
