@@ -16,7 +16,11 @@ static inline uint16_t gr_handle_gen(uint64_t id) { return (uint16_t)(id >> 32);
 static inline uint16_t gr_handle_tag(uint64_t id) { return (uint16_t)(id >> 48); }
 
 /// Next generation of a slot: never 0 (a zero generation is never valid).
-static inline uint16_t gr_next_generation(uint16_t gen) { return (uint16_t)(gen + 1u == 0u ? 1u : gen + 1u); }
+static inline uint16_t gr_next_generation(uint16_t gen)
+{
+    uint16_t next = (uint16_t)(gen + 1u);
+    return next ? next : 1u;
+}
 
 /// Check a handle against a slot table; on success *slot is set. `gens[s]` is the live
 /// generation of slot s and 0 when the slot was never used.

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "../core/stream.h"
+#include "../geom/vec3.h"
 #include "dem_internal.h"
 
 #define DEM_SECTION_TAG 0x4d454431u /* "1DEM" */
@@ -141,7 +142,10 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     uint32_t dead = 0;
     for (uint32_t i = 0; i < n; i++) {
         LOAD_CHECK(st->mat[i] < world->materials.count);
-        LOAD_CHECK(st->r[i] > 0 && isfinite(st->r[i]) && st->m[i] > 0 && isfinite(st->inv_m[i]));
+        LOAD_CHECK(st->r[i] > 0 && st->r[i] <= 1e3 && st->m[i] > 0 && isfinite(st->m[i]) && isfinite(st->inv_m[i]) &&
+                   isfinite(st->inv_i[i]));
+        LOAD_CHECK(v3_finite(st->x[i]) && v3_finite(st->v[i]) && v3_finite(st->w[i]) && v3_finite(st->f[i]) &&
+                   v3_finite(st->t[i]) && v3_finite(st->x_ref[i]) && quat_finite(st->q[i]));
         if (st->slot[i] == GR_INVALID_INDEX) {
             dead++;
             continue;

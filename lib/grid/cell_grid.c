@@ -42,6 +42,9 @@ bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t 
     if (max_cells < 1)
         max_cells = 1;
     double ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    for (int a = 0; a < 3; a++)
+        if (!(ext[a] <= 1e300))
+            ext[a] = 1e300; /* overflowing spans: the cell growth below still terminates */
     double cell = cell_size > 0 ? cell_size : 1.0;
     double dims_d[3];
     for (;;) {
@@ -50,7 +53,7 @@ bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t 
             dims_d[a] = floor(ext[a] / cell) + 1;
             total *= dims_d[a];
         }
-        if (total <= (double)max_cells)
+        if (total <= (double)max_cells || !isfinite(cell))
             break;
         cell *= fmax(1.01, cbrt(total / (double)max_cells));
     }

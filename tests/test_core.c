@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/* White-box tests of the internal layers: grid, neighbour lists, tasks, handles, hashing,
+ * streams, material mixing, body geometry. Linked against the library's objects. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../lib/core/hash.h"
+#include "../lib/core/rng.h"
+#include "../lib/core/stream.h"
+#include "../lib/dem/dem_internal.h"
+#include "../lib/geom/vec3.h"
+#include "../lib/grid/cell_grid.h"
+#include "harness.h"
+
+/* ---- grid ------------------------------------------------------------------------------ */
+
+static void test_cell_grid_matches_brute_force(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    const double cells[] = {0.05, 0.1, 0.37, 2.0};
+    gr_rng rng = {42};
+    for (int trial = 0; trial < 4; trial++) {
+        const uint32_t n = 700;
+        double *p = (double *)malloc(sizeof(double) * 3 * n);
+        for (uint32_t i = 0; i < 3 * n; i++)
+            p[i] = -1.3 + 2.1 * gr_rng_uniform(&rng) * (i % 3 == 1 ? 0.3 : 1.0); /* negative coords, flat */
+        gr_cell_grid g;
+        gr_cell_grid_init(&g);
+        CHECK(gr_cell_grid_build(&g, &mem, p, 3, n, cells[trial], 4 * n));
+        /* every point in exactly one cell, in cell order, each cell's points at the right coords */
+        uint32_t *seen = (uint32_t *)calloc(n, sizeof(uint32_t));
+        for (uint32_t c = 0; c < g.ncells; c++)
+            for (uint32_t k = g.cell_start[c]; k < g.cell_start[c + 1]; k++) {
+                uint32_t i = g.order[k];
+                seen[i]++;
+                int32_t cc[3];
+                gr_cell_grid_coords(&g, v3(p[3 * i], p[3 * i + 1], p[3 * i + 2]), cc);
+                CHECK(gr_cell_grid_index(&g, cc) == c);
+            }
+        for (uint32_t i = 0; i < n; i++)
+            CHECK(seen[i] == 1);
+        free(seen);
+        /* neighbours within the cell size: 27-cell search equals brute force */
+        const double cut = g.cell;
+        for (uint32_t i = 0; i < n; i += 7) {
+            gr_vec3 pi = v3(p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+            int32_t ci[3];
+            gr_cell_grid_coords(&g, pi, ci);
+            uint32_t found = 0, brute = 0;
+            for (int d0 = -1; d0 <= 1; d0++)
+                for (int d1 = -1; d1 <= 1; d1++)
+                    for (int d2 = -1; d2 <= 1; d2++) {
+                        int32_t c[3] = {ci[0] + d0, ci[1] + d1, ci[2] + d2};
+                        if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= g.dims[0] || c[1] >= g.dims[1] ||
+                            c[2] >= g.dims[2])
+                            continue;
+                        uint32_t idx = gr_cell_grid_index(&g, c);
+                        for (uint32_t k = g.cell_start[idx]; k < g.cell_start[idx + 1]; k++) {
+                            uint32_t j = g.order[k];
+                            if (j != i && v3_len(v3_sub(pi, v3(p[3 * j], p[3 * j + 1], p[3 * j + 2]))) < cut)
+                                found++;
+                        }
+                    }
+            for (uint32_t j = 0; j < n; j++)
+                if (j != i && v3_len(v3_sub(pi, v3(p[3 * j], p[3 * j + 1], p[3 * j + 2]))) < cut)
+                    brute++;
+            CHECK(found == brute);
+        }
+        gr_cell_grid_free(&g, &mem);
+        free(p);
+    }
+    /* a far outlier does not explode the cell count */
+    double q[6] = {0, 0, 0, 1e6, -1e6, 3e5};
+    gr_cell_grid g;
+    gr_cell_grid_init(&g);
+    CHECK(gr_cell_grid_build(&g, &mem, q, 3, 2, 0.001, 4096));
+    CHECK(g.ncells <= 4096);
+    gr_cell_grid_free(&g, &mem);
+    CHECK(mem.in_use == 0);
+}
+
+/* The DEM half neighbour list right after a rebuild holds exactly the pairs within
+ * r_i + r_j + skin, each once, owned by the lower index, and slabs colour correctly. */
+static void test_dem_neighbor_list_matches_brute_force(void)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.worker_count = 2;
+    gr_world *w;
+    CHECK(gr_world_create(&def, &w) == GR_OK);
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.pattern = GR_FILL_RANDOM;
+    fd.min = v3(-0.05, -0.02, -0.03);
+    fd.max = v3(0.04, 0.03, 0.02);
+    fd.radius = 0.001;
+    fd.radius_max = 0.003;
+    fd.max_count = 3000;
+    uint32_t n;
+    CHECK(gr_fill_box(w, &fd, &n, NULL, 0) == GR_OK);
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_SPHERE;
+    bd.radius = 0.01;
+    CHECK(gr_add_body(w, &bd, NULL) == GR_OK);
+    dem_state *st = (dem_state *)w->solver_state;
+    CHECK(dem_update_pairs(st) == GR_OK);
+    CHECK(dem_rebuild(st) == GR_OK);
+    CHECK(st->n == n);
+    const double skin = st->skin;
+    uint64_t brute = 0, listed = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; j < n; j++) {
+            double cut = st->r[i] + st->r[j] + skin;
+            if (v3_len2(v3_sub(st->x[i], st->x[j])) < cut * cut) {
+                brute++;
+                int count = 0;
+                for (uint32_t e = st->nb_start[i]; e < st->nb_start[i + 1]; e++)
+                    count += st->nb_j[e] == j;
+                CHECK(count == 1);
+            }
+        }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t e = st->nb_start[i]; e < st->nb_start[i + 1]; e++) {
+            uint32_t j = st->nb_j[e];
+            CHECK(j > i && j < n);
+            double cut = st->r[i] + st->r[j] + skin;
+            CHECK(v3_len2(v3_sub(st->x[i], st->x[j])) < cut * cut);
+            listed++;
+        }
+    CHECK(listed == brute);
+    /* slab colouring: partners are in the same slab or the next */
+    for (uint32_t s = 0; s < st->nslabs; s++)
+        for (uint32_t i = st->slab_start[s]; i < st->slab_start[s + 1]; i++)
+            for (uint32_t e = st->nb_start[i]; e < st->nb_start[i + 1]; e++)
+                CHECK(st->nb_j[e] < st->slab_start[GR_MIN(s + 2, st->nslabs)]);
+    /* body candidates: exactly the grains within r + skin of the sphere */
+    uint32_t near = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool is_near = v3_len(st->x[i]) - 0.01 < st->r[i] + skin;
+        near += is_near;
+        CHECK((st->bc_start[i + 1] - st->bc_start[i]) == (is_near ? 1u : 0u));
+    }
+    CHECK(near == st->bc_count);
+    /* the grain table points at the sorted storage */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t slot = w->grains.list[k];
+        CHECK(st->slot[w->grains.dense[slot]] == slot);
+    }
+    printf("  %llu candidate pairs, %u body candidates, %u slabs\n", (unsigned long long)brute, near, st->nslabs);
+    gr_world_destroy(w);
+}
+
+/* ---- tasks -------------------------------------------------------------------------------- */
+
+typedef struct cover_ctx {
+    _Atomic uint32_t *hits;
+    _Atomic uint32_t max_worker;
+} cover_ctx;
+
+static void cover(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    cover_ctx *c = (cover_ctx *)vctx;
+    for (uint32_t i = begin; i < end; i++)
+        atomic_fetch_add(&c->hits[i], 1);
+    uint32_t m = atomic_load(&c->max_worker);
+    while (worker > m && !atomic_compare_exchange_weak(&c->max_worker, &m, worker)) {
+    }
+}
+
+static void *inline_enqueue(gr_task_fn *fn, void *ctx, void *user)
+{
+    (void)user;
+    fn(ctx);
+    return NULL;
+}
+static void never_finish(void *h, void *user)
+{
+    (void)h;
+    (void)user;
+}
+
+static void test_parallel_for_covers_each_index_once(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    const uint32_t workers[] = {1, 2, 5};
+    const uint32_t counts[] = {0, 1, 7, 1000, 100003};
+    const uint32_t blocks[] = {1, 64, 5000};
+    for (int wi = 0; wi < 3; wi++)
+        for (int host = 0; host < 2; host++) {
+            gr_tasks t;
+            gr_task_hooks hooks = {inline_enqueue, never_finish, NULL};
+            CHECK(gr_tasks_init(&t, &mem, workers[wi], host ? &hooks : NULL) == GR_OK);
+            for (int ci = 0; ci < 5; ci++)
+                for (int bi = 0; bi < 3; bi++) {
+                    uint32_t n = counts[ci];
+                    _Atomic uint32_t *hits = (_Atomic uint32_t *)calloc(n + 1, sizeof(uint32_t));
+                    cover_ctx c = {hits, 0};
+                    for (int rep = 0; rep < 3; rep++)
+                        gr_parallel_for(&t, n, blocks[bi], cover, &c);
+                    for (uint32_t i = 0; i < n; i++)
+                        CHECK(atomic_load(&hits[i]) == 3);
+                    CHECK(atomic_load(&c.max_worker) < workers[wi]);
+                    free((void *)hits);
+                }
+            gr_tasks_destroy(&t);
+        }
+    CHECK(mem.in_use == 0);
+}
+
+/* ---- handles, hashing, streams -------------------------------------------------------------- */
+
+static void test_handles(void)
+{
+    uint64_t id = gr_handle_make(0xbeef, 7, 123456);
+    CHECK(gr_handle_tag(id) == 0xbeef && gr_handle_gen(id) == 7 && gr_handle_slot(id) == 123456);
+    CHECK(gr_next_generation(0xffff) == 1);
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    gr_grain_table t;
+    gr_grain_table_init(&t);
+    CHECK(gr_grain_table_reserve(&t, &mem, 3));
+    uint32_t a = gr_grain_table_take(&t), b = gr_grain_table_take(&t), c = gr_grain_table_take(&t);
+    uint64_t ha = gr_handle_make(5, t.gen[a], a), hb = gr_handle_make(5, t.gen[b], b);
+    uint32_t s;
+    CHECK(gr_handle_check(ha, 5, t.gen, t.alive, t.slot_count, &s) == GR_OK && s == a);
+    CHECK(gr_handle_check(ha, 6, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_WRONG_WORLD);
+    CHECK(gr_handle_check(0, 5, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_INVALID_HANDLE);
+    CHECK(gr_handle_check(gr_handle_make(5, 1, 99), 5, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_INVALID_HANDLE);
+    gr_grain_table_release(&t, a);
+    CHECK(gr_handle_check(ha, 5, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
+    CHECK(t.count == 2 && t.list[0] == c && t.list[1] == b); /* swap-remove */
+    CHECK(gr_grain_table_reserve(&t, &mem, 1));
+    uint32_t d = gr_grain_table_take(&t);
+    CHECK(d == a); /* reused slot, new generation */
+    CHECK(gr_handle_check(ha, 5, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
+    CHECK(gr_handle_check(hb, 5, t.gen, t.alive, t.slot_count, &s) == GR_OK);
+    gr_grain_table_free(&t, &mem);
+    CHECK(mem.in_use == 0);
+}
+
+static void test_crc_and_streams(void)
+{
+    CHECK(gr_crc32(0, "123456789", 9) == 0xcbf43926u);
+    CHECK(gr_crc32(gr_crc32(0, "1234", 4), "56789", 5) == 0xcbf43926u);
+    unsigned char buf[256];
+    size_t used = 0;
+    struct sink { unsigned char *b; size_t *n; } sk = {buf, &used};
+    gr_stream_writer *w = (gr_stream_writer *)malloc(sizeof *w);
+    gr_writer_init(w, NULL, NULL);
+    gr_writer_u32(w, 0xdeadbeefu);
+    gr_writer_f64(w, -1.5);
+    gr_writer_u64(w, 1ull << 60);
+    CHECK(gr_writer_finish(w) && w->size == 20);
+    (void)sk;
+    /* read back from a hand-made little-endian buffer */
+    unsigned char src[20] = {0xef, 0xbe, 0xad, 0xde};
+    double d = -1.5;
+    memcpy(src + 4, &d, 8);
+    uint64_t big = 1ull << 60;
+    memcpy(src + 12, &big, 8);
+    gr_stream_reader r;
+    gr_reader_init(&r, src, sizeof src);
+    CHECK(gr_reader_u32(&r) == 0xdeadbeefu);
+    CHECK(gr_reader_f64(&r) == -1.5);
+    CHECK(gr_reader_u64(&r) == (1ull << 60));
+    CHECK(!r.bad && gr_reader_left(&r) == 0);
+    CHECK(gr_reader_u32(&r) == 0 && r.bad); /* past the end: flagged, zero */
+    free(w);
+}
+
+/* ---- materials and geometry ------------------------------------------------------------------ */
+
+static void test_material_mixing(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    gr_materials m;
+    gr_materials_init(&m);
+    gr_material_def a, b;
+    gr_material_def_init(&a);
+    gr_material_def_init(&b);
+    a.youngs_modulus = 1e7;
+    a.poisson_ratio = 0.25;
+    a.friction = 0.4;
+    a.restitution = 0.9;
+    b.youngs_modulus = 2e8;
+    b.poisson_ratio = 0.35;
+    b.friction = 0.9;
+    b.restitution = 0.4;
+    CHECK(gr_materials_add(&m, &mem, &a) && gr_materials_add(&m, &mem, &b));
+    gr_pair_coeffs c;
+    gr_materials_pair(&m, 0, 1, &c);
+    double es = 1.0 / ((1 - 0.25 * 0.25) / 1e7 + (1 - 0.35 * 0.35) / 2e8);
+    double gs = 1.0 / (2 * (2 - 0.25) * 1.25 / 1e7 + 2 * (2 - 0.35) * 1.35 / 2e8);
+    CHECK_NEAR(c.e_star, es, 1e-9 * es);
+    CHECK_NEAR(c.g_star, gs, 1e-9 * gs);
+    CHECK_NEAR(c.friction, sqrt(0.4 * 0.9), 1e-15);
+    CHECK_NEAR(c.restitution, sqrt(0.9 * 0.4), 1e-15);
+    gr_materials_pair(&m, 0, 0, &c);
+    CHECK(c.friction == 0.4 && c.restitution == 0.9); /* same material: its own values exactly */
+    gr_material_pair_def o;
+    gr_material_pair_def_init(&o);
+    o.friction = 0.1;
+    o.restitution = 0.2;
+    CHECK(gr_materials_set_pair(&m, &mem, 1, 0, &o));
+    gr_materials_pair(&m, 0, 1, &c);
+    CHECK(c.friction == 0.1 && c.restitution == 0.2);
+    gr_materials_pair(&m, 1, 0, &c);
+    CHECK(c.friction == 0.1);
+    gr_materials_free(&m, &mem);
+    CHECK(mem.in_use == 0);
+}
+
+static gr_body_data shape(gr_shape_type s)
+{
+    gr_body_data b;
+    memset(&b, 0, sizeof b);
+    b.shape = s;
+    b.position = v3(1, 2, 3);
+    /* 90 degrees about z: local x -> world y */
+    b.orientation = (gr_quat){0, 0, sqrt(0.5), sqrt(0.5)};
+    b.radius = 0.5;
+    b.half_height = 1.0;
+    b.half_extents = v3(1.0, 0.5, 0.25);
+    b.normal_local = v3(1, 0, 0);
+    return b;
+}
+
+static void test_body_distances(void)
+{
+    gr_vec3 n, q;
+    gr_body_data b = shape(GR_SHAPE_PLANE); /* world normal +y through (1,2,3) */
+    CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(5, 2.7, -4), &n, &q), 0.7, 1e-12);
+    CHECK_NEAR(n.y, 1.0, 1e-12);
+    CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(0, 1.0, 0), &n, &q), -1.0, 1e-12);
+    b = shape(GR_SHAPE_SPHERE);
+    CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(1, 2, 5), &n, &q), 1.5, 1e-12);
+    CHECK_NEAR(q.z, 3.5, 1e-12);
+    b = shape(GR_SHAPE_CAPSULE); /* axis local y -> world -x */
+    CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(0.5, 2, 4), &n, &q), 0.5, 1e-12);
+    CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(-1.0, 2, 3), &n, &q), 0.5, 1e-12); /* beyond the end cap */
+    b = shape(GR_SHAPE_BOX); /* world half extents: x 0.5, y 1.0, z 0.25 */
+    CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(1, 2, 4), &n, &q), 0.75, 1e-12);
+    CHECK_NEAR(n.z, 1.0, 1e-12);
+    CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(1.4, 2, 3), &n, &q), -0.1, 1e-12); /* inside: nearest face */
+    CHECK_NEAR(n.x, 1.0, 1e-12);
+    CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(2.5, 4, 3), &n, &q), sqrt(2.0), 1e-12); /* past an edge */
+    b = shape(GR_SHAPE_CONTAINER);
+    b.orientation = quat_identity();
+    b.open_faces = GR_FACE_POS_Y;
+    CHECK(gr_body_feature_count(&b) == 6 && !gr_body_feature_enabled(&b, 2) && gr_body_feature_enabled(&b, 3));
+    /* inside, near the -y floor (face 3): distance to the floor, normal up */
+    CHECK_NEAR(gr_body_feature_distance(&b, 3, v3(1.2, 1.6, 3.1), &n, &q), 0.1, 1e-12);
+    CHECK_NEAR(n.y, 1.0, 1e-12);
+    CHECK_NEAR(gr_body_distance(&b, v3(1.2, 1.6, 3.1)), 0.1, 1e-12);
+    CHECK(isinf(gr_body_bound_radius(&(gr_body_data){.shape = GR_SHAPE_PLANE})));
+}
+
+int main(int argc, char **argv)
+{
+    static const harness_test tests[] = {
+        {"cell_grid_matches_brute_force", test_cell_grid_matches_brute_force},
+        {"dem_neighbor_list_matches_brute_force", test_dem_neighbor_list_matches_brute_force},
+        {"parallel_for_covers_each_index_once", test_parallel_for_covers_each_index_once},
+        {"handles", test_handles},
+        {"crc_and_streams", test_crc_and_streams},
+        {"material_mixing", test_material_mixing},
+        {"body_distances", test_body_distances},
+    };
+    return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
