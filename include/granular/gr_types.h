@@ -220,6 +220,11 @@ typedef struct gr_world_def {
     gr_task_hooks tasks;    ///< default: the built-in pthread pool when worker_count > 1
     const gr_dem_def *dem;  ///< DEM parameters; NULL = defaults. Copied at creation.
     void *user_data;        ///< yours; gr_world_get_user_data returns it
+    /// World bounds [m]: grains whose centre leaves this box are removed at the end of gr_step
+    /// (their handles become stale; gr_counters.grains_removed counts them). Use it so that
+    /// grains that fall off the scene stop costing time. min == max (default): unbounded.
+    gr_vec3 bounds_min;
+    gr_vec3 bounds_max;
 } gr_world_def;
 
 /// Material properties (SI). Pair rules: E* and G* by Hertz-Mindlin; restitution, friction
@@ -328,6 +333,7 @@ typedef struct gr_counters {
     uint64_t bytes_in_use;       ///< through the world's allocator
     uint64_t bytes_peak;
     uint64_t allocation_count;   ///< calls to the allocator so far
+    uint64_t grains_removed;     ///< grains removed for leaving the world bounds, so far
 } gr_counters;
 
 /* ------------------------------------------------------------------------------------ */

@@ -123,6 +123,9 @@ static void write_payload(const gr_world *w, gr_stream_writer *s)
     gr_writer_u64(s, w->step_count);
     gr_writer_u64(s, w->substep_count);
     gr_writer_u64(s, w->fill_count);
+    gr_writer_u64(s, w->grains_removed);
+    put_vec(s, w->def.bounds_min);
+    put_vec(s, w->def.bounds_max);
     gr_writer_u32(s, w->default_material);
     put_dem_def(s, &w->dem);
     /* materials */
@@ -225,7 +228,8 @@ typedef struct world_parts {
     double substep;
     uint64_t seed;
     double time, last_substep;
-    uint64_t step_count, substep_count, fill_count;
+    uint64_t step_count, substep_count, fill_count, grains_removed;
+    gr_vec3 bounds_min, bounds_max;
     uint32_t default_material;
     uint16_t tag;
     gr_materials materials;
@@ -261,9 +265,13 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
     p->step_count = gr_reader_u64(r);
     p->substep_count = gr_reader_u64(r);
     p->fill_count = gr_reader_u64(r);
+    p->grains_removed = gr_reader_u64(r);
+    p->bounds_min = get_vec(r);
+    p->bounds_max = get_vec(r);
     p->default_material = gr_reader_u32(r);
     get_dem_def(r, &p->dem);
-    RCHECK(v3_finite(p->gravity) && isfinite(p->substep) && p->substep >= 0 && isfinite(p->time));
+    RCHECK(v3_finite(p->gravity) && isfinite(p->substep) && p->substep >= 0 && isfinite(p->time) &&
+           v3_finite(p->bounds_min) && v3_finite(p->bounds_max));
     /* the physics settings must pass the same checks as a def (errors are corrupt data here) */
     gr_world probe;
     memset(&probe, 0, sizeof probe);
@@ -488,6 +496,9 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     w->step_count = p.step_count;
     w->substep_count = p.substep_count;
     w->fill_count = p.fill_count;
+    w->grains_removed = p.grains_removed;
+    w->def.bounds_min = p.bounds_min;
+    w->def.bounds_max = p.bounds_max;
     w->default_material = p.default_material;
     gr_mem_free(&w->mem, data, (size_t)size);
     return GR_OK;

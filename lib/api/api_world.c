@@ -92,6 +92,13 @@ static gr_status validate_world_def(const gr_world *w, const gr_world_def *d, gr
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.reserved0 must be 0");
     if (!d->allocator.alloc != !d->allocator.free)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.allocator: set both alloc and free, or neither");
+    GR_CHECK(gr_check_vec(w, d->bounds_min, f, "def.bounds_min"));
+    GR_CHECK(gr_check_vec(w, d->bounds_max, f, "def.bounds_max"));
+    bool bounded = d->bounds_min.x != d->bounds_max.x || d->bounds_min.y != d->bounds_max.y ||
+                   d->bounds_min.z != d->bounds_max.z;
+    if (bounded && !(d->bounds_min.x < d->bounds_max.x && d->bounds_min.y < d->bounds_max.y &&
+                     d->bounds_min.z < d->bounds_max.z))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.bounds_min must be below def.bounds_max on every axis");
     if (!d->tasks.enqueue != !d->tasks.finish)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.tasks: set both enqueue and finish, or neither");
     gr_def_defaults_full(GR_DEF_DEM, dem_out);
@@ -194,6 +201,40 @@ static double resolved_substep(const gr_world *w)
     return w->solver->stable_substep(w->solver_state);
 }
 
+static bool has_bounds(const gr_world *w)
+{
+    const gr_vec3 a = w->def.bounds_min, b = w->def.bounds_max;
+    return a.x != b.x || a.y != b.y || a.z != b.z;
+}
+
+/* Remove grains outside the world bounds. Walks the bulk list backwards so that the
+ * swap-removal only moves grains that were already checked. Never allocates. */
+static void remove_out_of_bounds(gr_world *w)
+{
+    const gr_vec3 lo = w->def.bounds_min, hi = w->def.bounds_max;
+    gr_grain_table *t = &w->grains;
+    uint32_t dense[256];
+    double pos[4 * 256];
+    uint32_t end = t->count;
+    while (end > 0) {
+        uint32_t begin = end > 256 ? end - 256 : 0;
+        for (uint32_t k = begin; k < end; k++)
+            dense[k - begin] = t->dense[t->list[k]];
+        w->solver->read_field(w->solver_state, GR_FIELD_POSITION, dense, end - begin, pos);
+        for (uint32_t k = end; k-- > begin;) {
+            const double *p = pos + 4 * (size_t)(k - begin);
+            if (p[0] >= lo.x && p[0] <= hi.x && p[1] >= lo.y && p[1] <= hi.y && p[2] >= lo.z && p[2] <= hi.z)
+                continue;
+            uint32_t slot = t->list[k];
+            uint32_t d = t->dense[slot];
+            w->solver->remove_grains(w->solver_state, &d, 1);
+            gr_grain_table_release(t, slot);
+            w->grains_removed++;
+        }
+        end = begin;
+    }
+}
+
 GR_API gr_status gr_step(gr_world *w, double dt)
 {
     static const char f[] = "gr_step";
@@ -214,6 +255,8 @@ GR_API gr_status gr_step(gr_world *w, double dt)
     gr_status s = w->solver->step(w->solver_state, n, h);
     w->busy = false;
     w->step_count++;
+    if (has_bounds(w))
+        remove_out_of_bounds(w);
     if (s == GR_ERROR_UNSTABLE) {
         return gr_fail(w, s, f,
                        "a grain's state became non-finite (substep %g s; set a smaller gr_world_def.substep); "
@@ -265,6 +308,7 @@ GR_API gr_status gr_world_get_counters(const gr_world *w, gr_counters *out)
     c.bytes_in_use = w->mem.in_use;
     c.bytes_peak = w->mem.peak;
     c.allocation_count = w->mem.count;
+    c.grains_removed = w->grains_removed;
     memcpy(out, &c, out->size < sizeof c ? out->size : sizeof c);
     return GR_OK;
 }

@@ -28,6 +28,7 @@ struct gr_world {
     uint64_t step_count;
     uint64_t substep_count;
     uint64_t fill_count;  ///< fills so far (seeds each fill differently)
+    uint64_t grains_removed; ///< by the world bounds
     uint32_t default_material;
 };
 

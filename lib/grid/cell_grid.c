@@ -2,6 +2,7 @@
 #include "cell_grid.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void gr_cell_grid_init(gr_cell_grid *g) { memset(g, 0, sizeof *g); }
 
@@ -25,6 +26,34 @@ void gr_cell_grid_coords(const gr_cell_grid *g, gr_vec3 p, int32_t c[3])
     }
 }
 
+/* Sample quantiles of one coordinate (stride-sampled, sorted): robust to far outliers. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void robust_range(const double *pos, size_t stride, uint32_t n, int axis, double *lo, double *hi)
+{
+    double sample[1024];
+    uint32_t m = n < 1024u ? n : 1024u;
+    for (uint32_t k = 0; k < m; k++)
+        sample[k] = pos[(size_t)((uint64_t)k * n / m) * stride + (size_t)axis];
+    qsort(sample, m, sizeof(double), cmp_double);
+    double a = sample[m / 100], b = sample[m - 1 - m / 100];
+    double margin = 0.25 * (b - a);
+    *lo = GR_MAX(*lo, a - margin);
+    *hi = GR_MIN(*hi, b + margin);
+}
+
+static double cell_count(const double ext[3], double cell)
+{
+    double total = 1;
+    for (int a = 0; a < 3; a++)
+        total *= floor(ext[a] / cell) + 1;
+    return total;
+}
+
 bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
                         double cell_size, uint32_t max_cells)
 {
@@ -41,11 +70,22 @@ bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t 
     }
     if (max_cells < 1)
         max_cells = 1;
+    double cell = cell_size > 0 ? cell_size : 1.0;
     double ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
     for (int a = 0; a < 3; a++)
         if (!(ext[a] <= 1e300))
             ext[a] = 1e300; /* overflowing spans: the cell growth below still terminates */
-    double cell = cell_size > 0 ? cell_size : 1.0;
+    if (cell_count(ext, cell) > (double)max_cells && n > 0) {
+        /* A few far grains (splashed, falling) would stretch the grid. Cover the bulk instead:
+         * points outside are clamped into the edge cells, which keeps every pair within one
+         * cell of each other in adjacent cells (clamping never moves two points apart). */
+        double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+        for (int a = 0; a < 3; a++) {
+            robust_range(pos, stride, n, a, &l[a], &h[a]);
+            ext[a] = GR_MIN(h[a] - l[a], 1e300);
+        }
+        lo = (gr_vec3){l[0], l[1], l[2]};
+    }
     double dims_d[3];
     for (;;) {
         double total = 1;

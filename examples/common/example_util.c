@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "example_util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "splat.h"
+
+static int failures;
+
+void ex_parse_args(int argc, char **argv, ex_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->out_dir = ".";
+    a->workers = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            a->out_dir = argv[++i];
+        else if (!strcmp(argv[i], "--workers") && i + 1 < argc)
+            a->workers = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--grains") && i + 1 < argc)
+            a->grains = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--ply"))
+            a->ply = 1;
+        else if (!strcmp(argv[i], "--quiet"))
+            a->quiet = 1;
+        else {
+            fprintf(stderr, "usage: %s [--out DIR] [--workers N] [--grains N] [--ply] [--quiet]\n", argv[0]);
+            exit(2);
+        }
+    }
+}
+
+double ex_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void ex_log_stderr(gr_log_level level, const char *message, void *user)
+{
+    (void)user;
+    fprintf(stderr, "granular %s: %s\n", level == GR_LOG_ERROR ? "error" : level == GR_LOG_WARNING ? "warning" : "info",
+            message);
+}
+
+int ex_check(int cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s ", cond ? "PASS" : "FAIL");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    if (!cond)
+        failures++;
+    return cond;
+}
+
+int ex_failures(void) { return failures; }
+
+void ex_ok(gr_world *w, gr_status s, const char *what)
+{
+    if (s == GR_OK)
+        return;
+    fprintf(stderr, "%s failed: %s (%s)\n", what, gr_status_string(s), w ? gr_world_last_error(w) : "");
+    exit(1);
+}
+
+static void join(char *buf, size_t n, const char *dir, const char *name)
+{
+    snprintf(buf, n, "%s/%s", dir, name);
+}
+
+int ex_render_png(const gr_world *w, const ex_args *args, const char *name, const float lo[3], const float hi[3],
+                  const float view_dir[3], const float up[3])
+{
+    uint32_t n = gr_world_get_render_point_count(w);
+    float *pts = (float *)malloc(sizeof(float) * 4 * (n ? n : 1));
+    unsigned char *rgb = (unsigned char *)malloc(3 * (size_t)(n ? n : 1));
+    if (!pts || !rgb || gr_read_render_points(w, 0, n, pts, 0) != GR_OK) {
+        free(pts);
+        free(rgb);
+        return -1;
+    }
+    /* sand colours by height within the box: darker, redder low; pale high */
+    gr_world_def def;
+    def.size = sizeof def;
+    gr_world_get_def(w, &def, NULL);
+    float g[3] = {(float)def.gravity.x, (float)def.gravity.y, (float)def.gravity.z};
+    float gl = sqrtf(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    float upv[3] = {0, 1, 0};
+    if (gl > 0)
+        for (int k = 0; k < 3; k++)
+            upv[k] = -g[k] / gl;
+    float hmin = 1e30f, hmax = -1e30f;
+    for (uint32_t i = 0; i < n; i++) {
+        float h = pts[4 * i] * upv[0] + pts[4 * i + 1] * upv[1] + pts[4 * i + 2] * upv[2];
+        hmin = h < hmin ? h : hmin;
+        hmax = h > hmax ? h : hmax;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        float h = pts[4 * i] * upv[0] + pts[4 * i + 1] * upv[1] + pts[4 * i + 2] * upv[2];
+        float t = hmax > hmin ? (h - hmin) / (hmax - hmin) : 0.5f;
+        unsigned hash = (i * 2654435761u) >> 27; /* grain-to-grain variation */
+        float v = 0.85f + 0.03f * (float)(hash % 6);
+        rgb[3 * i + 0] = (unsigned char)fminf(255.f, v * (170.f + 70.f * t));
+        rgb[3 * i + 1] = (unsigned char)fminf(255.f, v * (125.f + 80.f * t));
+        rgb[3 * i + 2] = (unsigned char)fminf(255.f, v * (70.f + 70.f * t));
+    }
+    splat_image img;
+    const unsigned char bg[3] = {32, 36, 44};
+    if (splat_init(&img, 1024, 768, bg) != 0) {
+        free(pts);
+        free(rgb);
+        return -1;
+    }
+    splat_camera cam;
+    float default_dir[3] = {-0.55f * upv[1] - 0.6f * upv[2], -0.55f, -0.6f};
+    if (upv[2] > 0.9f) { /* Z-up: look down from +x -y */
+        default_dir[0] = -0.55f;
+        default_dir[1] = 0.6f;
+        default_dir[2] = -0.55f;
+    }
+    splat_camera_frame(&cam, lo, hi, view_dir ? view_dir : default_dir, up ? up : upv);
+    splat_spheres(&img, &cam, pts, 0, n, rgb, 0, NULL);
+    const unsigned char edge[3] = {150, 170, 200};
+    splat_box(&img, &cam, lo, hi, edge);
+    char path[1024];
+    join(path, sizeof path, args->out_dir, name);
+    int rc = splat_save_png(&img, path);
+    if (rc == 0 && !args->quiet)
+        printf("wrote %s (%u grains)\n", path, n);
+    splat_free(&img);
+    free(pts);
+    free(rgb);
+    return rc;
+}
+
+int ex_write_ply(const gr_world *w, const ex_args *args, const char *name)
+{
+    uint32_t n = gr_world_get_render_point_count(w);
+    float *pts = (float *)malloc(sizeof(float) * 4 * (n ? n : 1));
+    if (!pts || gr_read_render_points(w, 0, n, pts, 0) != GR_OK) {
+        free(pts);
+        return -1;
+    }
+    char path[1024];
+    join(path, sizeof path, args->out_dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(pts);
+        return -1;
+    }
+    fprintf(f, "ply\nformat ascii 1.0\nelement vertex %u\nproperty float x\nproperty float y\nproperty float z\n"
+               "property float radius\nend_header\n", n);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "%g %g %g %g\n", pts[4 * i], pts[4 * i + 1], pts[4 * i + 2], pts[4 * i + 3]);
+    fclose(f);
+    free(pts);
+    return 0;
+}
+
+void ex_grain_stats(const gr_world *w, ex_stats *s)
+{
+    uint32_t n = gr_world_get_grain_count(w);
+    double *x = (double *)malloc(sizeof(double) * 3 * (n ? n : 1));
+    double *v = (double *)malloc(sizeof(double) * 3 * (n ? n : 1));
+    double *m = (double *)malloc(sizeof(double) * (n ? n : 1));
+    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x, 0);
+    gr_read_grains(w, GR_FIELD_VELOCITY, GR_TYPE_F64, 0, n, v, 0);
+    gr_read_grains(w, GR_FIELD_MASS, GR_TYPE_F64, 0, n, m, 0);
+    memset(s, 0, sizeof *s);
+    for (int k = 0; k < 3; k++) {
+        s->min[k] = n ? 1e300 : 0;
+        s->max[k] = n ? -1e300 : 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double v2 = 0;
+        for (int k = 0; k < 3; k++) {
+            double p = x[3 * i + k];
+            s->min[k] = p < s->min[k] ? p : s->min[k];
+            s->max[k] = p > s->max[k] ? p : s->max[k];
+            s->mean[k] += p / n;
+            v2 += v[3 * i + k] * v[3 * i + k];
+        }
+        s->kinetic_energy += 0.5 * m[i] * v2;
+        if (sqrt(v2) > s->max_speed)
+            s->max_speed = sqrt(v2);
+    }
+    free(x);
+    free(v);
+    free(m);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the examples: command line, timing, checks, pictures. Not part of the library. */
+#ifndef GRANULAR_EXAMPLES_UTIL_H
+#define GRANULAR_EXAMPLES_UTIL_H
+
+#include <granular/granular.h>
+
+typedef struct ex_args {
+    const char *out_dir; ///< --out DIR: where pictures go (default ".")
+    unsigned workers;    ///< --workers N (default 1)
+    unsigned grains;     ///< --grains N (0: the example's default)
+    int ply;             ///< --ply: also write PLY frames of the render points
+    int quiet;           ///< --quiet
+} ex_args;
+
+void ex_parse_args(int argc, char **argv, ex_args *args);
+/// Monotonic seconds.
+double ex_now(void);
+/// A logger that prints the library's messages to stderr.
+void ex_log_stderr(gr_log_level level, const char *message, void *user);
+/// Record a check: prints PASS/FAIL with the formatted description; returns cond.
+int ex_check(int cond, const char *fmt, ...);
+/// Number of failed checks so far (the example's exit status is nonzero if any).
+int ex_failures(void);
+/// Exit if a call failed, printing the world's message.
+void ex_ok(gr_world *w, gr_status s, const char *what);
+
+/// Render the world's render points (coloured by height) and the box [lo, hi] to a PNG
+/// at out_dir/name. view_dir: from the camera towards the scene (NULL = a default 3/4 view).
+int ex_render_png(const gr_world *w, const ex_args *args, const char *name, const float lo[3], const float hi[3],
+                  const float view_dir[3], const float up[3]);
+/// Write the render points as an ASCII PLY point cloud (x y z radius) to out_dir/name.
+int ex_write_ply(const gr_world *w, const ex_args *args, const char *name);
+
+/// Simple statistics over all grains.
+typedef struct ex_stats {
+    double max_speed;
+    double kinetic_energy;
+    double min[3], max[3]; ///< bounding box of the grain centres
+    double mean[3];
+} ex_stats;
+void ex_grain_stats(const gr_world *w, ex_stats *out);
+
+#endif /* GRANULAR_EXAMPLES_UTIL_H */
