@@ -7,6 +7,7 @@
 #include "../lib/core/hash.h"
 #include "../lib/core/rng.h"
 #include "../lib/core/stream.h"
+#include "../lib/dem/dem_batch.h"
 #include "../lib/dem/dem_internal.h"
 #include "../lib/geom/vec3.h"
 #include "../lib/grid/cell_grid.h"
@@ -112,8 +113,8 @@ static void test_dem_neighbor_list_matches_brute_force(void)
     uint64_t brute = 0, listed = 0;
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n; j++) {
-            double cut = st->r[i] + st->r[j] + skin;
-            if (v3_len2(v3_sub(st->x[i], st->x[j])) < cut * cut) {
+            double cut = st->xr[i].r + st->xr[j].r + skin;
+            if (v3_len2(v3_sub(xr_pos(&st->xr[i]), xr_pos(&st->xr[j]))) < cut * cut) {
                 brute++;
                 int count = 0;
                 for (uint32_t e = st->nb_start[i]; e < st->nb_start[i + 1]; e++)
@@ -125,8 +126,8 @@ static void test_dem_neighbor_list_matches_brute_force(void)
         for (uint32_t e = st->nb_start[i]; e < st->nb_start[i + 1]; e++) {
             uint32_t j = st->nb_j[e];
             CHECK(j > i && j < n);
-            double cut = st->r[i] + st->r[j] + skin;
-            CHECK(v3_len2(v3_sub(st->x[i], st->x[j])) < cut * cut);
+            double cut = st->xr[i].r + st->xr[j].r + skin;
+            CHECK(v3_len2(v3_sub(xr_pos(&st->xr[i]), xr_pos(&st->xr[j]))) < cut * cut);
             listed++;
         }
     CHECK(listed == brute);
@@ -138,7 +139,7 @@ static void test_dem_neighbor_list_matches_brute_force(void)
     /* body candidates: exactly the grains within r + skin of the sphere */
     uint32_t near = 0;
     for (uint32_t i = 0; i < n; i++) {
-        bool is_near = v3_len(st->x[i]) - 0.01 < st->r[i] + skin;
+        bool is_near = v3_len(xr_pos(&st->xr[i])) - 0.01 < st->xr[i].r + skin;
         near += is_near;
         CHECK((st->bc_start[i + 1] - st->bc_start[i]) == (is_near ? 1u : 0u));
     }
@@ -359,6 +360,100 @@ static void test_body_distances(void)
     CHECK(isinf(gr_body_bound_radius(&(gr_body_data){.shape = GR_SHAPE_PLANE})));
 }
 
+/* Every vectorised contact kernel gives the scalar code's results bit for bit. */
+static void fill_random_batch(struct dem_batch *b, gr_rng *rng, uint32_t n)
+{
+    b->n = n;
+    for (uint32_t k = 0; k < BATCH; k++) {
+        double u[32];
+        for (int q = 0; q < 32; q++)
+            u[q] = gr_rng_uniform(rng) - 0.5;
+        b->ri[k] = 0.001 * (1 + u[0]);
+        b->rj[k] = 0.001 * (1 + u[1]);
+        double dist = (b->ri[k] + b->rj[k]) * (1 - 0.02 * fabs(u[2]));
+        gr_vec3 n3 = v3(u[3], u[4], u[5] + 0.7);
+        n3 = v3_scale(n3, dist / v3_len(n3));
+        b->dx[k] = n3.x;
+        b->dy[k] = n3.y;
+        b->dz[k] = n3.z;
+        b->d2[k] = b->dx[k] * b->dx[k] + b->dy[k] * b->dy[k] + b->dz[k] * b->dz[k];
+        b->mi[k] = 1e-5 * (1 + u[6]);
+        b->mj[k] = 1e-5 * (1 + u[7]);
+        b->vx[k] = u[8];
+        b->vy[k] = u[9];
+        b->vz[k] = u[10];
+        b->wix[k] = 100 * u[11];
+        b->wiy[k] = 100 * u[12];
+        b->wiz[k] = 100 * u[13];
+        b->wjx[k] = 100 * u[14];
+        b->wjy[k] = 100 * u[15];
+        b->wjz[k] = 100 * u[16];
+        /* springs both small (sticking) and large (sliding) */
+        double hs = k % 3 == 0 ? 1e-3 : 1e-7;
+        b->hx[k] = hs * u[17];
+        b->hy[k] = hs * u[18];
+        b->hz[k] = hs * u[19];
+        b->mx[k] = (k % 2 ? 1e-4 : 1e-9) * u[20];
+        b->my[k] = (k % 2 ? 1e-4 : 1e-9) * u[21];
+        b->mz[k] = (k % 2 ? 1e-4 : 1e-9) * u[22];
+        b->mu[k] = 0.5 + u[23];
+        b->mur[k] = 0.1 + 0.1 * u[24];
+        b->c1[k] = 3.6e6;
+        b->c2[k] = 1100 * (1 + u[25]);
+        b->c3[k] = 4.5e6;
+        b->c4[k] = 1400 * (1 + u[26]);
+    }
+}
+
+static void test_vector_kernels_match_scalar(void)
+{
+    gr_rng rng = {2024};
+    dem_law law;
+    memset(&law, 0, sizeof law);
+    law.roll_damping = 0.3;
+    dem_kernel_fn *kernels[4];
+    int nk = 0;
+    kernels[nk++] = NULL; /* placeholder for the chosen kernel below */
+    for (int epsd = 0; epsd < 2; epsd++) {
+        nk = 0;
+        kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v2 : dem_kernel_hertz_history_v2;
+        kernels[nk++] = dem_pick_kernel(epsd != 0);
+#if defined(GR_DEM_HAVE_AVX2)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2"))
+            kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v4avx2 : dem_kernel_hertz_history_v4avx2;
+#endif
+        for (int clamp = 0; clamp < 2; clamp++)
+            for (int trial = 0; trial < 50; trial++) {
+                static struct dem_batch ref, vec;
+                uint32_t n = 1 + (uint32_t)trial % BATCH;
+                fill_random_batch(&ref, &rng, n);
+                law.clamp = clamp != 0;
+                for (int kk = 0; kk < nk; kk++) {
+                    memcpy(&vec, &ref, sizeof vec);
+                    dem_kernel_consts kc = {2e-5, clamp ? 1.0 : 0.0, law.roll_damping};
+                    kernels[kk](&vec, &kc);
+                    struct dem_batch r2;
+                    memcpy(&r2, &ref, sizeof r2);
+                    dem_kernel_reference(&r2, &law, epsd != 0, 2e-5);
+                    for (uint32_t k = 0; k < n; k++) {
+                        CHECK(memcmp(&vec.fx[k], &r2.fx[k], 8) == 0 && memcmp(&vec.fy[k], &r2.fy[k], 8) == 0 &&
+                              memcmp(&vec.fz[k], &r2.fz[k], 8) == 0);
+                        CHECK(memcmp(&vec.cx[k], &r2.cx[k], 8) == 0 && memcmp(&vec.cz[k], &r2.cz[k], 8) == 0);
+                        CHECK(memcmp(&vec.ai[k], &r2.ai[k], 8) == 0 && memcmp(&vec.aj[k], &r2.aj[k], 8) == 0);
+                        /* the scalar code selects the spring in its second loop */
+                        CHECK(memcmp(&vec.hx[k], &r2.hx[k], 8) == 0 && memcmp(&vec.hz[k], &r2.hz[k], 8) == 0);
+                        if (epsd) {
+                            CHECK(memcmp(&vec.mx[k], &r2.mx[k], 8) == 0 && memcmp(&vec.my[k], &r2.my[k], 8) == 0);
+                            CHECK(memcmp(&vec.rlx[k], &r2.rlx[k], 8) == 0 && memcmp(&vec.rlz[k], &r2.rlz[k], 8) == 0);
+                        }
+                    }
+                }
+            }
+        printf("  rolling %s: %d kernels match the scalar code\n", epsd ? "EPSD" : "none", nk);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -369,6 +464,7 @@ int main(int argc, char **argv)
         {"crc_and_streams", test_crc_and_streams},
         {"material_mixing", test_material_mixing},
         {"body_distances", test_body_distances},
+        {"vector_kernels_match_scalar", test_vector_kernels_match_scalar},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -17,10 +17,12 @@
 #  define GR_LIKELY(x) __builtin_expect(!!(x), 1)
 #  define GR_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  define GR_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#  define GR_FORCE_INLINE inline __attribute__((always_inline))
 #else
 #  define GR_LIKELY(x) (x)
 #  define GR_UNLIKELY(x) (x)
 #  define GR_PRINTF_LIKE(f, a)
+#  define GR_FORCE_INLINE inline
 #endif
 
 #define GR_MIN(a, b) ((a) < (b) ? (a) : (b))

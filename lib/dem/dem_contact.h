@@ -39,8 +39,11 @@ static inline double dem_pow(double x, double p)
     return pow(x, p);
 }
 
-static inline void dem_contact(const dem_law *law, const dem_pair_params *pp, const dem_contact_in *c,
-                               gr_vec3 *hist, gr_vec3 *roll, dem_contact_out *out)
+/* The law enums are passed separately so that specialised callers (constants) let the compiler
+ * drop every branch of the laws they do not use. */
+static GR_FORCE_INLINE void dem_contact_laws(const dem_law *law, gr_normal_law normal, gr_tangential_law tangential,
+                                             gr_rolling_law rolling, const dem_pair_params *pp, const dem_contact_in *c,
+                                             gr_vec3 *hist, gr_vec3 *roll, dem_contact_out *out)
 {
     const gr_vec3 n = c->n;
     const double delta = c->delta;
@@ -49,7 +52,7 @@ static inline void dem_contact(const dem_law *law, const dem_pair_params *pp, co
 
     /* ---- normal force (eq. 7-15) ---- */
     double kn, fn, gamma_n, kt, gamma_t;
-    switch (law->normal) {
+    switch (normal) {
     case GR_NORMAL_LINEAR: {
         double kr = law->lin_kr > 0 ? law->lin_kr : pp->kr_per_m * c->meff;
         double kd = law->lin_kr > 0 ? law->lin_kd : pp->kd_per_m * c->meff;
@@ -89,7 +92,7 @@ static inline void dem_contact(const dem_law *law, const dem_pair_params *pp, co
     /* ---- shear force (eq. 16-19) ---- */
     gr_vec3 vt = v3_madd(c->vrel, n, -vn);
     gr_vec3 ft;
-    switch (law->tangential) {
+    switch (tangential) {
     case GR_TANGENTIAL_NONE:
         ft = v3(0, 0, 0);
         break;
@@ -131,11 +134,11 @@ static inline void dem_contact(const dem_law *law, const dem_pair_params *pp, co
     out->nxft = v3_cross(n, ft);
 
     /* ---- rolling resistance ---- */
-    if (law->rolling == GR_ROLLING_CDT) {
+    if (rolling == GR_ROLLING_CDT) {
         gr_vec3 wr = v3_madd(c->wrel, n, -v3_dot(c->wrel, n));
         double s = v3_len(wr);
         out->mroll = s > 1e-12 ? v3_scale(wr, pp->mu_roll * kn * delta * c->reff / s) : v3(0, 0, 0);
-    } else if (law->rolling == GR_ROLLING_EPSD) {
+    } else if (rolling == GR_ROLLING_EPSD) {
         gr_vec3 wr = v3_madd(c->wrel, n, -v3_dot(c->wrel, n));
         double kr = 2.25 * kn * pp->mu_roll * pp->mu_roll * c->reff * c->reff;
         gr_vec3 mk = v3_madd(*roll, wr, kr * c->h);
@@ -153,6 +156,12 @@ static inline void dem_contact(const dem_law *law, const dem_pair_params *pp, co
     } else {
         out->mroll = v3(0, 0, 0);
     }
+}
+
+static inline void dem_contact(const dem_law *law, const dem_pair_params *pp, const dem_contact_in *c,
+                                        gr_vec3 *hist, gr_vec3 *roll, dem_contact_out *out)
+{
+    dem_contact_laws(law, law->normal, law->tangential, law->rolling, pp, c, hist, roll, out);
 }
 
 #endif /* GR_DEM_CONTACT_H */

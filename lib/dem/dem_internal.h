@@ -34,6 +34,22 @@ typedef struct dem_law {
     double roll_damping;
 } dem_law;
 
+/// Position and radius of a grain in one 32-byte record: the neighbour scan reads one line.
+typedef struct dem_xr {
+    double x, y, z, r;
+} dem_xr;
+
+static inline gr_vec3 xr_pos(const dem_xr *a)
+{
+    gr_vec3 p = {a->x, a->y, a->z};
+    return p;
+}
+
+/// Touching pairs evaluated together by the vectorised contact kernel (dem_forces.c).
+#define DEM_BATCH_SIZE 32
+struct dem_batch;
+struct dem_kernel_consts;
+
 typedef struct dem_state {
     gr_world *world;
     gr_mem *mem;
@@ -42,17 +58,15 @@ typedef struct dem_state {
     /* grains (spheres), dense order = cell order after each rebuild */
     uint32_t n;
     uint32_t cap;
-    gr_vec3 *x, *v, *w, *f, *t, *x_ref;
+    dem_xr *xr; ///< position and radius
+    gr_vec3 *v, *w, *f, *t, *x_ref;
     gr_quat *q;
-    double *r, *m, *inv_m, *inv_i;
+    double *m, *inv_m, *inv_i;
     uint32_t *mat;
     uint32_t *slot; ///< handle slot; GR_INVALID_INDEX when removed (compacted at next rebuild)
     uint32_t n_dead;
-    /* spares for permuting arrays by pointer swap, one per element size */
-    gr_vec3 *spare_v3;
-    gr_quat *spare_q;
-    double *spare_d;
-    uint32_t *spare_u;
+    /* scratch for permuting the arrays (32 bytes per grain: the largest element) */
+    unsigned char *spare;
 
     /* half neighbour list in CSR form: pairs (i, j > i) within r_i + r_j + skin, double-buffered */
     uint32_t *nb_start, *nb_start_old; ///< [cap + 1]
@@ -87,6 +101,10 @@ typedef struct dem_state {
     uint32_t *block_bad; ///< [block_cap] first non-finite grain's slot of a block
     uint32_t block_cap;
 
+    struct dem_batch *batches; ///< [batch_count] per-worker scratch of the force kernel
+    uint32_t batch_count;
+    void (*kernel)(struct dem_batch *b, const struct dem_kernel_consts *c); ///< vectorised contact kernel
+
     dem_pair_params *pairs; ///< [pair_dim * pair_dim]
     uint32_t pair_dim;
     uint32_t pairs_revision;
@@ -120,7 +138,14 @@ void dem_free_lists(dem_state *st);
 
 /* dem_step.c */
 gr_status dem_step(void *state, uint32_t n, double h);
+
+/* dem_forces.c */
+/// Contact forces at the current state with substep h (h = 0: no history increment).
+void dem_forces(dem_state *st, double h);
+/// Gravity plus contact forces from scratch (after the state was edited).
 void dem_compute_forces(dem_state *st);
+gr_status dem_reserve_batches(dem_state *st);
+void dem_free_batches(dem_state *st);
 void dem_free_blocks(dem_state *st);
 
 /* dem_snapshot.c */

@@ -16,23 +16,19 @@ enum { REBUILD_BLOCK = 512 };
 static void particle_arrays(dem_state *st, gr_array_ref *a, size_t *n)
 {
     size_t k = 0;
-    a[k++] = (gr_array_ref){(void **)&st->x, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->xr, sizeof(dem_xr)};
     a[k++] = (gr_array_ref){(void **)&st->v, sizeof(gr_vec3)};
     a[k++] = (gr_array_ref){(void **)&st->w, sizeof(gr_vec3)};
     a[k++] = (gr_array_ref){(void **)&st->f, sizeof(gr_vec3)};
     a[k++] = (gr_array_ref){(void **)&st->t, sizeof(gr_vec3)};
     a[k++] = (gr_array_ref){(void **)&st->x_ref, sizeof(gr_vec3)};
     a[k++] = (gr_array_ref){(void **)&st->q, sizeof(gr_quat)};
-    a[k++] = (gr_array_ref){(void **)&st->r, sizeof(double)};
     a[k++] = (gr_array_ref){(void **)&st->m, sizeof(double)};
     a[k++] = (gr_array_ref){(void **)&st->inv_m, sizeof(double)};
     a[k++] = (gr_array_ref){(void **)&st->inv_i, sizeof(double)};
     a[k++] = (gr_array_ref){(void **)&st->mat, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->slot, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->spare_v3, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->spare_q, sizeof(gr_quat)};
-    a[k++] = (gr_array_ref){(void **)&st->spare_d, sizeof(double)};
-    a[k++] = (gr_array_ref){(void **)&st->spare_u, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->spare, 32};
     a[k++] = (gr_array_ref){(void **)&st->cell_tmp, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->perm, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->nb_start, sizeof(uint32_t)};
@@ -183,8 +179,7 @@ void dem_free_lists(dem_state *st)
 
 typedef struct rebuild_ctx {
     dem_state *st;
-    const gr_vec3 *x;    ///< positions in new order
-    const double *r;     ///< radii in new order
+    const dem_xr *xr;    ///< positions and radii in new order
     uint32_t n;
     double skin;
     uint32_t *nb_count;  ///< [n + 1] counts, then starts
@@ -230,8 +225,8 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     const gr_body_store *bodies = &st->world->bodies;
     const bool roll = st->law.rolling == GR_ROLLING_EPSD;
     for (uint32_t i = begin; i < end; i++) {
-        const gr_vec3 xi = c->x[i];
-        const double ri = c->r[i];
+        const gr_vec3 xi = xr_pos(&c->xr[i]);
+        const double ri = c->xr[i].r;
         const uint32_t cell = st->cell_tmp[i];
         uint32_t k = c->fill ? c->nb_count[i] : 0;
         /* old list of this grain, for carrying the contact history over */
@@ -241,8 +236,8 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         const uint32_t nruns = candidate_runs(g, cell, i, rb, re);
         for (uint32_t run = 0; run < nruns; run++)
         for (uint32_t j = rb[run]; j < re[run]; j++) {
-            gr_vec3 d = v3_sub(xi, c->x[j]);
-            double cut = ri + c->r[j] + c->skin;
+            gr_vec3 d = v3_sub(xi, xr_pos(&c->xr[j]));
+            double cut = ri + c->xr[j].r + c->skin;
             if (v3_len2(d) < cut * cut) {
                 if (c->fill) {
                     gr_vec3 hist = {0, 0, 0}, rh = {0, 0, 0};
@@ -315,46 +310,28 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
 
 /* ---- permutation ------------------------------------------------------------------------- */
 
-typedef struct permute_ctx {
-    dem_state *st;
-} permute_ctx;
-
-static void permute_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+/* arr[k] = arr[perm[k]] for k < n, through the scratch buffer (elements of `size` <= 32 bytes). */
+static void permute_array(dem_state *st, void *arr, size_t size, uint32_t n)
 {
-    (void)worker;
-    dem_state *st = ((permute_ctx *)vctx)->st;
-    const uint32_t *p = st->perm;
-    /* x and r were gathered already (spare_v3, spare_d); these go to fresh buffers below */
-    for (uint32_t k = begin; k < end; k++)
-        st->spare_q[k] = st->q[p[k]];
+    unsigned char *a = (unsigned char *)arr;
+    for (uint32_t k = 0; k < n; k++)
+        memcpy(st->spare + (size_t)k * size, a + (size_t)st->perm[k] * size, size);
+    memcpy(a, st->spare, (size_t)n * size);
 }
 
-#define PERMUTE_SWAP(st, arr, spare, type, n)                 \
-    do {                                                      \
-        for (uint32_t k_ = 0; k_ < (n); k_++)                 \
-            (spare)[k_] = (arr)[(st)->perm[k_]];              \
-        type *t_ = (arr);                                     \
-        (arr) = (spare);                                      \
-        (spare) = t_;                                         \
-    } while (0)
-
-static void permute_all(dem_state *st, uint32_t n)
+static void permute_all(dem_state *st, uint32_t n, const dem_xr *sorted_xr)
 {
-    /* positions and radii: already gathered in new order into the spares */
-    { gr_vec3 *t = st->x; st->x = st->spare_v3; st->spare_v3 = t; }
-    { double *t = st->r; st->r = st->spare_d; st->spare_d = t; }
-    permute_ctx pc = {st};
-    gr_parallel_for(&st->world->tasks, n, 4096, permute_range, &pc);
-    { gr_quat *t = st->q; st->q = st->spare_q; st->spare_q = t; }
-    PERMUTE_SWAP(st, st->v, st->spare_v3, gr_vec3, n);
-    PERMUTE_SWAP(st, st->w, st->spare_v3, gr_vec3, n);
-    PERMUTE_SWAP(st, st->f, st->spare_v3, gr_vec3, n);
-    PERMUTE_SWAP(st, st->t, st->spare_v3, gr_vec3, n);
-    PERMUTE_SWAP(st, st->m, st->spare_d, double, n);
-    PERMUTE_SWAP(st, st->inv_m, st->spare_d, double, n);
-    PERMUTE_SWAP(st, st->inv_i, st->spare_d, double, n);
-    PERMUTE_SWAP(st, st->mat, st->spare_u, uint32_t, n);
-    PERMUTE_SWAP(st, st->slot, st->spare_u, uint32_t, n);
+    memcpy(st->xr, sorted_xr, sizeof(dem_xr) * n);
+    permute_array(st, st->q, sizeof(gr_quat), n);
+    permute_array(st, st->v, sizeof(gr_vec3), n);
+    permute_array(st, st->w, sizeof(gr_vec3), n);
+    permute_array(st, st->f, sizeof(gr_vec3), n);
+    permute_array(st, st->t, sizeof(gr_vec3), n);
+    permute_array(st, st->m, sizeof(double), n);
+    permute_array(st, st->inv_m, sizeof(double), n);
+    permute_array(st, st->inv_i, sizeof(double), n);
+    permute_array(st, st->mat, sizeof(uint32_t), n);
+    permute_array(st, st->slot, sizeof(uint32_t), n);
     uint32_t *dense = st->world->grains.dense;
     for (uint32_t k = 0; k < n; k++)
         dense[st->slot[k]] = k;
@@ -370,44 +347,44 @@ gr_status dem_rebuild(dem_state *st)
     if (st->cap == 0 && dem_reserve_particles(st, 1) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
 
-    /* 1. alive grains and their positions (compaction of removed grains happens here) */
-    const double *pos = (const double *)st->x;
+    /* 1. alive grains and their positions (compaction of removed grains happens here); the
+     * grid reads positions with a stride of 4 doubles straight from the records */
+    const double *pos = (const double *)st->xr;
     uint32_t n = n_old;
+    dem_xr *tmp = (dem_xr *)(void *)st->spare; /* 32-byte records: the scratch buffer's unit */
     if (st->n_dead) {
         n = 0;
         for (uint32_t i = 0; i < n_old; i++)
             if (st->slot[i] != GR_INVALID_INDEX) {
                 st->cell_tmp[n] = i;
-                st->spare_v3[n++] = st->x[i];
+                tmp[n++] = st->xr[i];
             }
-        pos = (const double *)st->spare_v3;
+        pos = (const double *)tmp;
     }
     double r_max = 0;
     for (uint32_t i = 0; i < n_old; i++)
-        if (st->slot[i] != GR_INVALID_INDEX && st->r[i] > r_max)
-            r_max = st->r[i];
+        if (st->slot[i] != GR_INVALID_INDEX && st->xr[i].r > r_max)
+            r_max = st->xr[i].r;
     const double skin = world->dem.skin > 0 ? world->dem.skin : 0.4 * r_max;
     const double cell = GR_MAX(2.0 * r_max + skin, 1e-9);
     const uint32_t max_cells = GR_MAX(4u * n, 4096u);
-    if (!gr_cell_grid_build(&st->grid, st->mem, pos, 3, n, cell, max_cells))
+    if (!gr_cell_grid_build(&st->grid, st->mem, pos, 4, n, cell, max_cells))
         return GR_ERROR_OUT_OF_MEMORY;
     const gr_cell_grid *g = &st->grid;
 
-    /* 2. permutation and sorted positions / radii / cells (scratch only) */
+    /* 2. permutation and sorted records / cells (scratch only) */
     for (uint32_t k = 0; k < n; k++) {
         uint32_t src = g->order[k];
         st->perm[k] = st->n_dead ? st->cell_tmp[src] : src;
     }
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t o = st->perm[k];
-        st->spare_v3[k] = st->x[o];
-        st->spare_d[k] = st->r[o];
+        tmp[k] = st->xr[st->perm[k]];
         st->cell_tmp[k] = g->cell_of[g->order[k]];
     }
 
     /* 3. count list entries (into the "old" start arrays, which become the new ones) */
     const gr_body_store *bodies = &world->bodies;
-    rebuild_ctx c = {st, st->spare_v3, st->spare_d, n, skin, st->nb_start_old, st->bc_start_old, false};
+    rebuild_ctx c = {st, tmp, n, skin, st->nb_start_old, st->bc_start_old, false};
     c.nb_count[0] = 0;
     c.bc_count[0] = 0;
     gr_parallel_for(&world->tasks, n, REBUILD_BLOCK, lists_range, &c);
@@ -424,7 +401,9 @@ gr_status dem_rebuild(dem_state *st)
     /* 5. fill the new lists (reading the old ones through perm), then permute the grains */
     c.fill = true;
     gr_parallel_for(&world->tasks, n, REBUILD_BLOCK, lists_range, &c);
-    permute_all(st, n);
+    /* the sorted records are in the scratch buffer, which permute_array reuses: keep a copy in
+     * the position array first (it is the first array permuted) */
+    permute_all(st, n, tmp);
     st->n = n;
     st->n_dead = 0;
 
@@ -451,7 +430,8 @@ gr_status dem_rebuild(dem_state *st)
     st->slab_start[st->nslabs] = n;
 
     /* 8. displacement references */
-    memcpy(st->x_ref, st->x, sizeof(gr_vec3) * n);
+    for (uint32_t i = 0; i < n; i++)
+        st->x_ref[i] = xr_pos(&st->xr[i]);
     for (uint32_t a = 0; a < bodies->count; a++) {
         uint32_t bs = bodies->active[a];
         const gr_body_data *b = &bodies->data[bs];
@@ -460,7 +440,7 @@ gr_status dem_rebuild(dem_state *st)
         if (!isfinite(reach)) {
             reach = 0;
             for (uint32_t i = 0; i < n; i++) {
-                double d = v3_len(v3_sub(st->x[i], b->position));
+                double d = v3_len(v3_sub(xr_pos(&st->xr[i]), b->position));
                 if (d > reach)
                     reach = d;
             }

@@ -22,14 +22,13 @@ gr_status dem_save(const void *state, gr_stream_writer *w)
     gr_writer_u32(w, n);
     gr_writer_u32(w, nb);
     gr_writer_u32(w, st->n_dead);
-    put_v3s(w, st->x, n);
+    gr_writer_f64s(w, (const double *)st->xr, (size_t)n * 4);
     put_v3s(w, st->v, n);
     put_v3s(w, st->w, n);
     put_v3s(w, st->f, n);
     put_v3s(w, st->t, n);
     put_v3s(w, st->x_ref, n);
     gr_writer_f64s(w, (const double *)st->q, (size_t)n * 4);
-    gr_writer_f64s(w, st->r, n);
     gr_writer_f64s(w, st->m, n);
     gr_writer_f64s(w, st->inv_m, n);
     gr_writer_f64s(w, st->inv_i, n);
@@ -120,14 +119,13 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     LOAD_CHECK(n - n_dead == world->grains.count);
     if (dem_reserve_particles(st, GR_MAX(n, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
-    get_v3s(r, st->x, n);
+    gr_reader_f64s(r, (double *)st->xr, (size_t)n * 4);
     get_v3s(r, st->v, n);
     get_v3s(r, st->w, n);
     get_v3s(r, st->f, n);
     get_v3s(r, st->t, n);
     get_v3s(r, st->x_ref, n);
     gr_reader_f64s(r, (double *)st->q, (size_t)n * 4);
-    gr_reader_f64s(r, st->r, n);
     gr_reader_f64s(r, st->m, n);
     gr_reader_f64s(r, st->inv_m, n);
     gr_reader_f64s(r, st->inv_i, n);
@@ -142,9 +140,9 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     uint32_t dead = 0;
     for (uint32_t i = 0; i < n; i++) {
         LOAD_CHECK(st->mat[i] < world->materials.count);
-        LOAD_CHECK(st->r[i] > 0 && st->r[i] <= 1e3 && st->m[i] > 0 && isfinite(st->m[i]) && isfinite(st->inv_m[i]) &&
+        LOAD_CHECK(st->xr[i].r > 0 && st->xr[i].r <= 1e3 && st->m[i] > 0 && isfinite(st->m[i]) && isfinite(st->inv_m[i]) &&
                    isfinite(st->inv_i[i]));
-        LOAD_CHECK(v3_finite(st->x[i]) && v3_finite(st->v[i]) && v3_finite(st->w[i]) && v3_finite(st->f[i]) &&
+        LOAD_CHECK(v3_finite(xr_pos(&st->xr[i])) && v3_finite(st->v[i]) && v3_finite(st->w[i]) && v3_finite(st->f[i]) &&
                    v3_finite(st->t[i]) && v3_finite(st->x_ref[i]) && quat_finite(st->q[i]));
         if (st->slot[i] == GR_INVALID_INDEX) {
             dead++;

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "../geom/vec3.h"
+#include "dem_batch.h"
 #include "dem_internal.h"
 
 static gr_status dem_create(gr_world *world, void **out)
@@ -13,6 +14,7 @@ static gr_status dem_create(gr_world *world, void **out)
     st->world = world;
     st->mem = &world->mem;
     dem_law_init(&st->law, &world->dem);
+    st->kernel = dem_pick_kernel(st->law.rolling == GR_ROLLING_EPSD);
     gr_cell_grid_init(&st->grid);
     st->need_rebuild = true;
     st->forces_stale = true;
@@ -31,6 +33,7 @@ static void dem_destroy(void *state)
     dem_free_lists(st);
     dem_free_slabs(st);
     dem_free_blocks(st);
+    dem_free_batches(st);
     gr_cell_grid_free(&st->grid, mem);
     gr_mem_free(mem, st->pairs, sizeof(dem_pair_params) * st->pair_dim * st->pair_dim);
     gr_mem_free(mem, st->mat_rmin, sizeof(double) * st->mat_rmin_cap);
@@ -74,14 +77,13 @@ static void dem_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         const double rho = mats->defs[g[k].material].density;
         const double r = g[k].radius;
         const double m = rho * 4.0 / 3.0 * GR_PI * r * r * r;
-        st->x[i] = g[k].position;
+        st->xr[i] = (dem_xr){g[k].position.x, g[k].position.y, g[k].position.z, r};
         st->x_ref[i] = g[k].position;
         st->v[i] = g[k].velocity;
         st->w[i] = g[k].angular_velocity;
         st->q[i] = g[k].orientation;
         st->f[i] = v3(0, 0, 0);
         st->t[i] = v3(0, 0, 0);
-        st->r[i] = r;
         st->m[i] = m;
         st->inv_m[i] = 1.0 / m;
         st->inv_i[i] = 1.0 / (0.4 * m * r * r);
@@ -114,14 +116,14 @@ static void dem_read_field(const void *state, gr_field field, const uint32_t *de
         double *o = out + 4 * (size_t)k;
         gr_vec3 a = {0, 0, 0};
         switch (field) {
-        case GR_FIELD_POSITION: a = st->x[i]; break;
+        case GR_FIELD_POSITION: a = xr_pos(&st->xr[i]); break;
         case GR_FIELD_VELOCITY: a = st->v[i]; break;
         case GR_FIELD_ANGULAR_VELOCITY: a = st->w[i]; break;
         case GR_FIELD_FORCE: a = st->f[i]; break;
         case GR_FIELD_ORIENTATION:
             o[0] = st->q[i].x; o[1] = st->q[i].y; o[2] = st->q[i].z; o[3] = st->q[i].w;
             continue;
-        case GR_FIELD_RADIUS: o[0] = st->r[i]; continue;
+        case GR_FIELD_RADIUS: o[0] = st->xr[i].r; continue;
         case GR_FIELD_MASS: o[0] = st->m[i]; continue;
         case GR_FIELD_MATERIAL: o[0] = (double)st->mat[i]; continue;
         default: continue;
@@ -137,7 +139,12 @@ static void dem_write_field(void *state, gr_field field, const uint32_t *dense, 
         const uint32_t i = dense[k];
         const double *p = in + 4 * (size_t)k;
         switch (field) {
-        case GR_FIELD_POSITION: st->x[i] = v3(p[0], p[1], p[2]); st->need_rebuild = true; break;
+        case GR_FIELD_POSITION:
+            st->xr[i].x = p[0];
+            st->xr[i].y = p[1];
+            st->xr[i].z = p[2];
+            st->need_rebuild = true;
+            break;
         case GR_FIELD_VELOCITY: st->v[i] = v3(p[0], p[1], p[2]); break;
         case GR_FIELD_ANGULAR_VELOCITY: st->w[i] = v3(p[0], p[1], p[2]); break;
         case GR_FIELD_ORIENTATION: { gr_quat q = {p[0], p[1], p[2], p[3]}; st->q[i] = q; break; }
@@ -159,10 +166,10 @@ static void dem_read_render_points(const void *state, uint32_t first, uint32_t c
     const gr_grain_table *t = &st->world->grains;
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = t->dense[t->list[first + k]];
-        out[4 * (size_t)k + 0] = st->x[i].x;
-        out[4 * (size_t)k + 1] = st->x[i].y;
-        out[4 * (size_t)k + 2] = st->x[i].z;
-        out[4 * (size_t)k + 3] = st->r[i];
+        out[4 * (size_t)k + 0] = st->xr[i].x;
+        out[4 * (size_t)k + 1] = st->xr[i].y;
+        out[4 * (size_t)k + 2] = st->xr[i].z;
+        out[4 * (size_t)k + 3] = st->xr[i].r;
     }
 }
 

@@ -6,7 +6,6 @@
 #include <math.h>
 
 #include "../geom/vec3.h"
-#include "dem_contact.h"
 #include "dem_internal.h"
 
 enum { INTEGRATE_BLOCK = 2048 };
@@ -26,7 +25,8 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
     (void)worker;
     const integrate_ctx *c = (const integrate_ctx *)vctx;
     dem_state *st = c->st;
-    gr_vec3 *restrict x = st->x, *restrict v = st->v, *restrict w = st->w;
+    dem_xr *restrict xr = st->xr;
+    gr_vec3 *restrict v = st->v, *restrict w = st->w;
     gr_vec3 *restrict f = st->f, *restrict t = st->t;
     const double *restrict inv_m = st->inv_m, *restrict inv_i = st->inv_i, *restrict m = st->m;
     const double k1 = c->kick1, k2 = c->kick2, h = c->h;
@@ -45,7 +45,7 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
             w[i] = wi;
             continue;
         }
-        gr_vec3 xi = v3_madd(x[i], vi, h);
+        gr_vec3 xi = v3_madd(xr_pos(&xr[i]), vi, h);
         if (GR_UNLIKELY(!v3_finite(xi) || !v3_finite(vi) || !v3_finite(wi))) {
             /* keep the last finite state, stop the grain; the step reports GR_ERROR_UNSTABLE */
             v[i] = v3(0, 0, 0);
@@ -53,7 +53,9 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
             if (bad++ == 0)
                 st->block_bad[begin / INTEGRATE_BLOCK] = st->slot[i];
         } else {
-            x[i] = xi;
+            xr[i].x = xi.x;
+            xr[i].y = xi.y;
+            xr[i].z = xi.z;
             v[i] = vi;
             w[i] = wi;
             /* orientation: first-order update, renormalised (cosmetic for spheres) */
@@ -66,7 +68,7 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
         }
         f[i] = v3_scale(c->gravity, m[i]);
         t[i] = v3(0, 0, 0);
-        double d2 = v3_len2(v3_sub(x[i], st->x_ref[i]));
+        double d2 = v3_len2(v3_sub(xr_pos(&xr[i]), st->x_ref[i]));
         if (d2 > max_d2)
             max_d2 = d2;
     }
@@ -120,185 +122,6 @@ static double integrate(dem_state *st, double kick1, double kick2, double h)
     return m;
 }
 
-/* ---- forces ------------------------------------------------------------------------------- */
-
-typedef struct force_ctx {
-    dem_state *st;
-    double h;
-    uint32_t parity; ///< slabs 2k + parity
-} force_ctx;
-
-static inline double rolling_inertia(double mi, double ri, double mj, double rj)
-{
-    double a = mi * ri * ri, b = mj * rj * rj;
-    return 1.4 * a * b / (a + b);
-}
-
-static void force_slab(dem_state *st, uint32_t s, double h)
-{
-    const dem_law *law = &st->law;
-    const gr_vec3 *restrict x = st->x, *restrict v = st->v, *restrict w = st->w;
-    gr_vec3 *restrict f = st->f, *restrict t = st->t;
-    const double *restrict r = st->r, *restrict m = st->m;
-    const uint32_t *restrict mat = st->mat;
-    const uint32_t *restrict nb_start = st->nb_start, *restrict nb_j = st->nb_j;
-    gr_vec3 *restrict hist = st->nb_hist;
-    gr_vec3 *restrict roll = st->nb_roll;
-    const dem_pair_params *pairs = st->pairs;
-    const uint32_t pdim = st->pair_dim;
-    const bool rolling = law->rolling != GR_ROLLING_NONE;
-    const bool has_roll_hist = roll != NULL;
-    const gr_body_store *bodies = &st->world->bodies;
-    double *slab_body = st->slab_body + (size_t)s * st->body_slots * 6;
-    uint64_t contacts = 0, body_contacts = 0;
-    gr_vec3 zero = {0, 0, 0};
-    gr_vec3 dummy_roll = zero;
-
-    for (uint32_t i = st->slab_start[s]; i < st->slab_start[s + 1]; i++) {
-        const gr_vec3 xi = x[i], vi = v[i], wi = w[i];
-        const double ri = r[i], mi = m[i];
-        const dem_pair_params *prow = pairs + (size_t)mat[i] * pdim;
-        gr_vec3 fi = zero, ti = zero;
-        for (uint32_t e = nb_start[i]; e < nb_start[i + 1]; e++) {
-            const uint32_t j = nb_j[e];
-            const gr_vec3 d = v3_sub(xi, x[j]);
-            const double rj = r[j];
-            const double rsum = ri + rj;
-            const double dist2 = v3_len2(d);
-            if (dist2 >= rsum * rsum) {
-                /* not touching: the contact's history ends */
-                if (hist[e].x != 0 || hist[e].y != 0 || hist[e].z != 0)
-                    hist[e] = zero;
-                if (has_roll_hist)
-                    roll[e] = zero;
-                continue;
-            }
-            const double dist = sqrt(dist2);
-            const double inv = 1.0 / dist;
-            dem_contact_in c;
-            c.n = v3_scale(d, inv);
-            c.delta = rsum - dist;
-            /* lever arms to the contact point (mid-overlap): they sum to the centre distance,
-             * so the pair's torques conserve angular momentum exactly */
-            const double ai = ri - 0.5 * c.delta, aj = rj - 0.5 * c.delta;
-            const gr_vec3 vj = v[j], wj = w[j];
-            const gr_vec3 rw = v3_add(v3_scale(wi, ai), v3_scale(wj, aj));
-            c.vrel = v3_sub(v3_sub(vi, vj), v3_cross(rw, c.n));
-            c.reff = ri * rj / rsum;
-            const double mj = m[j];
-            c.meff = mi * mj / (mi + mj);
-            c.h = h;
-            if (rolling) {
-                c.wrel = v3_sub(wi, wj);
-                c.iroll = rolling_inertia(mi, ri, mj, rj);
-            } else {
-                c.wrel = zero;
-                c.iroll = 0;
-            }
-            dem_contact_out o;
-            dem_contact(law, prow + mat[j], &c, &hist[e], has_roll_hist ? &roll[e] : &dummy_roll, &o);
-            fi = v3_add(fi, o.f);
-            f[j] = v3_sub(f[j], o.f);
-            ti = v3_sub(ti, v3_add(v3_scale(o.nxft, ai), o.mroll));
-            t[j] = v3_add(t[j], v3_sub(o.mroll, v3_scale(o.nxft, aj)));
-            contacts++;
-        }
-
-        /* grain-body contacts: the body is a sphere of infinite radius and mass */
-        for (uint32_t e = st->bc_start[i]; e < st->bc_start[i + 1]; e++) {
-            const uint32_t id = st->bc_id[e];
-            const uint32_t bs = id >> 3, feat = id & 7u;
-            const gr_body_data *b = &bodies->data[bs];
-            gr_vec3 n, pc;
-            const double dist = gr_body_feature_distance(b, feat, xi, &n, &pc);
-            const double delta = ri - dist;
-            if (delta <= 0) {
-                st->bc_hist[e] = zero;
-                if (st->bc_roll)
-                    st->bc_roll[e] = zero;
-                continue;
-            }
-            dem_contact_in c;
-            c.n = n;
-            c.delta = delta;
-            const double ai = ri - 0.5 * delta; /* grain's lever arm to the contact point */
-            pc = v3_madd(pc, n, 0.5 * delta);   /* contact point: mid-overlap */
-            c.vrel = v3_sub(v3_sub(vi, gr_body_point_velocity(b, pc)), v3_cross(v3_scale(wi, ai), n));
-            c.reff = ri;
-            c.meff = mi;
-            c.h = h;
-            c.wrel = v3_sub(wi, b->angular_velocity);
-            c.iroll = 1.4 * mi * ri * ri;
-            dem_contact_out o;
-            dem_contact(law, prow + b->material, &c, &st->bc_hist[e], st->bc_roll ? &st->bc_roll[e] : &dummy_roll, &o);
-            fi = v3_add(fi, o.f);
-            ti = v3_sub(ti, v3_add(v3_scale(o.nxft, ai), o.mroll));
-            /* reaction on the body, torque about its position */
-            double *sb = slab_body + (size_t)bs * 6;
-            gr_vec3 tb = v3_add(v3_cross(v3_sub(pc, b->position), v3_neg(o.f)), o.mroll);
-            sb[0] -= o.f.x; sb[1] -= o.f.y; sb[2] -= o.f.z;
-            sb[3] += tb.x; sb[4] += tb.y; sb[5] += tb.z;
-            body_contacts++;
-        }
-        f[i] = v3_add(f[i], fi);
-        t[i] = v3_add(t[i], ti);
-    }
-    st->slab_contacts[2 * s] = contacts;
-    st->slab_contacts[2 * s + 1] = body_contacts;
-}
-
-static void force_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
-{
-    (void)worker;
-    const force_ctx *c = (const force_ctx *)vctx;
-    for (uint32_t k = begin; k < end; k++)
-        force_slab(c->st, 2 * k + c->parity, c->h);
-}
-
-/* Forces at the current positions (half-step velocities), plus per-body reactions. */
-static void compute_forces(dem_state *st, double h)
-{
-    const uint32_t ns = st->nslabs;
-    if (st->body_slots)
-        memset(st->slab_body, 0, sizeof(double) * (size_t)ns * st->body_slots * 6);
-    force_ctx even = {st, h, 0}, odd = {st, h, 1};
-    gr_parallel_for(&st->world->tasks, (ns + 1) / 2, 1, force_range, &even);
-    gr_parallel_for(&st->world->tasks, ns / 2, 1, force_range, &odd);
-    uint64_t c = 0, cb = 0;
-    for (uint32_t s = 0; s < ns; s++) {
-        c += st->slab_contacts[2 * s];
-        cb += st->slab_contacts[2 * s + 1];
-    }
-    st->contacts = c;
-    st->body_contacts = cb;
-    /* body impulses, summed over slabs in slab order (deterministic) */
-    const gr_body_store *bodies = &st->world->bodies;
-    for (uint32_t a = 0; a < bodies->count; a++) {
-        uint32_t bs = bodies->active[a];
-        if (bs >= st->body_slots)
-            continue;
-        gr_vec3 fsum = {0, 0, 0}, tsum = {0, 0, 0};
-        for (uint32_t s = 0; s < ns; s++) {
-            const double *sb = st->slab_body + ((size_t)s * st->body_slots + bs) * 6;
-            fsum = v3_add(fsum, v3(sb[0], sb[1], sb[2]));
-            tsum = v3_add(tsum, v3(sb[3], sb[4], sb[5]));
-        }
-        st->body_impulse[2 * bs] = v3_madd(st->body_impulse[2 * bs], fsum, h);
-        st->body_impulse[2 * bs + 1] = v3_madd(st->body_impulse[2 * bs + 1], tsum, h);
-    }
-}
-
-void dem_compute_forces(dem_state *st)
-{
-    /* gravity first, as the drift pass does */
-    const gr_vec3 g = st->world->def.gravity;
-    for (uint32_t i = 0; i < st->n; i++) {
-        st->f[i] = v3_scale(g, st->m[i]);
-        st->t[i] = v3(0, 0, 0);
-    }
-    compute_forces(st, 0.0);
-}
-
 /* ---- the step ------------------------------------------------------------------------------ */
 
 static bool bodies_moved_too_far(dem_state *st, double max_disp)
@@ -333,7 +156,8 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
     gr_status s;
 
     /* Everything that may allocate, before any state changes. */
-    if ((s = dem_update_pairs(st)) != GR_OK || (s = reserve_blocks(st)) != GR_OK)
+    if ((s = dem_update_pairs(st)) != GR_OK || (s = reserve_blocks(st)) != GR_OK ||
+        (s = dem_reserve_batches(st)) != GR_OK)
         return s;
     if (st->need_rebuild || st->n_dead || st->bodies_revision != world->bodies.revision) {
         if ((s = dem_rebuild(st)) != GR_OK)
@@ -358,7 +182,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
             result = GR_ERROR_UNSTABLE;
             max_d2 = 0;
             for (uint32_t i = 0; i < st->n; i++) {
-                double d2 = v3_len2(v3_sub(st->x[i], st->x_ref[i]));
+                double d2 = v3_len2(v3_sub(xr_pos(&st->xr[i]), st->x_ref[i]));
                 max_d2 = d2 > max_d2 ? d2 : max_d2;
             }
         }
@@ -373,7 +197,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
                 st->need_rebuild = true;
             }
         }
-        compute_forces(st, h);
+        dem_forces(st, h);
         world->time += h;
         world->substep_count++;
         if (result != GR_OK) {

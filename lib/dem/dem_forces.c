@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: MIT */
+/* DEM contact forces (docs/dem.md). Work is cut into slabs of cell layers; slabs of one colour
+ * (even, then odd) run in parallel and never share a grain, so forces are scattered to partners
+ * without atomics in a fixed order: bit-identical for any worker count.
+ *
+ * Within a slab the touching pairs are gathered into batches (structure of arrays), the contact
+ * laws are evaluated over a batch in loops the compiler vectorises (independent contacts overlap
+ * their square roots and divisions), then the forces are accumulated in list order. Grain-body
+ * contacts are fewer and run through the scalar kernel of dem_contact.h. */
+#include <math.h>
+
+#include "../geom/vec3.h"
+#include "dem_contact.h"
+#include "dem_batch.h"
+#include "dem_internal.h"
+
+
+gr_status dem_reserve_batches(dem_state *st)
+{
+    uint32_t workers = st->world->tasks.worker_count;
+    if (st->batches)
+        return GR_OK;
+    st->batches = (struct dem_batch *)gr_mem_alloc(st->mem, sizeof(struct dem_batch) * workers);
+    if (!st->batches)
+        return GR_ERROR_OUT_OF_MEMORY;
+    st->batch_count = workers;
+    return GR_OK;
+}
+
+void dem_free_batches(dem_state *st)
+{
+    gr_mem_free(st->mem, st->batches, sizeof(struct dem_batch) * st->batch_count);
+    st->batches = NULL;
+    st->batch_count = 0;
+}
+
+/* ---- the batch kernel --------------------------------------------------------------------- */
+
+typedef struct law_consts {
+    gr_normal_law normal;
+    gr_tangential_law tangential;
+    gr_rolling_law rolling;
+} law_consts;
+
+/* Coefficients a batch entry needs from its material pair, by law (c1..c4). */
+static GR_FORCE_INLINE void pair_coeffs(struct dem_batch *b, uint32_t k, const dem_pair_params *p, gr_normal_law normal)
+{
+    b->mu[k] = p->mu;
+    b->mur[k] = p->mu_roll;
+    switch (normal) {
+    case GR_NORMAL_LINEAR:
+        b->c1[k] = p->kr_per_m;
+        b->c2[k] = p->kd_per_m;
+        b->c3[k] = 0;
+        b->c4[k] = 0;
+        break;
+    case GR_NORMAL_NONLINEAR:
+        b->c1[k] = p->hertz_kr;
+        b->c2[k] = b->c3[k] = b->c4[k] = 0;
+        break;
+    default:
+        b->c1[k] = p->kn_coef;
+        b->c2[k] = p->gn_coef;
+        b->c3[k] = p->st_coef;
+        b->c4[k] = p->gt_coef;
+        break;
+    }
+}
+
+/* Evaluate every contact of the batch: the same arithmetic as dem_contact_laws, written as a
+ * loop without data-dependent control flow so that it vectorises. */
+static GR_FORCE_INLINE void batch_laws(struct dem_batch *restrict b, const dem_law *law, law_consts lc, double h)
+{
+    const uint32_t n = b->n;
+    /* loop invariants in locals: no aliasing doubt, no branches left in the loop */
+    const bool clamp = law->clamp;
+    const double lin_kr = law->lin_kr, lin_kd = law->lin_kd, kt_ratio = law->kt_ratio;
+    const double nl_kr = law->nl_kr, nl_kd = law->nl_kd, nl_a = law->nl_a, nl_b = law->nl_b;
+    const double shear_damping = law->shear_damping, coulomb_eps = law->coulomb_eps;
+    const double roll_damping = law->roll_damping;
+    for (uint32_t k = 0; k < n; k++) {
+        const double dist = sqrt(b->d2[k]);
+        const double inv = 1.0 / dist;
+        const double nx = b->dx[k] * inv, ny = b->dy[k] * inv, nz = b->dz[k] * inv;
+        const double rsum = b->ri[k] + b->rj[k];
+        const double delta = rsum - dist;
+        const double ai = b->ri[k] - 0.5 * delta, aj = b->rj[k] - 0.5 * delta;
+        /* velocity of i's contact point relative to j's */
+        const double rwx = b->wix[k] * ai + b->wjx[k] * aj;
+        const double rwy = b->wiy[k] * ai + b->wjy[k] * aj;
+        const double rwz = b->wiz[k] * ai + b->wjz[k] * aj;
+        const double vrx = b->vx[k] - (rwy * nz - rwz * ny);
+        const double vry = b->vy[k] - (rwz * nx - rwx * nz);
+        const double vrz = b->vz[k] - (rwx * ny - rwy * nx);
+        const double vn = vrx * nx + vry * ny + vrz * nz;
+        const double reff = b->ri[k] * b->rj[k] / rsum;
+        const double meff = b->mi[k] * b->mj[k] / (b->mi[k] + b->mj[k]);
+
+        double kn, fn, gamma_n, kt, gamma_t;
+        switch (lc.normal) {
+        case GR_NORMAL_LINEAR: {
+            const double kr = lin_kr > 0 ? lin_kr : b->c1[k] * meff;
+            const double kd = lin_kr > 0 ? lin_kd : b->c2[k] * meff;
+            kn = kr;
+            gamma_n = kd;
+            fn = kr * delta - kd * vn;
+            kt = kt_ratio * kr;
+            gamma_t = kd;
+            break;
+        }
+        case GR_NORMAL_NONLINEAR: {
+            const double kr = nl_kr > 0 ? nl_kr : b->c1[k] * sqrt(reff);
+            const double xb = dem_pow(delta, nl_b), xa = dem_pow(delta, nl_a);
+            kn = kr * xb / delta;
+            gamma_n = nl_kd * xa;
+            fn = kr * xb - gamma_n * vn;
+            kt = kt_ratio * kn;
+            gamma_t = gamma_n;
+            break;
+        }
+        default: {
+            const double a = sqrt(reff * delta);
+            const double sam = sqrt(a * meff);
+            kn = b->c1[k] * a;
+            gamma_n = b->c2[k] * sam;
+            fn = kn * delta - gamma_n * vn;
+            kt = b->c3[k] * a;
+            gamma_t = b->c4[k] * sam;
+            break;
+        }
+        }
+        fn = (clamp & (fn < 0)) ? 0.0 : fn; /* no short-circuit: keeps the loop branch-free */
+        const double fn_abs = fabs(fn);
+        const double vtx = vrx - vn * nx, vty = vry - vn * ny, vtz = vrz - vn * nz;
+
+        double ftx, fty, ftz;
+        switch (lc.tangential) {
+        case GR_TANGENTIAL_NONE:
+            ftx = fty = ftz = 0;
+            break;
+        case GR_TANGENTIAL_VISCOUS: {
+            const double kv = shear_damping > 0 ? shear_damping : gamma_n;
+            ftx = -kv * vtx;
+            fty = -kv * vty;
+            ftz = -kv * vtz;
+            break;
+        }
+        case GR_TANGENTIAL_COULOMB: {
+            const double s = sqrt(vtx * vtx + vty * vty + vtz * vtz);
+            const double c = -b->mu[k] * fn_abs / (s > coulomb_eps ? s : coulomb_eps);
+            ftx = c * vtx;
+            fty = c * vty;
+            ftz = c * vtz;
+            break;
+        }
+        case GR_TANGENTIAL_COMBINED: {
+            const double s = sqrt(vtx * vtx + vty * vty + vtz * vtz);
+            const double kv = shear_damping > 0 ? shear_damping : gamma_n;
+            const double mag = GR_MIN(b->mu[k] * fn_abs, kv * s);
+            const double c = -mag / (s > 1e-300 ? s : 1e-300);
+            ftx = c * vtx;
+            fty = c * vty;
+            ftz = c * vtz;
+            break;
+        }
+        default: { /* history spring, projected, Coulomb-truncated */
+            double xx = b->hx[k] + vtx * h, xy = b->hy[k] + vty * h, xz = b->hz[k] + vtz * h;
+            const double xn = xx * nx + xy * ny + xz * nz;
+            xx -= xn * nx;
+            xy -= xn * ny;
+            xz -= xn * nz;
+            const double sx = -kt * xx, sy = -kt * xy, sz = -kt * xz;
+            const double ft2 = sx * sx + sy * sy + sz * sz;
+            const double fmax = b->mu[k] * fn_abs;
+            const int slide = ft2 > fmax * fmax;
+            /* both branches computed, one selected: no control flow, the loop vectorises */
+            const double slide_scale = fmax / sqrt(ft2 > 0 ? ft2 : 1.0);
+            const double scale = slide_scale;
+            const double ikt_any = -1.0 / (kt > 0 ? kt : 1.0);
+            const double ikt = kt > 0 ? ikt_any : 0.0;
+            const double slx = sx * scale, sly = sy * scale, slz = sz * scale; /* sliding force */
+            ftx = slide ? slx : sx - gamma_t * vtx;
+            fty = slide ? sly : sy - gamma_t * vty;
+            ftz = slide ? slz : sz - gamma_t * vtz;
+            /* the spring after sliding is where the capped force puts it (selected below) */
+            b->hx[k] = xx;
+            b->hy[k] = xy;
+            b->hz[k] = xz;
+            b->rhx[k] = slx * ikt;
+            b->rhy[k] = sly * ikt;
+            b->rhz[k] = slz * ikt;
+            b->slide[k] = slide ? 1.0 : 0.0;
+            break;
+        }
+        }
+        b->fx[k] = ftx + fn * nx;
+        b->fy[k] = fty + fn * ny;
+        b->fz[k] = ftz + fn * nz;
+        b->cx[k] = ny * ftz - nz * fty;
+        b->cy[k] = nz * ftx - nx * ftz;
+        b->cz[k] = nx * fty - ny * ftx;
+        b->ai[k] = ai;
+        b->aj[k] = aj;
+
+        if (lc.rolling != GR_ROLLING_NONE) {
+            const double wrx0 = b->wix[k] - b->wjx[k], wry0 = b->wiy[k] - b->wjy[k], wrz0 = b->wiz[k] - b->wjz[k];
+            const double wn = wrx0 * nx + wry0 * ny + wrz0 * nz;
+            const double wrx = wrx0 - wn * nx, wry = wry0 - wn * ny, wrz = wrz0 - wn * nz;
+            const double mur = b->mur[k];
+            if (lc.rolling == GR_ROLLING_CDT) {
+                const double s = sqrt(wrx * wrx + wry * wry + wrz * wrz);
+                const double c_any = mur * kn * delta * reff / (s > 1e-12 ? s : 1.0);
+                const double c = s > 1e-12 ? c_any : 0.0;
+                b->mx[k] = c * wrx;
+                b->my[k] = c * wry;
+                b->mz[k] = c * wrz;
+            } else {
+                const double kr = 2.25 * kn * mur * mur * reff * reff;
+                double qx = b->mx[k] + kr * wrx * h, qy = b->my[k] + kr * wry * h, qz = b->mz[k] + kr * wrz * h;
+                const double qn = qx * nx + qy * ny + qz * nz;
+                qx -= qn * nx;
+                qy -= qn * ny;
+                qz -= qn * nz;
+                const double mmax = mur * reff * fn_abs;
+                const double m2 = qx * qx + qy * qy + qz * qz;
+                const int full = m2 > mmax * mmax;
+                const double full_scale = mmax / sqrt(m2 > 0 ? m2 : 1.0);
+                const double scale = full ? full_scale : 1.0;
+                qx *= scale;
+                qy *= scale;
+                qz *= scale;
+                const double ia = b->mi[k] * b->ri[k] * b->ri[k], ib = b->mj[k] * b->rj[k] * b->rj[k];
+                const double damp_any = roll_damping * 2.0 * sqrt(1.4 * ia * ib / (ia + ib) * kr);
+                const double damp = full ? 0.0 : damp_any;
+                b->mx[k] = qx + damp * wrx;
+                b->my[k] = qy + damp * wry;
+                b->mz[k] = qz + damp * wrz;
+                b->rlx[k] = qx;
+                b->rly[k] = qy;
+                b->rlz[k] = qz;
+            }
+        }
+    }
+    /* a separate loop for the history selection keeps both loops simple enough to vectorise */
+    if (lc.tangential == GR_TANGENTIAL_HISTORY)
+        for (uint32_t k = 0; k < n; k++) {
+            const int slide = b->slide[k] != 0.0;
+            b->hx[k] = slide ? b->rhx[k] : b->hx[k];
+            b->hy[k] = slide ? b->rhy[k] : b->hy[k];
+            b->hz[k] = slide ? b->rhz[k] : b->hz[k];
+        }
+}
+
+/* Test hook: the scalar batch code for Hertz + history (+ EPSD), the reference the vectorised
+ * kernels must match bit for bit. */
+void dem_kernel_reference(struct dem_batch *b, const dem_law *law, bool epsd, double h)
+{
+    law_consts lc = {GR_NORMAL_HERTZ, GR_TANGENTIAL_HISTORY, epsd ? GR_ROLLING_EPSD : GR_ROLLING_NONE};
+    batch_laws(b, law, lc, h);
+    /* the scalar code leaves the sliding selection to its second loop; the rolling spring out
+     * is in rl*, as the kernels write it */
+}
+
+/* Fill the lanes past b->n up to a whole vector (8 lanes) with copies of lane 0. */
+static void pad_batch(struct dem_batch *b, bool epsd)
+{
+    double *const in[] = {b->d2, b->dx, b->dy, b->dz, b->ri, b->rj, b->mi, b->mj, b->vx, b->vy, b->vz,
+                          b->wix, b->wiy, b->wiz, b->wjx, b->wjy, b->wjz, b->hx, b->hy, b->hz,
+                          b->mu, b->mur, b->c1, b->c2, b->c3, b->c4, b->mx, b->my, b->mz};
+    const uint32_t count = epsd ? 29u : 26u;
+    const uint32_t end = (b->n + 7u) & ~7u;
+    for (uint32_t a = 0; a < count; a++)
+        for (uint32_t k = b->n; k < end && k < BATCH; k++)
+            in[a][k] = in[a][0];
+}
+
+/* Gather the inputs of the batch's pairs, evaluate, scatter forces and history in list order. */
+static GR_FORCE_INLINE void flush_batch(dem_state *st, struct dem_batch *restrict b, law_consts lc, double h)
+{
+    if (b->n == 0)
+        return;
+    const gr_vec3 *restrict v = st->v, *restrict w = st->w;
+    const dem_xr *restrict xr = st->xr;
+    const double *restrict m = st->m;
+    const uint32_t *restrict mat = st->mat;
+    gr_vec3 *restrict hist = st->nb_hist;
+    gr_vec3 *restrict roll = st->nb_roll;
+    const uint32_t pdim = st->pair_dim;
+    const bool epsd = lc.rolling == GR_ROLLING_EPSD;
+    for (uint32_t k = 0; k < b->n; k++) {
+        const uint32_t i = b->i[k], j = b->j[k], e = b->e[k];
+        b->ri[k] = xr[i].r;
+        b->rj[k] = xr[j].r;
+        b->mi[k] = m[i];
+        b->mj[k] = m[j];
+        b->vx[k] = v[i].x - v[j].x;
+        b->vy[k] = v[i].y - v[j].y;
+        b->vz[k] = v[i].z - v[j].z;
+        b->wix[k] = w[i].x;
+        b->wiy[k] = w[i].y;
+        b->wiz[k] = w[i].z;
+        b->wjx[k] = w[j].x;
+        b->wjy[k] = w[j].y;
+        b->wjz[k] = w[j].z;
+        if (lc.tangential == GR_TANGENTIAL_HISTORY) {
+            b->hx[k] = hist[e].x;
+            b->hy[k] = hist[e].y;
+            b->hz[k] = hist[e].z;
+        }
+        if (epsd) {
+            b->mx[k] = roll[e].x;
+            b->my[k] = roll[e].y;
+            b->mz[k] = roll[e].z;
+        }
+        pair_coeffs(b, k, st->pairs + (size_t)mat[i] * pdim + mat[j], lc.normal);
+    }
+    if (lc.normal == GR_NORMAL_HERTZ && lc.tangential == GR_TANGENTIAL_HISTORY &&
+        (lc.rolling == GR_ROLLING_NONE || lc.rolling == GR_ROLLING_EPSD)) {
+        /* the vectorised kernel reads whole vectors: lanes past n repeat lane 0 */
+        pad_batch(b, epsd);
+        const dem_kernel_consts kc = {h, st->law.clamp ? 1.0 : 0.0, st->law.roll_damping};
+        st->kernel(b, &kc);
+    } else {
+        batch_laws(b, &st->law, lc, h);
+    }
+    gr_vec3 *restrict f = st->f, *restrict t = st->t;
+    const bool rolling = lc.rolling != GR_ROLLING_NONE;
+    for (uint32_t k = 0; k < b->n; k++) {
+        const uint32_t i = b->i[k], j = b->j[k], e = b->e[k];
+        f[i].x += b->fx[k];
+        f[i].y += b->fy[k];
+        f[i].z += b->fz[k];
+        f[j].x -= b->fx[k];
+        f[j].y -= b->fy[k];
+        f[j].z -= b->fz[k];
+        const double mrx = rolling ? b->mx[k] : 0.0, mry = rolling ? b->my[k] : 0.0, mrz = rolling ? b->mz[k] : 0.0;
+        t[i].x -= b->cx[k] * b->ai[k] + mrx;
+        t[i].y -= b->cy[k] * b->ai[k] + mry;
+        t[i].z -= b->cz[k] * b->ai[k] + mrz;
+        t[j].x += mrx - b->cx[k] * b->aj[k];
+        t[j].y += mry - b->cy[k] * b->aj[k];
+        t[j].z += mrz - b->cz[k] * b->aj[k];
+        if (lc.tangential == GR_TANGENTIAL_HISTORY)
+            hist[e] = v3(b->hx[k], b->hy[k], b->hz[k]);
+        if (epsd)
+            roll[e] = v3(b->rlx[k], b->rly[k], b->rlz[k]);
+    }
+    b->n = 0;
+}
+
+/* ---- one slab ----------------------------------------------------------------------------- */
+
+static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, uint32_t s, double h, law_consts lc)
+{
+    const dem_xr *restrict xr = st->xr;
+    const uint32_t *restrict nb_start = st->nb_start, *restrict nb_j = st->nb_j;
+    gr_vec3 *restrict hist = st->nb_hist;
+    gr_vec3 *restrict roll = st->nb_roll;
+    const gr_vec3 zero = {0, 0, 0};
+    uint64_t contacts = 0;
+    const uint32_t first = st->slab_start[s], last = st->slab_start[s + 1];
+    b->n = 0;
+
+    /* grain-grain pairs */
+    for (uint32_t i = first; i < last; i++) {
+        const dem_xr xi = xr[i];
+        for (uint32_t e = nb_start[i]; e < nb_start[i + 1]; e++) {
+            const uint32_t j = nb_j[e];
+            const dem_xr xj = xr[j];
+            const double dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
+            const double rsum = xi.r + xj.r;
+            const double d2 = dx * dx + dy * dy + dz * dz;
+            if (d2 >= rsum * rsum) {
+                /* not touching: the contact's history ends */
+                if (lc.tangential == GR_TANGENTIAL_HISTORY && (hist[e].x != 0 || hist[e].y != 0 || hist[e].z != 0))
+                    hist[e] = zero;
+                if (lc.rolling == GR_ROLLING_EPSD)
+                    roll[e] = zero;
+                continue;
+            }
+            const uint32_t k = b->n++;
+            b->e[k] = e;
+            b->i[k] = i;
+            b->j[k] = j;
+            b->dx[k] = dx;
+            b->dy[k] = dy;
+            b->dz[k] = dz;
+            b->d2[k] = d2;
+            contacts++;
+            if (b->n == BATCH)
+                flush_batch(st, b, lc, h);
+        }
+    }
+    flush_batch(st, b, lc, h);
+
+    /* grain-body contacts: the body is a sphere of infinite radius and mass */
+    const dem_law *law = &st->law;
+    const gr_vec3 *restrict v = st->v, *restrict w = st->w;
+    const double *restrict m = st->m;
+    gr_vec3 *restrict f = st->f, *restrict t = st->t;
+    const gr_body_store *bodies = &st->world->bodies;
+    double *slab_body = st->slab_body + (size_t)s * st->body_slots * 6;
+    uint64_t body_contacts = 0;
+    gr_vec3 dummy_roll = zero;
+    for (uint32_t i = first; i < last; i++) {
+        for (uint32_t e = st->bc_start[i]; e < st->bc_start[i + 1]; e++) {
+            const uint32_t id = st->bc_id[e];
+            const uint32_t bs = id >> 3, feat = id & 7u;
+            const gr_body_data *bd = &bodies->data[bs];
+            gr_vec3 n, pc;
+            const double ri = xr[i].r;
+            const double dist = gr_body_feature_distance(bd, feat, xr_pos(&xr[i]), &n, &pc);
+            const double delta = ri - dist;
+            if (delta <= 0) {
+                st->bc_hist[e] = zero;
+                if (st->bc_roll)
+                    st->bc_roll[e] = zero;
+                continue;
+            }
+            dem_contact_in c;
+            c.n = n;
+            c.delta = delta;
+            const double ai = ri - 0.5 * delta; /* grain's lever arm to the contact point */
+            pc = v3_madd(pc, n, 0.5 * delta);   /* contact point: mid-overlap */
+            c.vrel = v3_sub(v3_sub(v[i], gr_body_point_velocity(bd, pc)), v3_cross(v3_scale(w[i], ai), n));
+            c.reff = ri;
+            c.meff = m[i];
+            c.h = h;
+            c.wrel = v3_sub(w[i], bd->angular_velocity);
+            c.iroll = 1.4 * m[i] * ri * ri;
+            dem_contact_out o;
+            const dem_pair_params *pp = st->pairs + (size_t)st->mat[i] * st->pair_dim + bd->material;
+            dem_contact_laws(law, lc.normal, lc.tangential, lc.rolling, pp, &c, &st->bc_hist[e],
+                             st->bc_roll ? &st->bc_roll[e] : &dummy_roll, &o);
+            f[i] = v3_add(f[i], o.f);
+            t[i] = v3_sub(t[i], v3_add(v3_scale(o.nxft, ai), o.mroll));
+            /* reaction on the body, torque about its position */
+            double *sb = slab_body + (size_t)bs * 6;
+            gr_vec3 tb = v3_add(v3_cross(v3_sub(pc, bd->position), v3_neg(o.f)), o.mroll);
+            sb[0] -= o.f.x;
+            sb[1] -= o.f.y;
+            sb[2] -= o.f.z;
+            sb[3] += tb.x;
+            sb[4] += tb.y;
+            sb[5] += tb.z;
+            body_contacts++;
+        }
+    }
+    st->slab_contacts[2 * s] = contacts;
+    st->slab_contacts[2 * s + 1] = body_contacts;
+}
+
+/* Specialisations: the common law combinations compile without law branches; every other
+ * combination runs the generic instance (same arithmetic, branching on the world's laws). */
+#define LAW_INSTANCE(name, N, T, R)                                                   \
+    static void name(dem_state *st, struct dem_batch *b, uint32_t s, double h)        \
+    {                                                                                 \
+        law_consts lc = {N, T, R};                                                    \
+        force_slab_impl(st, b, s, h, lc);                                             \
+    }
+LAW_INSTANCE(slab_hertz_history, GR_NORMAL_HERTZ, GR_TANGENTIAL_HISTORY, GR_ROLLING_NONE)
+LAW_INSTANCE(slab_hertz_history_epsd, GR_NORMAL_HERTZ, GR_TANGENTIAL_HISTORY, GR_ROLLING_EPSD)
+LAW_INSTANCE(slab_linear_history, GR_NORMAL_LINEAR, GR_TANGENTIAL_HISTORY, GR_ROLLING_NONE)
+
+static void slab_generic(dem_state *st, struct dem_batch *b, uint32_t s, double h)
+{
+    law_consts lc = {st->law.normal, st->law.tangential, st->law.rolling};
+    force_slab_impl(st, b, s, h, lc);
+}
+
+typedef void slab_fn(dem_state *st, struct dem_batch *b, uint32_t s, double h);
+
+static slab_fn *pick_slab_fn(const dem_law *law)
+{
+    if (law->tangential == GR_TANGENTIAL_HISTORY) {
+        if (law->normal == GR_NORMAL_HERTZ && law->rolling == GR_ROLLING_NONE)
+            return slab_hertz_history;
+        if (law->normal == GR_NORMAL_HERTZ && law->rolling == GR_ROLLING_EPSD)
+            return slab_hertz_history_epsd;
+        if (law->normal == GR_NORMAL_LINEAR && law->rolling == GR_ROLLING_NONE)
+            return slab_linear_history;
+    }
+    return slab_generic;
+}
+
+/* ---- the phase ------------------------------------------------------------------------------ */
+
+typedef struct force_ctx {
+    dem_state *st;
+    slab_fn *fn;
+    double h;
+    uint32_t parity; ///< slabs 2k + parity
+} force_ctx;
+
+static void force_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    const force_ctx *c = (const force_ctx *)vctx;
+    struct dem_batch *b = &c->st->batches[worker];
+    for (uint32_t k = begin; k < end; k++)
+        c->fn(c->st, b, 2 * k + c->parity, c->h);
+}
+
+void dem_forces(dem_state *st, double h)
+{
+    const uint32_t ns = st->nslabs;
+    if (st->body_slots)
+        memset(st->slab_body, 0, sizeof(double) * (size_t)ns * st->body_slots * 6);
+    slab_fn *fn = pick_slab_fn(&st->law);
+    force_ctx even = {st, fn, h, 0}, odd = {st, fn, h, 1};
+    gr_parallel_for(&st->world->tasks, (ns + 1) / 2, 1, force_range, &even);
+    gr_parallel_for(&st->world->tasks, ns / 2, 1, force_range, &odd);
+    uint64_t c = 0, cb = 0;
+    for (uint32_t s = 0; s < ns; s++) {
+        c += st->slab_contacts[2 * s];
+        cb += st->slab_contacts[2 * s + 1];
+    }
+    st->contacts = c;
+    st->body_contacts = cb;
+    /* body impulses, summed over slabs in slab order (deterministic) */
+    const gr_body_store *bodies = &st->world->bodies;
+    for (uint32_t a = 0; a < bodies->count; a++) {
+        uint32_t bs = bodies->active[a];
+        if (bs >= st->body_slots)
+            continue;
+        gr_vec3 fsum = {0, 0, 0}, tsum = {0, 0, 0};
+        for (uint32_t s = 0; s < ns; s++) {
+            const double *sb = st->slab_body + ((size_t)s * st->body_slots + bs) * 6;
+            fsum = v3_add(fsum, v3(sb[0], sb[1], sb[2]));
+            tsum = v3_add(tsum, v3(sb[3], sb[4], sb[5]));
+        }
+        st->body_impulse[2 * bs] = v3_madd(st->body_impulse[2 * bs], fsum, h);
+        st->body_impulse[2 * bs + 1] = v3_madd(st->body_impulse[2 * bs + 1], tsum, h);
+    }
+}
+
+void dem_compute_forces(dem_state *st)
+{
+    /* gravity first, as the drift pass does */
+    const gr_vec3 g = st->world->def.gravity;
+    for (uint32_t i = 0; i < st->n; i++) {
+        st->f[i] = v3_scale(g, st->m[i]);
+        st->t[i] = v3(0, 0, 0);
+    }
+    dem_forces(st, 0.0);
+}
