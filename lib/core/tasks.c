@@ -10,6 +10,19 @@ enum { SPIN_POLLS = 20000 };
 static void run_blocks(gr_task_job *job, uint32_t worker)
 {
     const uint32_t nblocks = (job->count + job->block - 1) / job->block;
+    if (job->participants) {
+        /* affinity: a fixed contiguous share per participant */
+        if (worker >= job->participants)
+            return;
+        const uint32_t first = (uint32_t)((uint64_t)nblocks * worker / job->participants);
+        const uint32_t last = (uint32_t)((uint64_t)nblocks * (worker + 1) / job->participants);
+        for (uint32_t b = first; b < last; b++) {
+            uint32_t begin = b * job->block;
+            uint32_t end = begin + job->block < job->count ? begin + job->block : job->count;
+            job->fn(job->ctx, begin, end, worker);
+        }
+        return;
+    }
     for (;;) {
         uint32_t b = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
         if (b >= nblocks)
@@ -119,7 +132,7 @@ void gr_tasks_destroy(gr_tasks *t)
     }
 }
 
-void gr_parallel_for(gr_tasks *t, uint32_t count, uint32_t block, gr_range_fn *fn, void *ctx)
+static void parallel_run(gr_tasks *t, uint32_t count, uint32_t block, gr_range_fn *fn, void *ctx, bool affine)
 {
     if (count == 0)
         return;
@@ -131,6 +144,7 @@ void gr_parallel_for(gr_tasks *t, uint32_t count, uint32_t block, gr_range_fn *f
     job->ctx = ctx;
     job->count = count;
     job->block = block;
+    job->participants = 0;
     atomic_store_explicit(&job->next, 0, memory_order_relaxed);
 
     if (t->worker_count == 1 || nblocks == 1) {
@@ -140,6 +154,8 @@ void gr_parallel_for(gr_tasks *t, uint32_t count, uint32_t block, gr_range_fn *f
     uint32_t helpers = t->worker_count - 1;
     if (helpers > nblocks - 1)
         helpers = nblocks - 1;
+    if (affine)
+        job->participants = helpers + 1;
 
     if (t->hooks.enqueue) {
         void *handles[GR_MAX_WORKERS];
@@ -164,4 +180,14 @@ void gr_parallel_for(gr_tasks *t, uint32_t count, uint32_t block, gr_range_fn *f
         if (++polls > SPIN_POLLS)
             sched_yield();
     }
+}
+
+void gr_parallel_for(gr_tasks *t, uint32_t count, uint32_t block, gr_range_fn *fn, void *ctx)
+{
+    parallel_run(t, count, block, fn, ctx, false);
+}
+
+void gr_parallel_for_affine(gr_tasks *t, uint32_t count, uint32_t block, gr_range_fn *fn, void *ctx)
+{
+    parallel_run(t, count, block, fn, ctx, true);
 }

@@ -20,7 +20,8 @@ typedef struct gr_task_job {
     void *ctx;
     uint32_t count;
     uint32_t block;
-    _Atomic uint32_t next; ///< next block to claim
+    uint32_t participants; ///< affinity mode: blocks split evenly among this many, else 0
+    _Atomic uint32_t next; ///< next block to claim (dynamic mode)
 } gr_task_job;
 
 typedef struct gr_task_slot {
@@ -50,7 +51,12 @@ typedef struct gr_tasks {
 gr_status gr_tasks_init(gr_tasks *tasks, gr_mem *mem, uint32_t worker_count, const gr_task_hooks *hooks);
 void gr_tasks_destroy(gr_tasks *tasks);
 
-/// Run fn over [0, count) in blocks of `block`; returns when every block is done.
+/// Run fn over [0, count) in blocks of `block`; returns when every block is done. Blocks are
+/// claimed dynamically (best when block costs vary).
 void gr_parallel_for(gr_tasks *tasks, uint32_t count, uint32_t block, gr_range_fn *fn, void *ctx);
+/// The same, but participant p always runs the p-th contiguous share of the blocks: with the
+/// built-in pool a thread keeps working on the same data phase after phase, so it stays in
+/// that core's cache (best for memory-bound passes over grains with even costs).
+void gr_parallel_for_affine(gr_tasks *tasks, uint32_t count, uint32_t block, gr_range_fn *fn, void *ctx);
 
 #endif /* GR_CORE_TASKS_H */

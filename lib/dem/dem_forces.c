@@ -507,8 +507,9 @@ void dem_forces(dem_state *st, double h)
         memset(st->slab_body, 0, sizeof(double) * (size_t)ns * st->body_slots * 6);
     slab_fn *fn = pick_slab_fn(&st->law);
     force_ctx even = {st, fn, h, 0}, odd = {st, fn, h, 1};
-    gr_parallel_for(&st->world->tasks, (ns + 1) / 2, 1, force_range, &even);
-    gr_parallel_for(&st->world->tasks, ns / 2, 1, force_range, &odd);
+    /* affinity: a worker takes the same stretch of the bed in both colours and every substep */
+    gr_parallel_for_affine(&st->world->tasks, (ns + 1) / 2, 1, force_range, &even);
+    gr_parallel_for_affine(&st->world->tasks, ns / 2, 1, force_range, &odd);
     uint64_t c = 0, cb = 0;
     for (uint32_t s = 0; s < ns; s++) {
         c += st->slab_contacts[2 * s];

@@ -17,6 +17,7 @@ typedef struct integrate_ctx {
     double kick1; ///< first half kick (completes the previous substep), 0 at the first
     double kick2; ///< second half kick (h/2)
     double h;     ///< drift, 0 for a kick-only pass
+    double turn;  ///< kick-only pass: time over which sphere orientations turn
     gr_vec3 gravity;
 } integrate_ctx;
 
@@ -43,6 +44,11 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
         if (h == 0) {
             v[i] = vi;
             w[i] = wi;
+            /* A sphere's orientation never acts on the dynamics: it turns once per gr_step, by
+             * the final angular velocity over the whole step, instead of every substep (that
+             * saves a quarter of this pass's memory traffic). */
+            if (c->turn > 0)
+                st->q[i] = quat_integrate(st->q[i], wi, c->turn);
             continue;
         }
         gr_vec3 xi = v3_madd(xr_pos(&xr[i]), vi, h);
@@ -58,13 +64,6 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
             xr[i].z = xi.z;
             v[i] = vi;
             w[i] = wi;
-            /* orientation: first-order update, renormalised (cosmetic for spheres) */
-            gr_quat q = st->q[i];
-            double hx = 0.5 * h * wi.x, hy = 0.5 * h * wi.y, hz = 0.5 * h * wi.z;
-            gr_quat dq = {hx * q.w + hy * q.z - hz * q.y, -hx * q.z + hy * q.w + hz * q.x,
-                          hx * q.y - hy * q.x + hz * q.w, -hx * q.x - hy * q.y - hz * q.z};
-            q.x += dq.x; q.y += dq.y; q.z += dq.z; q.w += dq.w;
-            st->q[i] = quat_normalize(q);
         }
         f[i] = v3_scale(c->gravity, m[i]);
         t[i] = v3(0, 0, 0);
@@ -106,10 +105,10 @@ static gr_status reserve_blocks(dem_state *st)
 }
 
 /* Largest squared displacement since the last rebuild (INFINITY if a grain went non-finite). */
-static double integrate(dem_state *st, double kick1, double kick2, double h)
+static double integrate(dem_state *st, double kick1, double kick2, double h, double turn)
 {
-    integrate_ctx c = {st, kick1, kick2, h, st->world->def.gravity};
-    gr_parallel_for(&st->world->tasks, st->n, INTEGRATE_BLOCK, integrate_range, &c);
+    integrate_ctx c = {st, kick1, kick2, h, turn, st->world->def.gravity};
+    gr_parallel_for_affine(&st->world->tasks, st->n, INTEGRATE_BLOCK, integrate_range, &c);
     double m = 0;
     if (h > 0) {
         uint32_t nblocks = (st->n + INTEGRATE_BLOCK - 1) / INTEGRATE_BLOCK;
@@ -177,7 +176,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
     gr_status result = GR_OK;
 
     for (uint32_t k = 0; k < nsub; k++) {
-        double max_d2 = integrate(st, k == 0 ? 0.0 : 0.5 * h, 0.5 * h, h);
+        double max_d2 = integrate(st, k == 0 ? 0.0 : 0.5 * h, 0.5 * h, h, 0.0);
         if (max_d2 == INFINITY) {
             result = GR_ERROR_UNSTABLE;
             max_d2 = 0;
@@ -205,7 +204,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
             break;
         }
     }
-    integrate(st, 0.5 * h, 0.0, 0.0);
+    integrate(st, 0.5 * h, 0.0, 0.0, h * nsub);
     world->last_substep = h;
     double total = h * nsub;
     for (uint32_t a = 0; a < bodies->count; a++) {
