@@ -327,6 +327,7 @@ static gr_body_data shape(gr_shape_type s)
     b.half_height = 1.0;
     b.half_extents = v3(1.0, 0.5, 0.25);
     b.normal_local = v3(1, 0, 0);
+    gr_body_update_frame(&b);
     return b;
 }
 
@@ -351,6 +352,7 @@ static void test_body_distances(void)
     CHECK_NEAR(gr_body_feature_distance(&b, 0, v3(2.5, 4, 3), &n, &q), sqrt(2.0), 1e-12); /* past an edge */
     b = shape(GR_SHAPE_CONTAINER);
     b.orientation = quat_identity();
+    gr_body_update_frame(&b);
     b.open_faces = GR_FACE_POS_Y;
     CHECK(gr_body_feature_count(&b) == 6 && !gr_body_feature_enabled(&b, 2) && gr_body_feature_enabled(&b, 3));
     /* inside, near the -y floor (face 3): distance to the floor, normal up */

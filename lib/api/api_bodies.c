@@ -145,6 +145,7 @@ GR_API gr_status gr_body_set_pose(gr_world *w, gr_body body, gr_vec3 position, g
     gr_body_data *b = &w->bodies.data[slot];
     b->position = position;
     b->orientation = q;
+    gr_body_update_frame(b);
     w->bodies.revision++; /* a jump: contact candidates must be found anew */
     w->solver->invalidate(w->solver_state);
     return GR_OK;

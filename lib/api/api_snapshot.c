@@ -341,6 +341,8 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
         if (alive && i < w->bodies.slot_count && w->bodies.alive[i] && w->bodies.gen[i] == gen)
             b.user_data = w->bodies.data[i].user_data;
         /* place the slot exactly as saved */
+        if (alive)
+            gr_body_update_frame(&b);
         p->bodies.data[i] = b;
         p->bodies.gen[i] = (uint16_t)gen;
         p->bodies.alive[i] = (uint8_t)alive;

@@ -88,13 +88,39 @@ static double local_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_ve
     }
 }
 
+void gr_body_update_frame(gr_body_data *b)
+{
+    b->axis[0] = quat_rotate(b->orientation, v3(1, 0, 0));
+    b->axis[1] = quat_rotate(b->orientation, v3(0, 1, 0));
+    b->axis[2] = quat_rotate(b->orientation, v3(0, 0, 1));
+    b->normal_world = quat_rotate(b->orientation, b->normal_local);
+}
+
+static inline gr_vec3 to_local(const gr_body_data *b, gr_vec3 d)
+{
+    return v3(v3_dot(d, b->axis[0]), v3_dot(d, b->axis[1]), v3_dot(d, b->axis[2]));
+}
+
+static inline gr_vec3 to_world(const gr_body_data *b, gr_vec3 l)
+{
+    return v3_add(v3_add(v3_scale(b->axis[0], l.x), v3_scale(b->axis[1], l.y)), v3_scale(b->axis[2], l.z));
+}
+
 double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *normal, gr_vec3 *point)
 {
-    gr_vec3 pl = quat_rotate_inv(b->orientation, v3_sub(p, b->position));
+    if (b->shape == GR_SHAPE_PLANE) {
+        /* the common wall: no change of frame at all */
+        const gr_vec3 n = b->normal_world;
+        const double d = v3_dot(v3_sub(p, b->position), n);
+        *normal = n;
+        *point = v3_madd(p, n, -d);
+        return d;
+    }
+    gr_vec3 pl = to_local(b, v3_sub(p, b->position));
     gr_vec3 nl, ql;
     double d = local_distance(b, f, pl, &nl, &ql);
-    *normal = quat_rotate(b->orientation, nl);
-    *point = v3_add(b->position, quat_rotate(b->orientation, ql));
+    *normal = to_world(b, nl);
+    *point = v3_add(b->position, to_world(b, ql));
     return d;
 }
 
@@ -131,4 +157,5 @@ void gr_body_integrate(gr_body_data *b, double h)
 {
     b->position = v3_madd(b->position, b->linear_velocity, h);
     b->orientation = quat_integrate(b->orientation, b->angular_velocity, h);
+    gr_body_update_frame(b);
 }

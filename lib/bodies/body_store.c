@@ -64,6 +64,7 @@ uint32_t gr_body_store_insert(gr_body_store *s, const gr_body_data *body)
         s->slot_count++;
     }
     s->data[slot] = *body;
+    gr_body_update_frame(&s->data[slot]);
     s->gen[slot] = gr_next_generation(s->gen[slot]);
     s->alive[slot] = 1;
     gr_body_store_rebuild_active(s);

@@ -20,6 +20,10 @@ typedef struct gr_body_data {
     double half_height;
     gr_vec3 half_extents;
     void *user_data;
+    /* derived from the pose by gr_body_update_frame (not saved): the body's axes in world
+     * coordinates (columns of its rotation matrix) and, for planes, the world normal */
+    gr_vec3 axis[3];
+    gr_vec3 normal_world;
     gr_vec3 force;  ///< averaged over the last step
     gr_vec3 torque; ///< about `position`, averaged over the last step
 } gr_body_data;
@@ -61,6 +65,8 @@ double gr_body_distance(const gr_body_data *b, gr_vec3 p);
 double gr_body_bound_radius(const gr_body_data *b);
 /// Velocity of the body material point at p.
 gr_vec3 gr_body_point_velocity(const gr_body_data *b, gr_vec3 p);
+/// Recompute the derived frame after the pose changed (insert, set_pose, integrate, load).
+void gr_body_update_frame(gr_body_data *b);
 /// Advance a kinematic body's pose by h seconds with its velocities.
 void gr_body_integrate(gr_body_data *b, double h);
 
