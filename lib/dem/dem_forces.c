@@ -353,7 +353,8 @@ static GR_FORCE_INLINE void flush_batch(dem_state *st, struct dem_batch *restric
 static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, uint32_t s, double h, law_consts lc)
 {
     const dem_xr *restrict xr = st->xr;
-    const uint32_t *restrict nb_start = st->nb_start, *restrict nb_j = st->nb_j;
+    const uint32_t *restrict nb_start = st->nb_start;
+    uint32_t *restrict nb_j = st->nb_j;
     gr_vec3 *restrict hist = st->nb_hist;
     gr_vec3 *restrict roll = st->nb_roll;
     const gr_vec3 zero = {0, 0, 0};
@@ -365,19 +366,25 @@ static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, 
     for (uint32_t i = first; i < last; i++) {
         const dem_xr xi = xr[i];
         for (uint32_t e = nb_start[i]; e < nb_start[i + 1]; e++) {
-            const uint32_t j = nb_j[e];
+            const uint32_t entry = nb_j[e];
+            const uint32_t j = entry & DEM_INDEX_MASK;
             const dem_xr xj = xr[j];
             const double dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
             const double rsum = xi.r + xj.r;
             const double d2 = dx * dx + dy * dy + dz * dz;
             if (d2 >= rsum * rsum) {
-                /* not touching: the contact's history ends */
-                if (lc.tangential == GR_TANGENTIAL_HISTORY && (hist[e].x != 0 || hist[e].y != 0 || hist[e].z != 0))
-                    hist[e] = zero;
-                if (lc.rolling == GR_ROLLING_EPSD)
-                    roll[e] = zero;
+                if (entry & DEM_TOUCHING) {
+                    /* the contact just ended: its history ends with it */
+                    nb_j[e] = j;
+                    if (lc.tangential == GR_TANGENTIAL_HISTORY)
+                        hist[e] = zero;
+                    if (lc.rolling == GR_ROLLING_EPSD)
+                        roll[e] = zero;
+                }
                 continue;
             }
+            if (!(entry & DEM_TOUCHING))
+                nb_j[e] = entry | DEM_TOUCHING;
             const uint32_t k = b->n++;
             b->e[k] = e;
             b->i[k] = i;

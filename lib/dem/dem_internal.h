@@ -45,6 +45,11 @@ static inline gr_vec3 xr_pos(const dem_xr *a)
     return p;
 }
 
+/// Top bit of a neighbour entry: the pair touched at the last force evaluation (so a pair that
+/// does not touch now only needs its history cleared when this bit is set).
+#define DEM_TOUCHING 0x80000000u
+#define DEM_INDEX_MASK 0x7fffffffu
+
 /// Touching pairs evaluated together by the vectorised contact kernel (dem_forces.c).
 #define DEM_BATCH_SIZE 32
 struct dem_batch;
@@ -71,7 +76,7 @@ typedef struct dem_state {
     /* half neighbour list in CSR form: pairs (i, j > i) within r_i + r_j + skin, double-buffered */
     uint32_t *nb_start, *nb_start_old; ///< [cap + 1]
     uint32_t nb_cap, nb_count, nb_old_cap;
-    uint32_t *nb_j, *nb_j_old;
+    uint32_t *nb_j, *nb_j_old; ///< partner index | DEM_TOUCHING when touching at the last evaluation
     gr_vec3 *nb_hist, *nb_hist_old; ///< tangential spring xi (history law)
     gr_vec3 *nb_roll, *nb_roll_old; ///< rolling spring moment (EPSD), NULL otherwise
 

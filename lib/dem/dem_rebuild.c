@@ -245,7 +245,7 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
                     bool found = false;
                     if (has_old) {
                         for (uint32_t e = st->nb_start[oi]; e < st->nb_start[oi + 1]; e++)
-                            if (st->nb_j[e] == oj) {
+                            if ((st->nb_j[e] & DEM_INDEX_MASK) == oj) {
                                 hist = st->nb_hist[e];
                                 if (roll) rh = st->nb_roll[e];
                                 found = true;
@@ -255,13 +255,15 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
                     if (!found && oj < st->n_built) {
                         /* the pair was owned by the other grain: its history has the other sign */
                         for (uint32_t e = st->nb_start[oj]; e < st->nb_start[oj + 1]; e++)
-                            if (st->nb_j[e] == oi) {
+                            if ((st->nb_j[e] & DEM_INDEX_MASK) == oi) {
                                 hist = v3_neg(st->nb_hist[e]);
                                 if (roll) rh = v3_neg(st->nb_roll[e]);
                                 break;
                             }
                     }
-                    st->nb_j_old[k] = j;
+                    /* a carried-over history marks the pair as touching */
+                    const bool touching = hist.x != 0 || hist.y != 0 || hist.z != 0 || rh.x != 0 || rh.y != 0 || rh.z != 0;
+                    st->nb_j_old[k] = j | (touching ? DEM_TOUCHING : 0u);
                     st->nb_hist_old[k] = hist;
                     if (roll)
                         st->nb_roll_old[k] = rh;

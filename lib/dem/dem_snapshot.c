@@ -199,7 +199,7 @@ gr_status dem_load(void *state, gr_stream_reader *r)
         for (uint32_t s = 0; s < nslabs; s++)
             for (uint32_t i = st->slab_start[s]; i < st->slab_start[s + 1]; i++)
                 for (uint32_t e = st->nb_start[i]; e < st->nb_start[i + 1]; e++) {
-                    uint32_t j = st->nb_j[e];
+                    uint32_t j = st->nb_j[e] & DEM_INDEX_MASK;
                     LOAD_CHECK(j > i && j < nb);
                     LOAD_CHECK(j < st->slab_start[GR_MIN(s + 2, nslabs)]);
                 }
