@@ -126,6 +126,8 @@ size_t tu_stream_read(void *user, void *data, size_t size)
 {
     tu_stream *s = (tu_stream *)user;
     size_t n = s->size - s->pos < size ? s->size - s->pos : size;
+    if (n == 0)
+        return 0;
     memcpy(data, s->data + s->pos, n);
     s->pos += n;
     return n;

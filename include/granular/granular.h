@@ -94,10 +94,13 @@ GR_API gr_status gr_set_material_pair(gr_world *world, gr_material a, gr_materia
 /// Add one grain. *out (may be NULL) receives its handle.
 GR_API gr_status gr_add_grain(gr_world *world, const gr_grain_def *def, gr_grain *out);
 /// Add `count` grains from an array of defs (all with the same size field: it is the
-/// stride). All or nothing. out (may be NULL) receives `count` handles.
+/// stride). All or nothing. out (may be NULL) receives `count` handles. New grains always
+/// take the bulk indices right after the existing ones, in the order given (also for
+/// gr_add_grain and gr_fill_box).
 GR_API gr_status gr_add_grains(gr_world *world, const gr_grain_def *defs, uint32_t count, gr_grain *out);
-/// Fill an axis-aligned region. *added (may be NULL) receives the number of grains placed.
-/// out_handles (may be NULL) receives up to out_capacity of their handles.
+/// Fill an axis-aligned region. *added (may be NULL) receives the number of grains placed;
+/// they are the bulk indices [count before, count before + added). out_handles (may be NULL)
+/// receives up to out_capacity of their handles (or read GR_FIELD_HANDLE over that range).
 GR_API gr_status gr_fill_box(gr_world *world, const gr_fill_def *def, uint32_t *added,
                              gr_grain *out_handles, uint32_t out_capacity);
 /// Remove a grain: its handle becomes stale. The last grain in bulk order takes its index.

@@ -251,9 +251,12 @@ GR_API gr_status gr_step(gr_world *w, double dt)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "dt = %g s needs %.3g substeps of %g s: too many", dt, nd, hmax);
     uint32_t n = (uint32_t)nd;
     double h = dt / (double)n;
+    const double t0 = w->time;
     w->busy = true;
     gr_status s = w->solver->step(w->solver_state, n, h);
     w->busy = false;
+    if (s == GR_OK)
+        w->time = t0 + dt; /* exactly the sum of the steps the caller asked for */
     w->step_count++;
     if (has_bounds(w))
         remove_out_of_bounds(w);

@@ -174,6 +174,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
     }
     st->unstable_slot = GR_INVALID_INDEX;
     gr_status result = GR_OK;
+    const double t0 = world->time; /* time as t0 + k h, not a running sum that drifts */
 
     for (uint32_t k = 0; k < nsub; k++) {
         double max_d2 = integrate(st, k == 0 ? 0.0 : 0.5 * h, 0.5 * h, h, 0.0);
@@ -197,7 +198,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
             }
         }
         dem_forces(st, h);
-        world->time += h;
+        world->time = t0 + (double)(k + 1) * h;
         world->substep_count++;
         if (result != GR_OK) {
             nsub = k + 1; /* stop after completing this substep */
