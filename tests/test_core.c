@@ -426,10 +426,28 @@ static void test_vector_kernels_match_scalar(void)
             kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v4avx2 : dem_kernel_hertz_history_v4avx2;
 #endif
         for (int clamp = 0; clamp < 2; clamp++)
-            for (int trial = 0; trial < 50; trial++) {
+            for (int trial = 0; trial < 60; trial++) {
                 static struct dem_batch ref, vec;
                 uint32_t n = 1 + (uint32_t)trial % BATCH;
                 fill_random_batch(&ref, &rng, n);
+                ref.uniform = trial % 2;
+                if (ref.uniform) {
+                    /* one material pair: the kernels read the scalars, the reference the arrays */
+                    ref.u_mu = ref.mu[0];
+                    ref.u_mur = ref.mur[0];
+                    ref.u_c1 = ref.c1[0];
+                    ref.u_c2 = ref.c2[0];
+                    ref.u_c3 = ref.c3[0];
+                    ref.u_c4 = ref.c4[0];
+                    for (uint32_t k = 0; k < BATCH; k++) {
+                        ref.mu[k] = ref.u_mu;
+                        ref.mur[k] = ref.u_mur;
+                        ref.c1[k] = ref.u_c1;
+                        ref.c2[k] = ref.u_c2;
+                        ref.c3[k] = ref.u_c3;
+                        ref.c4[k] = ref.u_c4;
+                    }
+                }
                 law.clamp = clamp != 0;
                 for (int kk = 0; kk < nk; kk++) {
                     memcpy(&vec, &ref, sizeof vec);

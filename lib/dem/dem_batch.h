@@ -22,6 +22,10 @@ struct dem_batch {
     double rlx[BATCH], rly[BATCH], rlz[BATCH];    /* rolling spring out */
     double slide[BATCH];                          /* 1: sliding (Coulomb cap reached) */
     double mu[BATCH], mur[BATCH], c1[BATCH], c2[BATCH], c3[BATCH], c4[BATCH];
+    /* one material pair for the whole batch (all grains of one material): the coefficients
+     * are these scalars and the arrays above are not filled */
+    int uniform;
+    double u_mu, u_mur, u_c1, u_c2, u_c3, u_c4;
     double fx[BATCH], fy[BATCH], fz[BATCH];       /* force on i */
     double cx[BATCH], cy[BATCH], cz[BATCH];       /* n x F_t */
     double ai[BATCH], aj[BATCH];                  /* lever arms to the contact point */

@@ -251,6 +251,13 @@ static GR_FORCE_INLINE void batch_laws(struct dem_batch *restrict b, const dem_l
         }
 }
 
+/* The law combinations the vectorised kernel covers (others run batch_laws). */
+static GR_FORCE_INLINE bool uses_vector_kernel(law_consts lc)
+{
+    return lc.normal == GR_NORMAL_HERTZ && lc.tangential == GR_TANGENTIAL_HISTORY &&
+           (lc.rolling == GR_ROLLING_NONE || lc.rolling == GR_ROLLING_EPSD);
+}
+
 /* Test hook: the scalar batch code for Hertz + history (+ EPSD), the reference the vectorised
  * kernels must match bit for bit. */
 void dem_kernel_reference(struct dem_batch *b, const dem_law *law, bool epsd, double h)
@@ -262,12 +269,13 @@ void dem_kernel_reference(struct dem_batch *b, const dem_law *law, bool epsd, do
 }
 
 /* Fill the lanes past b->n up to a whole vector (8 lanes) with copies of lane 0. */
-static void pad_batch(struct dem_batch *b, bool epsd)
+static void pad_batch(struct dem_batch *b)
 {
+    /* the coefficient arrays come last: with a uniform material they are not read */
     double *const in[] = {b->d2, b->dx, b->dy, b->dz, b->ri, b->rj, b->mi, b->mj, b->vx, b->vy, b->vz,
                           b->wix, b->wiy, b->wiz, b->wjx, b->wjy, b->wjz, b->hx, b->hy, b->hz,
-                          b->mu, b->mur, b->c1, b->c2, b->c3, b->c4, b->mx, b->my, b->mz};
-    const uint32_t count = epsd ? 29u : 26u;
+                          b->mx, b->my, b->mz, b->mu, b->mur, b->c1, b->c2, b->c3, b->c4};
+    const uint32_t count = b->uniform ? 23u : 29u; /* the rolling spring is padded either way */
     const uint32_t end = (b->n + 7u) & ~7u;
     for (uint32_t a = 0; a < count; a++)
         for (uint32_t k = b->n; k < end && k < BATCH; k++)
@@ -312,12 +320,12 @@ static GR_FORCE_INLINE void flush_batch(dem_state *st, struct dem_batch *restric
             b->my[k] = roll[e].y;
             b->mz[k] = roll[e].z;
         }
-        pair_coeffs(b, k, st->pairs + (size_t)mat[i] * pdim + mat[j], lc.normal);
+        if (!b->uniform)
+            pair_coeffs(b, k, st->pairs + (size_t)mat[i] * pdim + mat[j], lc.normal);
     }
-    if (lc.normal == GR_NORMAL_HERTZ && lc.tangential == GR_TANGENTIAL_HISTORY &&
-        (lc.rolling == GR_ROLLING_NONE || lc.rolling == GR_ROLLING_EPSD)) {
+    if (uses_vector_kernel(lc)) {
         /* the vectorised kernel reads whole vectors: lanes past n repeat lane 0 */
-        pad_batch(b, epsd);
+        pad_batch(b);
         const dem_kernel_consts kc = {h, st->law.clamp ? 1.0 : 0.0, st->law.roll_damping};
         st->kernel(b, &kc);
     } else {
@@ -361,6 +369,18 @@ static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, 
     uint64_t contacts = 0;
     const uint32_t first = st->slab_start[s], last = st->slab_start[s + 1];
     b->n = 0;
+    /* all grains of one material: one set of coefficients for every pair */
+    b->uniform = st->uniform_material != GR_INVALID_INDEX && uses_vector_kernel(lc);
+    if (b->uniform) {
+        const uint32_t um = st->uniform_material;
+        const dem_pair_params *p = st->pairs + (size_t)um * st->pair_dim + um;
+        b->u_mu = p->mu;
+        b->u_mur = p->mu_roll;
+        b->u_c1 = p->kn_coef;
+        b->u_c2 = p->gn_coef;
+        b->u_c3 = p->st_coef;
+        b->u_c4 = p->gt_coef;
+    }
 
     /* grain-grain pairs */
     for (uint32_t i = first; i < last; i++) {
@@ -372,20 +392,10 @@ static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, 
             const double dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
             const double rsum = xi.r + xj.r;
             const double d2 = dx * dx + dy * dy + dz * dz;
-            if (d2 >= rsum * rsum) {
-                if (entry & DEM_TOUCHING) {
-                    /* the contact just ended: its history ends with it */
-                    nb_j[e] = j;
-                    if (lc.tangential == GR_TANGENTIAL_HISTORY)
-                        hist[e] = zero;
-                    if (lc.rolling == GR_ROLLING_EPSD)
-                        roll[e] = zero;
-                }
-                continue;
-            }
-            if (!(entry & DEM_TOUCHING))
-                nb_j[e] = entry | DEM_TOUCHING;
-            const uint32_t k = b->n++;
+            /* Branch-free compaction: whether a neighbour touches is close to a coin flip in a
+             * dense bed, so the candidate is always written and the count advances by 0 or 1. */
+            const uint32_t touching = d2 < rsum * rsum;
+            const uint32_t k = b->n;
             b->e[k] = e;
             b->i[k] = i;
             b->j[k] = j;
@@ -393,7 +403,19 @@ static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, 
             b->dy[k] = dy;
             b->dz[k] = dz;
             b->d2[k] = d2;
-            contacts++;
+            b->n = k + touching;
+            contacts += touching;
+            const uint32_t updated = j | (touching ? DEM_TOUCHING : 0u);
+            if (GR_UNLIKELY(updated != entry)) {
+                /* a contact began or ended; when it ends, its history ends with it */
+                nb_j[e] = updated;
+                if (!touching) {
+                    if (lc.tangential == GR_TANGENTIAL_HISTORY)
+                        hist[e] = zero;
+                    if (lc.rolling == GR_ROLLING_EPSD)
+                        roll[e] = zero;
+                }
+            }
             if (b->n == BATCH)
                 flush_batch(st, b, lc, h);
         }

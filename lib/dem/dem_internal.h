@@ -116,6 +116,7 @@ typedef struct dem_state {
     double *mat_rmin; ///< [pair_dim] smallest radius seen per material (for the stable step)
     uint32_t mat_rmin_cap;
 
+    uint32_t uniform_material; ///< the material of every grain, or GR_INVALID_INDEX (set at rebuild)
     double skin;      ///< resolved skin of the current lists
     double r_max;     ///< largest radius at the last rebuild
     bool need_rebuild;
@@ -136,6 +137,8 @@ void dem_law_init(dem_law *law, const gr_dem_def *def);
 gr_status dem_rebuild(dem_state *st);
 gr_status dem_reserve_particles(dem_state *st, uint32_t cap);
 void dem_free_particles(dem_state *st);
+/// Set uniform_material: the material every grain has, or GR_INVALID_INDEX.
+void dem_update_uniform_material(dem_state *st);
 void dem_free_slabs(dem_state *st);
 /// Slab and per-body arrays for nslabs slabs and body_slots bodies (grow only).
 bool dem_reserve_slabs(dem_state *st, uint32_t nslabs, uint32_t body_slots);

@@ -42,6 +42,9 @@ static inline vd vabs(vd a)
 #define KERNEL_BODY(EPSD)                                                                            \
     const vd one = vsplat(1.0), zero = vsplat(0.0), half = vsplat(0.5), h = vsplat(c->h);            \
     const vm clamp = (vm)(vsplat(c->clamp) != zero);                                                       \
+    const int uniform = b->uniform;                                                                  \
+    const vd u_c1 = vsplat(b->u_c1), u_c2 = vsplat(b->u_c2), u_c3 = vsplat(b->u_c3);                 \
+    const vd u_c4 = vsplat(b->u_c4), u_mu = vsplat(b->u_mu), u_mur = vsplat(b->u_mur);               \
     const vd roll_damping = vsplat(c->roll_damping);                                                 \
     for (uint32_t k = 0; k < b->n; k += VW) {                                                        \
         const vd dist = VSQRT(vload(b->d2 + k));                                                     \
@@ -66,11 +69,11 @@ static inline vd vabs(vd a)
         /* Hertz normal force with restitution-matched damping */                                   \
         const vd a = VSQRT(reff * delta);                                                            \
         const vd sam = VSQRT(a * meff);                                                              \
-        const vd kn = vload(b->c1 + k) * a;                                                          \
-        const vd gamma_n = vload(b->c2 + k) * sam;                                                   \
+        const vd kn = (uniform ? u_c1 : vload(b->c1 + k)) * a;                                       \
+        const vd gamma_n = (uniform ? u_c2 : vload(b->c2 + k)) * sam;                                \
         vd fn = kn * delta - gamma_n * vn;                                                           \
-        const vd kt = vload(b->c3 + k) * a;                                                          \
-        const vd gamma_t = vload(b->c4 + k) * sam;                                                   \
+        const vd kt = (uniform ? u_c3 : vload(b->c3 + k)) * a;                                       \
+        const vd gamma_t = (uniform ? u_c4 : vload(b->c4 + k)) * sam;                                \
         fn = vsel(clamp & (vm)(fn < zero), zero, fn);                                                    \
         const vd fn_abs = vabs(fn);                                                                  \
         const vd vtx = vrx - vn * nx, vty = vry - vn * ny, vtz = vrz - vn * nz;                      \
@@ -82,7 +85,7 @@ static inline vd vabs(vd a)
         xz = xz - xn * nz;                                                                           \
         const vd sx = -kt * xx, sy = -kt * xy, sz = -kt * xz;                                        \
         const vd ft2 = sx * sx + sy * sy + sz * sz;                                                  \
-        const vd fmax = vload(b->mu + k) * fn_abs;                                                   \
+        const vd fmax = (uniform ? u_mu : vload(b->mu + k)) * fn_abs;                                \
         const vm slide = (vm)(ft2 > fmax * fmax);                                                          \
         const vd scale = fmax / VSQRT(vsel((vm)(ft2 > zero), ft2, one));                                   \
         const vm kt_pos = (vm)(kt > zero);                                                                 \
@@ -106,7 +109,7 @@ static inline vd vabs(vd a)
             const vd wrx0 = wix - wjx, wry0 = wiy - wjy, wrz0 = wiz - wjz;                           \
             const vd wn = wrx0 * nx + wry0 * ny + wrz0 * nz;                                         \
             const vd wrx = wrx0 - wn * nx, wry = wry0 - wn * ny, wrz = wrz0 - wn * nz;               \
-            const vd mur = vload(b->mur + k);                                                        \
+            const vd mur = uniform ? u_mur : vload(b->mur + k);                                      \
             const vd kr = vsplat(2.25) * kn * mur * mur * reff * reff;                               \
             vd qx = vload(b->mx + k) + kr * wrx * h, qy = vload(b->my + k) + kr * wry * h,           \
                qz = vload(b->mz + k) + kr * wrz * h;                                                 \

@@ -339,6 +339,14 @@ static void permute_all(dem_state *st, uint32_t n, const dem_xr *sorted_xr)
         dense[st->slot[k]] = k;
 }
 
+void dem_update_uniform_material(dem_state *st)
+{
+    st->uniform_material = st->n ? st->mat[0] : GR_INVALID_INDEX;
+    for (uint32_t i = 1; i < st->n && st->uniform_material != GR_INVALID_INDEX; i++)
+        if (st->mat[i] != st->uniform_material)
+            st->uniform_material = GR_INVALID_INDEX;
+}
+
 /* ---- the rebuild ----------------------------------------------------------------------------- */
 
 gr_status dem_rebuild(dem_state *st)
@@ -449,6 +457,7 @@ gr_status dem_rebuild(dem_state *st)
         }
         st->body_reach[bs] = reach + skin;
     }
+    dem_update_uniform_material(st);
     st->skin = skin;
     st->r_max = r_max;
     st->need_rebuild = false;

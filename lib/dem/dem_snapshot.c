@@ -152,6 +152,7 @@ gr_status dem_load(void *state, gr_stream_reader *r)
         t->dense[st->slot[i]] = i;
     }
     LOAD_CHECK(dead == n_dead);
+    dem_update_uniform_material(st); /* derived, as a rebuild computes it */
 
     const uint32_t built = gr_reader_u32(r);
     LOAD_CHECK(built <= 1);

@@ -19,6 +19,7 @@ static gr_status dem_create(gr_world *world, void **out)
     st->need_rebuild = true;
     st->forces_stale = true;
     st->unstable_slot = GR_INVALID_INDEX;
+    st->uniform_material = GR_INVALID_INDEX;
     *out = st;
     return GR_OK;
 }
