@@ -312,13 +312,59 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
 
 /* ---- permutation ------------------------------------------------------------------------- */
 
-/* arr[k] = arr[perm[k]] for k < n, through the scratch buffer (elements of `size` <= 32 bytes). */
+/* Parallel passes of the rebuild over grain ranges. */
+enum rebuild_pass { PASS_SORTED, PASS_GATHER, PASS_COPY_BACK, PASS_XREF };
+
+typedef struct pass_ctx {
+    dem_state *st;
+    enum rebuild_pass pass;
+    dem_xr *sorted;        ///< PASS_SORTED: records in the new order
+    unsigned char *array;  ///< PASS_GATHER / PASS_COPY_BACK: the array being permuted
+    size_t size;           ///< its element size (<= 32 bytes, the scratch's unit)
+} pass_ctx;
+
+static void pass_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const pass_ctx *c = (const pass_ctx *)vctx;
+    dem_state *st = c->st;
+    switch (c->pass) {
+    case PASS_SORTED: {
+        const gr_cell_grid *g = &st->grid;
+        for (uint32_t k = begin; k < end; k++) {
+            c->sorted[k] = st->xr[st->perm[k]];
+            st->cell_tmp[k] = g->cell_of[g->order[k]];
+        }
+        break;
+    }
+    case PASS_GATHER:
+        for (uint32_t k = begin; k < end; k++)
+            memcpy(st->spare + (size_t)k * c->size, c->array + (size_t)st->perm[k] * c->size, c->size);
+        break;
+    case PASS_COPY_BACK:
+        memcpy(c->array + (size_t)begin * c->size, st->spare + (size_t)begin * c->size, (size_t)(end - begin) * c->size);
+        break;
+    case PASS_XREF:
+        for (uint32_t i = begin; i < end; i++)
+            st->x_ref[i] = xr_pos(&st->xr[i]);
+        break;
+    }
+}
+
+enum { PASS_BLOCK = 4096 };
+
+static void run_pass(dem_state *st, pass_ctx *c, uint32_t n)
+{
+    gr_parallel_for_affine(&st->world->tasks, n, PASS_BLOCK, pass_range, c);
+}
+
+/* arr[k] = arr[perm[k]] for k < n, through the scratch buffer. */
 static void permute_array(dem_state *st, void *arr, size_t size, uint32_t n)
 {
-    unsigned char *a = (unsigned char *)arr;
-    for (uint32_t k = 0; k < n; k++)
-        memcpy(st->spare + (size_t)k * size, a + (size_t)st->perm[k] * size, size);
-    memcpy(a, st->spare, (size_t)n * size);
+    pass_ctx c = {st, PASS_GATHER, NULL, (unsigned char *)arr, size};
+    run_pass(st, &c, n);
+    c.pass = PASS_COPY_BACK;
+    run_pass(st, &c, n);
 }
 
 static void permute_all(dem_state *st, uint32_t n, const dem_xr *sorted_xr)
@@ -387,10 +433,8 @@ gr_status dem_rebuild(dem_state *st)
         uint32_t src = g->order[k];
         st->perm[k] = st->n_dead ? st->cell_tmp[src] : src;
     }
-    for (uint32_t k = 0; k < n; k++) {
-        tmp[k] = st->xr[st->perm[k]];
-        st->cell_tmp[k] = g->cell_of[g->order[k]];
-    }
+    pass_ctx sorted_pass = {st, PASS_SORTED, tmp, NULL, 0};
+    run_pass(st, &sorted_pass, n);
 
     /* 3. count list entries (into the "old" start arrays, which become the new ones) */
     const gr_body_store *bodies = &world->bodies;
@@ -440,19 +484,21 @@ gr_status dem_rebuild(dem_state *st)
     st->slab_start[st->nslabs] = n;
 
     /* 8. displacement references */
-    for (uint32_t i = 0; i < n; i++)
-        st->x_ref[i] = xr_pos(&st->xr[i]);
+    pass_ctx xref_pass = {st, PASS_XREF, NULL, NULL, 0};
+    run_pass(st, &xref_pass, n);
     for (uint32_t a = 0; a < bodies->count; a++) {
         uint32_t bs = bodies->active[a];
         const gr_body_data *b = &bodies->data[bs];
         st->body_bound[bs] = 0;
         double reach = gr_body_bound_radius(b);
         if (!isfinite(reach)) {
+            /* an unbounded shape (plane) turning about its position sweeps the grains up to
+             * the farthest corner of their bounding box */
             reach = 0;
-            for (uint32_t i = 0; i < n; i++) {
-                double d = v3_len(v3_sub(xr_pos(&st->xr[i]), b->position));
-                if (d > reach)
-                    reach = d;
+            for (int corner = 0; corner < 8; corner++) {
+                gr_vec3 c = v3(corner & 1 ? g->hi.x : g->lo.x, corner & 2 ? g->hi.y : g->lo.y,
+                               corner & 4 ? g->hi.z : g->lo.z);
+                reach = GR_MAX(reach, v3_len(v3_sub(c, b->position)));
             }
         }
         st->body_reach[bs] = reach + skin;

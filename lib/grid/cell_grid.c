@@ -70,6 +70,8 @@ bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t 
     }
     if (max_cells < 1)
         max_cells = 1;
+    g->lo = lo;
+    g->hi = hi;
     double cell = cell_size > 0 ? cell_size : 1.0;
     double ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
     for (int a = 0; a < 3; a++)

@@ -9,7 +9,8 @@
 #include "../core/alloc.h"
 
 typedef struct gr_cell_grid {
-    gr_vec3 origin;      ///< min corner of the bounding box
+    gr_vec3 origin;      ///< min corner of the grid (of the points' bulk when outliers are far)
+    gr_vec3 lo, hi;      ///< the points' exact bounding box
     double cell;         ///< cell edge [m], >= the requested size
     double inv_cell;
     int32_t dims[3];     ///< cells along axis[0], axis[1], axis[2]
