@@ -414,10 +414,8 @@ static void test_vector_kernels_match_scalar(void)
     memset(&law, 0, sizeof law);
     law.roll_damping = 0.3;
     dem_kernel_fn *kernels[4];
-    int nk = 0;
-    kernels[nk++] = NULL; /* placeholder for the chosen kernel below */
     for (int epsd = 0; epsd < 2; epsd++) {
-        nk = 0;
+        int nk = 0;
         kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v2 : dem_kernel_hertz_history_v2;
         kernels[nk++] = dem_pick_kernel(epsd != 0);
 #if defined(GR_DEM_HAVE_AVX2)

@@ -169,6 +169,27 @@ static gr_status grain_dense(const gr_world *w, gr_grain g, uint32_t *dense, con
     return GR_OK;
 }
 
+/* One grain's field through the solver's bulk accessors. */
+static gr_vec3 read_vec(const gr_world *w, uint32_t d, gr_field field)
+{
+    double buf[4];
+    w->solver->read_field(w->solver_state, field, &d, 1, buf);
+    return v3(buf[0], buf[1], buf[2]);
+}
+
+static double read_scalar(const gr_world *w, uint32_t d, gr_field field)
+{
+    double buf[4];
+    w->solver->read_field(w->solver_state, field, &d, 1, buf);
+    return buf[0];
+}
+
+static void write_vec(gr_world *w, uint32_t d, gr_field field, gr_vec3 v)
+{
+    const double buf[4] = {v.x, v.y, v.z, 0.0};
+    w->solver->write_field(w->solver_state, field, &d, 1, buf);
+}
+
 GR_API gr_status gr_grain_get_state(const gr_world *w, gr_grain g, gr_grain_state *out)
 {
     static const char f[] = "gr_grain_get_state";
@@ -176,15 +197,12 @@ GR_API gr_status gr_grain_get_state(const gr_world *w, gr_grain g, gr_grain_stat
     GR_CHECK(grain_dense(w, g, &d, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    double buf[4];
-    w->solver->read_field(w->solver_state, GR_FIELD_POSITION, &d, 1, buf);
-    out->position = v3(buf[0], buf[1], buf[2]);
-    w->solver->read_field(w->solver_state, GR_FIELD_VELOCITY, &d, 1, buf);
-    out->velocity = v3(buf[0], buf[1], buf[2]);
-    w->solver->read_field(w->solver_state, GR_FIELD_ANGULAR_VELOCITY, &d, 1, buf);
-    out->angular_velocity = v3(buf[0], buf[1], buf[2]);
-    w->solver->read_field(w->solver_state, GR_FIELD_ORIENTATION, &d, 1, buf);
-    out->orientation = (gr_quat){buf[0], buf[1], buf[2], buf[3]};
+    out->position = read_vec(w, d, GR_FIELD_POSITION);
+    out->velocity = read_vec(w, d, GR_FIELD_VELOCITY);
+    out->angular_velocity = read_vec(w, d, GR_FIELD_ANGULAR_VELOCITY);
+    double q[4];
+    w->solver->read_field(w->solver_state, GR_FIELD_ORIENTATION, &d, 1, q);
+    out->orientation = (gr_quat){q[0], q[1], q[2], q[3]};
     return GR_OK;
 }
 
@@ -200,13 +218,10 @@ GR_API gr_status gr_grain_set_state(gr_world *w, gr_grain g, const gr_grain_stat
     GR_CHECK(gr_check_vec(w, st->angular_velocity, f, "state.angular_velocity"));
     gr_quat q = {0, 0, 0, 1};
     GR_CHECK(gr_check_quat(w, st->orientation, &q, f, "state.orientation"));
-    double buf[4] = {st->position.x, st->position.y, st->position.z, 0};
-    w->solver->write_field(w->solver_state, GR_FIELD_POSITION, &d, 1, buf);
-    buf[0] = st->velocity.x; buf[1] = st->velocity.y; buf[2] = st->velocity.z;
-    w->solver->write_field(w->solver_state, GR_FIELD_VELOCITY, &d, 1, buf);
-    buf[0] = st->angular_velocity.x; buf[1] = st->angular_velocity.y; buf[2] = st->angular_velocity.z;
-    w->solver->write_field(w->solver_state, GR_FIELD_ANGULAR_VELOCITY, &d, 1, buf);
-    double qb[4] = {q.x, q.y, q.z, q.w};
+    write_vec(w, d, GR_FIELD_POSITION, st->position);
+    write_vec(w, d, GR_FIELD_VELOCITY, st->velocity);
+    write_vec(w, d, GR_FIELD_ANGULAR_VELOCITY, st->angular_velocity);
+    const double qb[4] = {q.x, q.y, q.z, q.w};
     w->solver->write_field(w->solver_state, GR_FIELD_ORIENTATION, &d, 1, qb);
     return GR_OK;
 }
@@ -218,9 +233,7 @@ GR_API gr_status gr_grain_get_radius(const gr_world *w, gr_grain g, double *out)
     GR_CHECK(grain_dense(w, g, &d, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    double buf[4];
-    w->solver->read_field(w->solver_state, GR_FIELD_RADIUS, &d, 1, buf);
-    *out = buf[0];
+    *out = read_scalar(w, d, GR_FIELD_RADIUS);
     return GR_OK;
 }
 
@@ -231,9 +244,7 @@ GR_API gr_status gr_grain_get_material(const gr_world *w, gr_grain g, gr_materia
     GR_CHECK(grain_dense(w, g, &d, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    double buf[4];
-    w->solver->read_field(w->solver_state, GR_FIELD_MATERIAL, &d, 1, buf);
-    *out = gr_material_handle(w, (uint32_t)buf[0]);
+    *out = gr_material_handle(w, (uint32_t)read_scalar(w, d, GR_FIELD_MATERIAL));
     return GR_OK;
 }
 

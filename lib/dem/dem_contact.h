@@ -158,10 +158,4 @@ static GR_FORCE_INLINE void dem_contact_laws(const dem_law *law, gr_normal_law n
     }
 }
 
-static inline void dem_contact(const dem_law *law, const dem_pair_params *pp, const dem_contact_in *c,
-                                        gr_vec3 *hist, gr_vec3 *roll, dem_contact_out *out)
-{
-    dem_contact_laws(law, law->normal, law->tangential, law->rolling, pp, c, hist, roll, out);
-}
-
 #endif /* GR_DEM_CONTACT_H */
