@@ -14,7 +14,7 @@ int main(int argc, char **argv)
     ex_parse_args(argc, argv, &args);
     if (args.workers < 2)
         args.workers = 2;
-    const unsigned target = args.grains ? args.grains : 20000;
+    const unsigned target = args.grains ? args.grains : 15000;
 
     gr_dem_def dem;
     gr_dem_def_init(&dem);
@@ -100,8 +100,9 @@ int main(int argc, char **argv)
     double slope = atan2(centre_top - edge_top, 0.08) * 180 / 3.14159265358979;
     printf("\n%u grains poured into a %.0f x %.0f cm box: %.2f s simulated in %llu substeps (%.1e s each)\n", n,
            200 * half, 200 * half, c.time, (unsigned long long)c.substep_count, c.last_substep);
-    printf("simulation took %.2f s wall with %u workers; %.0f bytes per grain; heap slope about %.0f degrees\n",
-           elapsed, args.workers, (double)c.bytes_in_use / n, slope);
+    printf("simulation took %.2f s wall with %u workers (%llu neighbour rebuilds); %.0f bytes per grain; heap slope "
+           "about %.0f degrees\n",
+           elapsed, args.workers, (unsigned long long)c.neighbor_rebuilds, (double)c.bytes_in_use / n, slope);
     ex_check(n == target, "poured %u grains", n);
     ex_check(s.max_speed < 0.02, "the pile is at rest (max speed %.3f m/s)", s.max_speed);
     ex_check(s.min[1] > 0 && fabs(s.min[0]) < half && fabs(s.max[0]) < half && fabs(s.min[2]) < half && fabs(s.max[2]) < half,

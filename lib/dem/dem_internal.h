@@ -118,6 +118,8 @@ typedef struct dem_state {
 
     uint32_t uniform_material; ///< the material of every grain, or GR_INVALID_INDEX (set at rebuild)
     double skin;      ///< resolved skin of the current lists
+    double skin_auto; ///< automatic skin, adapted to how long lists last (dem.skin == 0)
+    uint32_t substeps_since_rebuild;
     double r_max;     ///< largest radius at the last rebuild
     bool need_rebuild;
     bool forces_stale;

@@ -393,6 +393,25 @@ void dem_update_uniform_material(dem_state *st)
             st->uniform_material = GR_INVALID_INDEX;
 }
 
+/* The automatic skin: 0.4 r_max suits a slow, dense bed; a stream of fast grains would rebuild
+ * every few substeps with it. Lists that lasted under 8 substeps grow the skin by half (up to
+ * 1.2 r_max), lists that lasted over 40 shrink it back towards 0.4 r_max: the cost of rebuilding
+ * balances the cost of longer lists. */
+static double adapt_skin(dem_state *st, double r_max)
+{
+    const double lo = 0.4 * r_max, hi = 1.2 * r_max;
+    double s = st->skin_auto;
+    if (!(s > 0) || st->rebuilds == 0)
+        s = lo;
+    else if (st->substeps_since_rebuild < 8)
+        s *= 1.5;
+    else if (st->substeps_since_rebuild > 40)
+        s *= 0.8;
+    s = GR_MAX(lo, GR_MIN(hi, s));
+    st->skin_auto = s;
+    return s;
+}
+
 /* ---- the rebuild ----------------------------------------------------------------------------- */
 
 gr_status dem_rebuild(dem_state *st)
@@ -421,7 +440,7 @@ gr_status dem_rebuild(dem_state *st)
     for (uint32_t i = 0; i < n_old; i++)
         if (st->slot[i] != GR_INVALID_INDEX && st->xr[i].r > r_max)
             r_max = st->xr[i].r;
-    const double skin = world->dem.skin > 0 ? world->dem.skin : 0.4 * r_max;
+    const double skin = world->dem.skin > 0 ? world->dem.skin : adapt_skin(st, r_max);
     const double cell = GR_MAX(2.0 * r_max + skin, 1e-9);
     const uint32_t max_cells = GR_MAX(4u * n, 4096u);
     if (!gr_cell_grid_build(&st->grid, st->mem, pos, 4, n, cell, max_cells))
@@ -509,5 +528,6 @@ gr_status dem_rebuild(dem_state *st)
     st->need_rebuild = false;
     st->bodies_revision = bodies->revision;
     st->rebuilds++;
+    st->substeps_since_rebuild = 0;
     return GR_OK;
 }

@@ -59,6 +59,8 @@ gr_status dem_save(const void *state, gr_stream_writer *w)
     gr_writer_u32(w, st->mat_rmin_cap);
     gr_writer_f64s(w, st->mat_rmin, st->mat_rmin_cap);
     gr_writer_f64(w, st->skin);
+    gr_writer_f64(w, st->skin_auto);
+    gr_writer_u32(w, st->substeps_since_rebuild);
     gr_writer_f64(w, st->r_max);
     gr_writer_u32(w, (st->need_rebuild ? 1u : 0u) | (st->forces_stale ? 2u : 0u));
     gr_writer_u32(w, st->bodies_revision);
@@ -222,6 +224,8 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     }
     gr_reader_f64s(r, st->mat_rmin, mcap);
     st->skin = gr_reader_f64(r);
+    st->skin_auto = gr_reader_f64(r);
+    st->substeps_since_rebuild = gr_reader_u32(r);
     st->r_max = gr_reader_f64(r);
     const uint32_t flags = gr_reader_u32(r);
     st->need_rebuild = (flags & 1u) != 0;
@@ -231,7 +235,7 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     st->contacts = gr_reader_u64(r);
     st->body_contacts = gr_reader_u64(r);
     st->unstable_count = gr_reader_u32(r);
-    LOAD_CHECK(isfinite(st->skin) && st->skin >= 0);
+    LOAD_CHECK(isfinite(st->skin) && st->skin >= 0 && isfinite(st->skin_auto) && st->skin_auto >= 0);
     if (built == 0)
         st->need_rebuild = true;
     return GR_OK;

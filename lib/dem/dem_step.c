@@ -198,6 +198,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
             }
         }
         dem_forces(st, h);
+        st->substeps_since_rebuild++;
         world->time = t0 + (double)(k + 1) * h;
         world->substep_count++;
         if (result != GR_OK) {
