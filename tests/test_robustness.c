@@ -246,6 +246,19 @@ static uint64_t run_determinism_scene(unsigned workers, int host)
     bd.position = (gr_vec3){0, 0.015, 0};
     bd.angular_velocity = (gr_vec3){0, 6, 0};
     gr_add_body(w, &bd, &paddle);
+    /* clumps too: tetrahedra and pairs poured on top */
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = (gr_vec3){-0.03, 0.08, -0.03};
+    fd.max = (gr_vec3){0.03, 0.11, 0.03};
+    fd.radius = 0.003;
+    fd.shape = GR_GRAIN_TETRAHEDRON;
+    fd.max_count = 150;
+    gr_fill_box(w, &fd, NULL, NULL, 0);
+    fd.min.y = 0.115;
+    fd.max.y = 0.13;
+    fd.shape = GR_GRAIN_PAIR;
+    gr_fill_box(w, &fd, NULL, NULL, 0);
     for (int i = 0; i < 8; i++)
         gr_step(w, 1.0 / 60);
     gr_body bodies[2] = {box, paddle};

@@ -61,6 +61,16 @@ static gr_world *scene(unsigned workers, gr_body *bodies)
     bd.angular_velocity = (gr_vec3){0, 0, 3};
     bd.material = m;
     gr_add_body(w, &bd, &bodies[1]);
+    /* clump grains as well */
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = (gr_vec3){-0.025, 0.07, -0.025};
+    fd.max = (gr_vec3){0.025, 0.09, 0.025};
+    fd.radius = 0.0025;
+    fd.shape = GR_GRAIN_CUBE;
+    fd.material = m;
+    fd.max_count = 60;
+    gr_fill_box(w, &fd, NULL, NULL, 0);
     return w;
 }
 
@@ -82,6 +92,9 @@ static void test_roundtrip_bit_identical(void)
     gd.position = (gr_vec3){0, 0.09, 0};
     gr_grain fresh;
     CHECK_OK(a, gr_add_grain(a, &gd, &fresh));
+    uint64_t cube;
+    CHECK_OK(a, gr_read_grains(a, GR_FIELD_HANDLE, GR_TYPE_U64, gr_world_get_grain_count(a) - 5, 1, &cube, 0));
+    CHECK_OK(a, gr_remove_grain(a, (gr_grain){cube})); /* a clump, removed before saving */
 
     tu_stream s;
     tu_stream_init(&s);

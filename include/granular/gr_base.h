@@ -74,6 +74,7 @@ typedef struct gr_world gr_world;
 typedef struct gr_grain { uint64_t id; } gr_grain;
 typedef struct gr_body { uint64_t id; } gr_body;
 typedef struct gr_material { uint64_t id; } gr_material;
+typedef struct gr_clump { uint64_t id; } gr_clump; ///< a clump template (grain shape)
 
 /// Allocator hook, per world. Both functions or neither (NULL, NULL = malloc/free).
 /// `align` is a power of two <= 64; `free` receives the size that was allocated.

@@ -99,10 +99,15 @@ enum {
     GR_FACE_NEG_Z = 1u << 5
 };
 
-/// Shape of a grain.
+/// Shape of a grain. Non-spherical grains are rigid clumps of overlapping spheres (Bell 2005,
+/// Figure 4); `radius` is the radius of the sphere that encloses the grain.
 typedef enum gr_grain_shape {
-    GR_GRAIN_DEFAULT = 0, ///< GR_GRAIN_SPHERE
+    GR_GRAIN_DEFAULT = 0,     ///< GR_GRAIN_SPHERE
     GR_GRAIN_SPHERE = 1,
+    GR_GRAIN_TETRAHEDRON = 2, ///< 4 spheres at the corners of a tetrahedron
+    GR_GRAIN_CUBE = 3,        ///< 8 spheres at the corners of a cube
+    GR_GRAIN_PAIR = 4,        ///< 2 spheres: an elongated grain (aspect ratio 5:3)
+    GR_GRAIN_CLUMP = 5,       ///< a template of yours (gr_add_clump_template), named by `clump`
     GR_GRAIN_FORCE_U32 = 0x7fffffff
 } gr_grain_shape;
 
@@ -148,6 +153,7 @@ typedef enum gr_def_kind {
     GR_DEF_BODY = 5,
     GR_DEF_FILL = 6,
     GR_DEF_MATERIAL_PAIR = 7,
+    GR_DEF_CLUMP = 8,
     GR_DEF_FORCE_U32 = 0x7fffffff
 } gr_def_kind;
 
@@ -261,7 +267,18 @@ typedef struct gr_grain_def {
     gr_vec3 velocity;         ///< [m/s], default 0
     gr_vec3 angular_velocity; ///< [rad/s], default 0
     gr_quat orientation;      ///< default identity; normalised on input, must be non-zero
+    gr_clump clump;           ///< shape GR_GRAIN_CLUMP: the template
 } gr_grain_def;
+
+/// A clump template: spheres (centres and radii, any frame and unit) that make one rigid grain.
+/// The library computes its mass properties (overlaps counted once) and principal axes, and
+/// scales it so that a grain's `radius` is its enclosing radius.
+typedef struct gr_clump_def {
+    uint32_t size;          ///< set by gr_clump_def_init
+    uint32_t count;         ///< spheres, 1 .. 4096
+    const gr_vec3 *centres; ///< count sphere centres
+    const double *radii;    ///< count radii > 0
+} gr_clump_def;
 
 /// One body (a wall, a container, a kinematic tool...).
 typedef struct gr_body_def {
@@ -307,6 +324,9 @@ typedef struct gr_fill_def {
     /// 1 (default): skip sites overlapping existing grains or bodies. 0: place regardless.
     uint32_t avoid_overlap;
     uint32_t reserved0;
+    gr_grain_shape shape;    ///< grain shape, default sphere; clumps get random orientations
+    uint32_t reserved1;
+    gr_clump clump;          ///< shape GR_GRAIN_CLUMP: the template
 } gr_fill_def;
 
 /// Kinematic state of one grain.
@@ -358,6 +378,7 @@ static inline void gr_material_pair_def_init(gr_material_pair_def *def) { GR__DE
 static inline void gr_grain_def_init(gr_grain_def *def) { GR__DEF_INIT(GR_DEF_GRAIN, def); }
 static inline void gr_body_def_init(gr_body_def *def) { GR__DEF_INIT(GR_DEF_BODY, def); }
 static inline void gr_fill_def_init(gr_fill_def *def) { GR__DEF_INIT(GR_DEF_FILL, def); }
+static inline void gr_clump_def_init(gr_clump_def *def) { GR__DEF_INIT(GR_DEF_CLUMP, def); }
 
 #ifdef __cplusplus
 }

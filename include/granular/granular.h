@@ -89,6 +89,12 @@ GR_API gr_status gr_material_get_def(const gr_world *world, gr_material material
 GR_API gr_status gr_set_material_pair(gr_world *world, gr_material a, gr_material b,
                                       const gr_material_pair_def *def);
 
+/* ---- grain shapes -------------------------------------------------------------------- */
+
+/// Register a clump template (a grain shape made of spheres). Every world already has the
+/// tetrahedron, cube and pair of GR_GRAIN_*; templates cannot be removed.
+GR_API gr_status gr_add_clump_template(gr_world *world, const gr_clump_def *def, gr_clump *out);
+
 /* ---- grains ------------------------------------------------------------------------- */
 
 /// Add one grain. *out (may be NULL) receives its handle.

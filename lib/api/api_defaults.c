@@ -74,6 +74,7 @@ static void body_defaults(gr_body_def *d)
 static void fill_defaults(gr_fill_def *d)
 {
     d->pattern = GR_FILL_LATTICE;
+    d->shape = GR_GRAIN_SPHERE;
     d->max = (gr_vec3){0.1, 0.1, 0.1};
     d->radius = 0.005;
     d->jitter = 0.5;
@@ -91,6 +92,7 @@ size_t gr_def_full_size(gr_def_kind kind)
     case GR_DEF_GRAIN: return sizeof(gr_grain_def);
     case GR_DEF_BODY: return sizeof(gr_body_def);
     case GR_DEF_FILL: return sizeof(gr_fill_def);
+    case GR_DEF_CLUMP: return sizeof(gr_clump_def);
     default: return 0;
     }
 }
@@ -130,6 +132,7 @@ GR_API gr_status gr_def_set_defaults(gr_def_kind kind, void *def)
         gr_grain_def g;
         gr_body_def b;
         gr_fill_def f;
+        gr_clump_def c;
     } tmp;
     gr_def_defaults_full(kind, &tmp);
     /* only the fields the caller's struct has; its size field stays as it is */

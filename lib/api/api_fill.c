@@ -103,6 +103,15 @@ static bool fill_grid_overlaps(const fill_grid *g, gr_vec3 p, double r, double r
     return false;
 }
 
+/* Uniformly random rotation (Shoemake 1992). */
+static gr_quat random_orientation(gr_rng *rng)
+{
+    const double u1 = gr_rng_uniform(rng), u2 = 2 * GR_PI * gr_rng_uniform(rng), u3 = 2 * GR_PI * gr_rng_uniform(rng);
+    const double a = sqrt(1 - u1), b = sqrt(u1);
+    gr_quat q = {a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
+    return q;
+}
+
 static bool overlaps_body(const gr_world *w, gr_vec3 p, double r)
 {
     for (uint32_t a = 0; a < w->bodies.count; a++)
@@ -169,8 +178,11 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
     GR_CHECK(validate_fill(w, &d, f));
     if (out_cap > 0 && !out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out_handles is NULL but out_capacity is %u", out_cap);
-    uint32_t material;
+    uint32_t material, clump;
     GR_CHECK(gr_resolve_material(w, d.material, &material, f));
+    GR_CHECK(gr_resolve_grain_shape(w, d.shape, d.clump, &clump, f));
+    if (d.reserved1 != 0)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.reserved1 must be 0");
 
     const double rmin = d.radius, rmax = d.radius_max > 0 ? d.radius_max : d.radius;
     const uint32_t limit = d.max_count ? d.max_count : GR_MAX_GRAINS;
@@ -220,6 +232,7 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
     gr_grain_init g;
     memset(&g, 0, sizeof g);
     g.material = material;
+    g.clump = clump;
     g.orientation = quat_identity();
     g.velocity = d.velocity;
     g.slot = GR_INVALID_INDEX;
@@ -234,6 +247,8 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
                                     d.min.y + ((double)j + 0.5) * spacing + (2.0 * uy - 1.0) * jit,
                                     d.min.z + ((double)k + 0.5) * spacing + (2.0 * uz - 1.0) * jit);
                     g.radius = rmax > rmin ? rmin + (rmax - rmin) * gr_rng_uniform(&rng) : rmin;
+                    if (clump != GR_INVALID_INDEX)
+                        g.orientation = random_orientation(&rng);
                     if (d.avoid_overlap &&
                         (overlaps_body(w, g.position, g.radius) || fill_grid_overlaps(&grid, g.position, g.radius, reach)))
                         continue;
@@ -251,6 +266,8 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
                 break; /* the region is thinner than a grain */
             g.position = v3(d.min.x + g.radius + ux * span.x, d.min.y + g.radius + uy * span.y,
                             d.min.z + g.radius + uz * span.z);
+            if (clump != GR_INVALID_INDEX)
+                g.orientation = random_orientation(&rng);
             if (fill_grid_overlaps(&grid, g.position, g.radius, reach) ||
                 (d.avoid_overlap && overlaps_body(w, g.position, g.radius))) {
                 misses++;

@@ -7,7 +7,7 @@
 
 static gr_status resolve_grain_def(const gr_world *w, const gr_grain_def *d, gr_grain_init *g, const char *f)
 {
-    GR_CHECK(gr_check_enum(w, (uint32_t)d->shape, 2, f, "def.shape"));
+    GR_CHECK(gr_resolve_grain_shape(w, d->shape, d->clump, &g->clump, f));
     GR_CHECK(gr_check_positive(w, d->radius, false, f, "def.radius"));
     if (d->radius > 1e3)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.radius = %g m is absurd (limit 1000 m)", d->radius);
@@ -31,7 +31,7 @@ gr_status gr_add_resolved_grains(gr_world *w, gr_grain_init *g, uint32_t count, 
         return gr_fail(w, GR_ERROR_TOO_MANY, f, "%u more grains would exceed GR_MAX_GRAINS (%u)", count, GR_MAX_GRAINS);
     if (!gr_grain_table_reserve(&w->grains, &w->mem, count))
         return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating handles for %u grains failed", count);
-    gr_status s = w->solver->reserve(w->solver_state, count);
+    gr_status s = w->solver->reserve(w->solver_state, g, count);
     if (s != GR_OK)
         return gr_fail(w, s, f, "allocating storage for %u grains failed", count);
     for (uint32_t k = 0; k < count; k++) {
@@ -404,14 +404,7 @@ GR_API gr_status gr_read_render_points(const gr_world *w, uint32_t first, uint32
         stride = 4 * sizeof(float);
     if (stride < 4 * sizeof(float))
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "stride %zu is smaller than 16 bytes", stride);
-    double vals[4 * BULK_CHUNK];
-    for (uint32_t base = 0; base < count; base += BULK_CHUNK) {
-        uint32_t n = count - base < BULK_CHUNK ? count - base : BULK_CHUNK;
-        w->solver->read_render_points(w->solver_state, first + base, n, vals);
-        for (uint32_t k = 0; k < n; k++) {
-            float fv[4] = {(float)vals[4 * k], (float)vals[4 * k + 1], (float)vals[4 * k + 2], (float)vals[4 * k + 3]};
-            memcpy((char *)dst + (size_t)(base + k) * stride, fv, sizeof fv);
-        }
-    }
+    if (count > 0)
+        w->solver->read_render_points(w->solver_state, first, count, dst, stride);
     return GR_OK;
 }

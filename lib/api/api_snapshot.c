@@ -142,6 +142,20 @@ static void write_payload(const gr_world *w, gr_stream_writer *s)
         gr_writer_f64(s, o->def.rolling_friction);
     }
     gr_writer_u32(s, w->materials.revision);
+    /* clump templates (the built-ins too: handles index them) */
+    const gr_clump_store *cs = &w->clumps;
+    gr_writer_u32(s, cs->count);
+    gr_writer_u32(s, cs->sphere_count);
+    for (uint32_t i = 0; i < cs->count; i++) {
+        const gr_clump_template *t = &cs->templates[i];
+        gr_writer_u32(s, t->first);
+        gr_writer_u32(s, t->count);
+        gr_writer_f64(s, t->unit_volume);
+        put_vec(s, t->unit_inertia);
+        gr_writer_f64(s, t->min_radius);
+    }
+    gr_writer_f64s(s, (const double *)cs->offsets, (size_t)cs->sphere_count * 3);
+    gr_writer_f64s(s, cs->radii, cs->sphere_count);
     /* bodies */
     const gr_body_store *bs = &w->bodies;
     gr_writer_u32(s, bs->slot_count);
@@ -233,6 +247,7 @@ typedef struct world_parts {
     uint32_t default_material;
     uint16_t tag;
     gr_materials materials;
+    gr_clump_store clumps;
     gr_body_store bodies;
     gr_grain_table grains;
 } world_parts;
@@ -240,6 +255,7 @@ typedef struct world_parts {
 static void parts_free(world_parts *p, gr_mem *mem)
 {
     gr_materials_free(&p->materials, mem);
+    gr_clump_store_free(&p->clumps, mem);
     gr_body_store_free(&p->bodies, mem);
     gr_grain_table_free(&p->grains, mem);
 }
@@ -301,6 +317,38 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
             return GR_ERROR_OUT_OF_MEMORY;
     }
     p->materials.revision = gr_reader_u32(r);
+
+    const uint32_t ntemplates = gr_reader_u32(r), nspheres = gr_reader_u32(r);
+    RCHECK(ntemplates >= GR_CLUMP_BUILTIN_COUNT && ntemplates < 0x7fffffffu && gr_reader_left(r) / 48 >= ntemplates &&
+           gr_reader_left(r) / 32 >= nspheres);
+    gr_clump_store *cs = &p->clumps;
+    {
+        gr_array_ref a = {(void **)&cs->templates, sizeof(gr_clump_template)};
+        gr_array_ref b[2] = {{(void **)&cs->offsets, sizeof(gr_vec3)}, {(void **)&cs->radii, sizeof(double)}};
+        if (!gr_mem_grow_arrays(&w->mem, &a, 1, 0, ntemplates, 0))
+            return GR_ERROR_OUT_OF_MEMORY;
+        cs->cap = ntemplates;
+        if (nspheres && !gr_mem_grow_arrays(&w->mem, b, 2, 0, nspheres, 0))
+            return GR_ERROR_OUT_OF_MEMORY;
+        cs->sphere_cap = nspheres;
+    }
+    for (uint32_t i = 0; i < ntemplates; i++) {
+        gr_clump_template *t = &cs->templates[i];
+        t->first = gr_reader_u32(r);
+        t->count = gr_reader_u32(r);
+        t->unit_volume = gr_reader_f64(r);
+        t->unit_inertia = get_vec(r);
+        t->min_radius = gr_reader_f64(r);
+        RCHECK(t->count >= 1 && t->count <= GR_MAX_CLUMP_SPHERES && t->first <= nspheres && t->count <= nspheres - t->first &&
+               t->unit_volume > 0 && isfinite(t->unit_volume) && v3_finite(t->unit_inertia) && t->unit_inertia.x > 0 &&
+               t->unit_inertia.y > 0 && t->unit_inertia.z > 0 && t->min_radius > 0 && t->min_radius <= 1);
+        cs->count = i + 1;
+    }
+    gr_reader_f64s(r, (double *)cs->offsets, (size_t)nspheres * 3);
+    gr_reader_f64s(r, cs->radii, nspheres);
+    cs->sphere_count = nspheres;
+    for (uint32_t k = 0; k < nspheres; k++)
+        RCHECK(v3_finite(cs->offsets[k]) && v3_len(cs->offsets[k]) <= 1 && cs->radii[k] > 0 && cs->radii[k] <= 1);
 
     uint32_t bslots = gr_reader_u32(r);
     uint32_t brev = gr_reader_u32(r);
@@ -443,12 +491,14 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     world_parts p;
     memset(&p, 0, sizeof p);
     gr_materials_init(&p.materials);
+    gr_clump_store_init(&p.clumps);
     gr_body_store_init(&p.bodies);
     gr_grain_table_init(&p.grains);
     st = read_world_parts(w, &r, &p);
 
     /* swap in the parts (the solver reads them through the world), keeping the old ones */
     gr_materials old_mat = w->materials;
+    gr_clump_store old_clumps = w->clumps;
     gr_body_store old_bodies = w->bodies;
     gr_grain_table old_grains = w->grains;
     gr_dem_def old_dem = w->dem;
@@ -456,6 +506,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     void *new_state = NULL;
     if (st == GR_OK) {
         w->materials = p.materials;
+        w->clumps = p.clumps;
         w->bodies = p.bodies;
         w->grains = p.grains;
         w->dem = p.dem;
@@ -465,6 +516,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         if (st == GR_OK && r.pos != r.size)
             st = GR_ERROR_CORRUPT_DATA;
         p.materials = w->materials;
+        p.clumps = w->clumps;
         p.bodies = w->bodies;
         p.grains = w->grains;
     }
@@ -472,6 +524,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         if (new_state)
             w->solver->destroy(new_state);
         w->materials = old_mat;
+        w->clumps = old_clumps;
         w->bodies = old_bodies;
         w->grains = old_grains;
         w->dem = old_dem;
@@ -487,6 +540,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     w->solver->destroy(old_state);
     w->solver_state = new_state;
     gr_materials_free(&old_mat, &w->mem);
+    gr_clump_store_free(&old_clumps, &w->mem);
     gr_body_store_free(&old_bodies, &w->mem);
     gr_grain_table_free(&old_grains, &w->mem);
     w->tag = p.tag;

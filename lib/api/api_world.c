@@ -153,6 +153,7 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
     tmp->def.dem = &tmp->dem;
     tmp->tag = make_tag(tmp, def.seed);
     gr_materials_init(&tmp->materials);
+    gr_clump_store_init(&tmp->clumps);
     gr_grain_table_init(&tmp->grains);
     gr_body_store_init(&tmp->bodies);
 
@@ -169,6 +170,10 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
         return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the default material failed");
     }
     tmp->default_material = 0;
+    if (!gr_clump_store_add_builtins(&tmp->clumps, &tmp->mem)) {
+        gr_world_destroy(tmp);
+        return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the built-in grain shapes failed");
+    }
     tmp->solver = gr_solver_find(def.solver);
     s = tmp->solver->create(tmp, &tmp->solver_state);
     if (s != GR_OK) {
@@ -188,6 +193,7 @@ GR_API void gr_world_destroy(gr_world *w)
         w->solver->destroy(w->solver_state);
     gr_tasks_destroy(&w->tasks);
     gr_materials_free(&w->materials, &w->mem);
+    gr_clump_store_free(&w->clumps, &w->mem);
     gr_grain_table_free(&w->grains, &w->mem);
     gr_body_store_free(&w->bodies, &w->mem);
     gr_mem mem = w->mem;

@@ -14,9 +14,10 @@ struct gr_stream_reader;
 
 /// A resolved, validated grain to add (material is an index, orientation normalised).
 typedef struct gr_grain_init {
-    double radius;
+    double radius;     ///< sphere radius, or a clump's bounding radius
     uint32_t material;
     uint32_t slot;
+    uint32_t clump;    ///< clump template index, GR_INVALID_INDEX for a sphere
     gr_vec3 position;
     gr_vec3 velocity;
     gr_vec3 angular_velocity;
@@ -28,8 +29,8 @@ typedef struct gr_solver_vtable {
     const char *name;
     gr_status (*create)(gr_world *world, void **state);
     void (*destroy)(void *state);
-    /// Room for `more` grains; all or nothing (GR_ERROR_OUT_OF_MEMORY).
-    gr_status (*reserve)(void *state, uint32_t more);
+    /// Room for these grains (before they are added); all or nothing (GR_ERROR_OUT_OF_MEMORY).
+    gr_status (*reserve)(void *state, const gr_grain_init *grains, uint32_t count);
     /// Append grains (after reserve: cannot fail). Sets world->grains.dense[] for them.
     void (*add_grains)(void *state, const gr_grain_init *grains, uint32_t count);
     /// Remove grains by dense index (cannot fail; storage is compacted lazily).
@@ -43,8 +44,8 @@ typedef struct gr_solver_vtable {
     /// Write a field (position, velocity, angular velocity, orientation) from in[4*k..].
     void (*write_field)(void *state, gr_field field, const uint32_t *dense, uint32_t count, const double *in);
     uint32_t (*render_point_count)(const void *state);
-    /// Render points [first, first+count) as x, y, z, radius doubles.
-    void (*read_render_points)(const void *state, uint32_t first, uint32_t count, double *out);
+    /// Render points [first, first+count) as x, y, z, radius floats, `stride` bytes apart.
+    void (*read_render_points)(const void *state, uint32_t first, uint32_t count, float *dst, size_t stride);
     /// Contacts touching at the last substep: grain-grain and grain-body.
     void (*contact_counts)(const void *state, uint64_t *pairs, uint64_t *body_pairs, uint64_t *rebuilds);
     gr_status (*save)(const void *state, struct gr_stream_writer *w);

@@ -5,6 +5,7 @@
 
 #include "../bodies/body_store.h"
 #include "alloc.h"
+#include "clumps.h"
 #include "handles.h"
 #include "materials.h"
 #include "solver.h"
@@ -19,6 +20,7 @@ struct gr_world {
     char last_error[256];
     gr_tasks tasks;
     gr_materials materials;
+    gr_clump_store clumps;
     gr_grain_table grains;
     gr_body_store bodies;
     const gr_solver_vtable *solver;
@@ -44,6 +46,9 @@ void gr_log(const gr_world *world, gr_log_level level, const char *fmt, ...) GR_
 gr_status gr_resolve_grain(const gr_world *w, gr_grain g, uint32_t *slot, const char *func);
 gr_status gr_resolve_body(const gr_world *w, gr_body b, uint32_t *slot, const char *func);
 gr_status gr_resolve_material(const gr_world *w, gr_material m, uint32_t *index, const char *func);
+/// Template index of a grain shape (GR_INVALID_INDEX for a sphere); checks the clump handle.
+gr_status gr_resolve_grain_shape(const gr_world *w, gr_grain_shape shape, gr_clump clump, uint32_t *index,
+                                 const char *func);
 /// Material handle for an index.
 gr_material gr_material_handle(const gr_world *w, uint32_t index);
 

@@ -88,3 +88,26 @@ gr_status gr_resolve_material(const gr_world *w, gr_material m, uint32_t *index,
     *index = i;
     return GR_OK;
 }
+
+gr_status gr_resolve_grain_shape(const gr_world *w, gr_grain_shape shape, gr_clump clump, uint32_t *index,
+                                 const char *func)
+{
+    switch (shape) {
+    case GR_GRAIN_DEFAULT:
+    case GR_GRAIN_SPHERE: *index = GR_INVALID_INDEX; return GR_OK;
+    case GR_GRAIN_TETRAHEDRON: *index = GR_CLUMP_TETRAHEDRON; return GR_OK;
+    case GR_GRAIN_CUBE: *index = GR_CLUMP_CUBE; return GR_OK;
+    case GR_GRAIN_PAIR: *index = GR_CLUMP_PAIR; return GR_OK;
+    case GR_GRAIN_CLUMP: break;
+    default: return gr_fail(w, GR_ERROR_UNKNOWN_ENUM, func, "shape = %u is not a known grain shape", (unsigned)shape);
+    }
+    if (clump.id == 0)
+        return gr_fail(w, GR_ERROR_INVALID_HANDLE, func, "shape GR_GRAIN_CLUMP needs a clump template handle");
+    if (gr_handle_tag(clump.id) != w->tag)
+        return handle_error(w, GR_ERROR_WRONG_WORLD, func, "clump", clump.id);
+    uint32_t i = gr_handle_slot(clump.id);
+    if ((clump.id & 0xffffffffu) == 0 || i < GR_CLUMP_BUILTIN_COUNT || i >= w->clumps.count || gr_handle_gen(clump.id) != 1)
+        return handle_error(w, GR_ERROR_INVALID_HANDLE, func, "clump", clump.id);
+    *index = i;
+    return GR_OK;
+}

@@ -565,11 +565,16 @@ void dem_forces(dem_state *st, double h)
 
 void dem_compute_forces(dem_state *st)
 {
-    /* gravity first, as the drift pass does */
+    /* gravity first, as the drift passes do: on free spheres and on clumps (not members) */
     const gr_vec3 g = st->world->def.gravity;
     for (uint32_t i = 0; i < st->n; i++) {
-        st->f[i] = v3_scale(g, st->m[i]);
+        st->f[i] = st->member[i] == GR_INVALID_INDEX ? v3_scale(g, st->m[i]) : v3(0, 0, 0);
         st->t[i] = v3(0, 0, 0);
     }
+    for (uint32_t c = 0; c < st->nc; c++) {
+        st->c_f[c] = v3_scale(g, st->c_m[c]);
+        st->c_t[c] = v3(0, 0, 0);
+    }
     dem_forces(st, 0.0);
+    dem_reduce_clumps(st);
 }

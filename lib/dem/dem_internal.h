@@ -68,10 +68,28 @@ typedef struct dem_state {
     gr_quat *q;
     double *m, *inv_m, *inv_i;
     uint32_t *mat;
-    uint32_t *slot; ///< handle slot; GR_INVALID_INDEX when removed (compacted at next rebuild)
+    uint32_t *slot; ///< handle slot (of the clump for members); GR_INVALID_INDEX when removed
+    uint32_t *member; ///< member record of a clump's sphere, GR_INVALID_INDEX for a free sphere
     uint32_t n_dead;
+    uint32_t render_count; ///< spheres of live grains (render points)
     /* scratch for permuting the arrays (32 bytes per grain: the largest element) */
     unsigned char *spare;
+
+    /* clumps: rigid grains made of member spheres (Bell 3.1). The spheres above carry the
+     * contacts; a clump integrates as one rigid body and places its members every substep. */
+    uint32_t nc, c_cap, nc_dead;
+    gr_vec3 *c_x, *c_v, *c_w, *c_L, *c_f, *c_t; ///< centre, velocity, angular velocity and momentum (world), force, torque
+    gr_quat *c_q;
+    double *c_m;          ///< mass
+    gr_vec3 *c_inertia;   ///< principal moments (body frame = principal axes)
+    double *c_radius;     ///< bounding radius
+    uint32_t *c_first, *c_count; ///< member records
+    uint32_t *c_slot;     ///< grain handle slot; GR_INVALID_INDEX when removed
+    uint32_t *c_mat;
+    uint32_t nm, m_cap;   ///< member records
+    uint32_t *m_sphere;   ///< current index of the member's sphere
+    uint32_t *m_clump;    ///< the member's clump
+    gr_vec3 *m_offset;    ///< member centre in the clump's body frame
 
     /* half neighbour list in CSR form: pairs (i, j > i) within r_i + r_j + skin, double-buffered */
     uint32_t *nb_start, *nb_start_old; ///< [cap + 1]
@@ -145,6 +163,25 @@ void dem_free_slabs(dem_state *st);
 /// Slab and per-body arrays for nslabs slabs and body_slots bodies (grow only).
 bool dem_reserve_slabs(dem_state *st, uint32_t nslabs, uint32_t body_slots);
 void dem_free_lists(dem_state *st);
+
+/* dem_clumps.c */
+/// Encoding of a clump in the grain table's dense index.
+#define DEM_CLUMP_BIT 0x80000000u
+gr_status dem_reserve_clumps(dem_state *st, uint32_t clumps, uint32_t members);
+void dem_free_clumps(dem_state *st);
+/// Append a clump grain of template `tmpl` with its member spheres (after reserving).
+void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl);
+/// Kick (k1 then k2 times F/M) and, when h > 0, drift the clumps and place their members.
+/// Returns the largest squared displacement of a member since the last rebuild.
+double dem_integrate_clumps(dem_state *st, double k1, double k2, double h);
+/// F = M g + member forces, T = member torques and moments, per clump.
+void dem_reduce_clumps(dem_state *st);
+/// Members' positions and velocities from their clump's state.
+void dem_place_members(dem_state *st, uint32_t c);
+/// Drop removed clumps and their member records (after the spheres were compacted).
+void dem_compact_clumps(dem_state *st);
+void dem_clump_read(const dem_state *st, uint32_t c, gr_field field, double *out);
+void dem_clump_write(dem_state *st, uint32_t c, gr_field field, const double *in);
 
 /* dem_step.c */
 gr_status dem_step(void *state, uint32_t n, double h);

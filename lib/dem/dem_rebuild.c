@@ -28,6 +28,7 @@ static void particle_arrays(dem_state *st, gr_array_ref *a, size_t *n)
     a[k++] = (gr_array_ref){(void **)&st->inv_i, sizeof(double)};
     a[k++] = (gr_array_ref){(void **)&st->mat, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->slot, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->member, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->spare, 32};
     a[k++] = (gr_array_ref){(void **)&st->cell_tmp, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->perm, sizeof(uint32_t)};
@@ -234,11 +235,19 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         const bool has_old = c->fill && oi < st->n_built;
         uint32_t rb[5], re[5];
         const uint32_t nruns = candidate_runs(g, cell, i, rb, re);
+        /* spheres of one clump never touch each other */
+        const uint32_t mi = st->member[oi];
+        const uint32_t ci = mi != GR_INVALID_INDEX ? st->m_clump[mi] : GR_INVALID_INDEX;
         for (uint32_t run = 0; run < nruns; run++)
         for (uint32_t j = rb[run]; j < re[run]; j++) {
             gr_vec3 d = v3_sub(xi, xr_pos(&c->xr[j]));
             double cut = ri + c->xr[j].r + c->skin;
             if (v3_len2(d) < cut * cut) {
+                if (ci != GR_INVALID_INDEX) {
+                    const uint32_t mj = st->member[st->perm[j]];
+                    if (mj != GR_INVALID_INDEX && st->m_clump[mj] == ci)
+                        continue;
+                }
                 if (c->fill) {
                     gr_vec3 hist = {0, 0, 0}, rh = {0, 0, 0};
                     const uint32_t oj = st->perm[j];
@@ -380,9 +389,14 @@ static void permute_all(dem_state *st, uint32_t n, const dem_xr *sorted_xr)
     permute_array(st, st->inv_i, sizeof(double), n);
     permute_array(st, st->mat, sizeof(uint32_t), n);
     permute_array(st, st->slot, sizeof(uint32_t), n);
+    permute_array(st, st->member, sizeof(uint32_t), n);
     uint32_t *dense = st->world->grains.dense;
-    for (uint32_t k = 0; k < n; k++)
-        dense[st->slot[k]] = k;
+    for (uint32_t k = 0; k < n; k++) {
+        if (st->member[k] == GR_INVALID_INDEX)
+            dense[st->slot[k]] = k; /* a free sphere is its grain */
+        else
+            st->m_sphere[st->member[k]] = k;
+    }
 }
 
 void dem_update_uniform_material(dem_state *st)
@@ -479,6 +493,7 @@ gr_status dem_rebuild(dem_state *st)
     permute_all(st, n, tmp);
     st->n = n;
     st->n_dead = 0;
+    dem_compact_clumps(st);
 
     /* 6. the new lists become current */
     { uint32_t *t = st->nb_start; st->nb_start = st->nb_start_old; st->nb_start_old = t; }

@@ -34,6 +34,29 @@ gr_status dem_save(const void *state, gr_stream_writer *w)
     gr_writer_f64s(w, st->inv_i, n);
     gr_writer_u32s(w, st->mat, n);
     gr_writer_u32s(w, st->slot, n);
+    gr_writer_u32s(w, st->member, n);
+    gr_writer_u32(w, st->render_count);
+    /* clumps and their members */
+    gr_writer_u32(w, st->nc);
+    gr_writer_u32(w, st->nm);
+    gr_writer_u32(w, st->nc_dead);
+    put_v3s(w, st->c_x, st->nc);
+    put_v3s(w, st->c_v, st->nc);
+    put_v3s(w, st->c_w, st->nc);
+    put_v3s(w, st->c_L, st->nc);
+    put_v3s(w, st->c_f, st->nc);
+    put_v3s(w, st->c_t, st->nc);
+    gr_writer_f64s(w, (const double *)st->c_q, (size_t)st->nc * 4);
+    gr_writer_f64s(w, st->c_m, st->nc);
+    put_v3s(w, st->c_inertia, st->nc);
+    gr_writer_f64s(w, st->c_radius, st->nc);
+    gr_writer_u32s(w, st->c_first, st->nc);
+    gr_writer_u32s(w, st->c_count, st->nc);
+    gr_writer_u32s(w, st->c_slot, st->nc);
+    gr_writer_u32s(w, st->c_mat, st->nc);
+    gr_writer_u32s(w, st->m_sphere, st->nm);
+    gr_writer_u32s(w, st->m_clump, st->nm);
+    put_v3s(w, st->m_offset, st->nm);
     /* lists exist only once built */
     const bool built = st->rebuilds > 0;
     gr_writer_u32(w, built ? 1u : 0u);
@@ -118,7 +141,6 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     LOAD_CHECK(gr_reader_u32(r) == DEM_SECTION_TAG);
     const uint32_t n = gr_reader_u32(r), nb = gr_reader_u32(r), n_dead = gr_reader_u32(r);
     LOAD_CHECK(n <= GR_MAX_GRAINS && nb <= n && n_dead <= n && fits(r, n, 8 * 23));
-    LOAD_CHECK(n - n_dead == world->grains.count);
     if (dem_reserve_particles(st, GR_MAX(n, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
     gr_reader_f64s(r, (double *)st->xr, (size_t)n * 4);
@@ -133,14 +155,64 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     gr_reader_f64s(r, st->inv_i, n);
     gr_reader_u32s(r, st->mat, n);
     gr_reader_u32s(r, st->slot, n);
+    gr_reader_u32s(r, st->member, n);
+    st->render_count = gr_reader_u32(r);
     LOAD_CHECK(true);
     st->n = n;
     st->n_dead = n_dead;
     st->n_built = nb;
-    /* every live grain maps to a distinct live slot; record it in the grain table */
     const gr_grain_table *t = &world->grains;
-    uint32_t dead = 0;
+    /* clumps */
+    const uint32_t nc = gr_reader_u32(r), nm = gr_reader_u32(r), nc_dead = gr_reader_u32(r);
+    LOAD_CHECK(nc <= n && nm <= n && nc_dead <= nc && fits(r, nc, 8 * 29) && fits(r, nm, 32));
+    if (dem_reserve_clumps(st, GR_MAX(nc, 1u), GR_MAX(nm, 1u)) != GR_OK)
+        return GR_ERROR_OUT_OF_MEMORY;
+    get_v3s(r, st->c_x, nc);
+    get_v3s(r, st->c_v, nc);
+    get_v3s(r, st->c_w, nc);
+    get_v3s(r, st->c_L, nc);
+    get_v3s(r, st->c_f, nc);
+    get_v3s(r, st->c_t, nc);
+    gr_reader_f64s(r, (double *)st->c_q, (size_t)nc * 4);
+    gr_reader_f64s(r, st->c_m, nc);
+    get_v3s(r, st->c_inertia, nc);
+    gr_reader_f64s(r, st->c_radius, nc);
+    gr_reader_u32s(r, st->c_first, nc);
+    gr_reader_u32s(r, st->c_count, nc);
+    gr_reader_u32s(r, st->c_slot, nc);
+    gr_reader_u32s(r, st->c_mat, nc);
+    gr_reader_u32s(r, st->m_sphere, nm);
+    gr_reader_u32s(r, st->m_clump, nm);
+    get_v3s(r, st->m_offset, nm);
+    LOAD_CHECK(true);
+    st->nc = nc;
+    st->nm = nm;
+    st->nc_dead = nc_dead;
+    uint32_t dead_clumps = 0;
+    for (uint32_t c = 0; c < nc; c++) {
+        LOAD_CHECK(st->c_first[c] <= nm && st->c_count[c] >= 1 && st->c_count[c] <= nm - st->c_first[c]);
+        LOAD_CHECK(st->c_mat[c] < world->materials.count && st->c_m[c] > 0 && isfinite(st->c_m[c]));
+        LOAD_CHECK(st->c_inertia[c].x > 0 && st->c_inertia[c].y > 0 && st->c_inertia[c].z > 0 &&
+                   v3_finite(st->c_inertia[c]) && isfinite(st->c_radius[c]));
+        LOAD_CHECK(v3_finite(st->c_x[c]) && v3_finite(st->c_v[c]) && v3_finite(st->c_w[c]) && v3_finite(st->c_L[c]) &&
+                   v3_finite(st->c_f[c]) && v3_finite(st->c_t[c]) && quat_finite(st->c_q[c]));
+        for (uint32_t m = st->c_first[c]; m < st->c_first[c] + st->c_count[c]; m++)
+            LOAD_CHECK(st->m_clump[m] == c);
+        if (st->c_slot[c] == GR_INVALID_INDEX) {
+            dead_clumps++;
+            continue;
+        }
+        LOAD_CHECK(st->c_slot[c] < t->slot_count && t->alive[st->c_slot[c]] && t->dense[st->c_slot[c]] == GR_INVALID_INDEX);
+        t->dense[st->c_slot[c]] = DEM_CLUMP_BIT | c;
+    }
+    LOAD_CHECK(dead_clumps == nc_dead);
+    for (uint32_t m = 0; m < nm; m++)
+        LOAD_CHECK(st->m_sphere[m] < n && st->member[st->m_sphere[m]] == m && st->m_clump[m] < nc &&
+                   v3_finite(st->m_offset[m]));
+    /* every live grain maps to a distinct live slot; record it in the grain table */
+    uint32_t dead = 0, live_spheres = 0;
     for (uint32_t i = 0; i < n; i++) {
+        LOAD_CHECK(st->member[i] == GR_INVALID_INDEX || st->member[i] < nm);
         LOAD_CHECK(st->mat[i] < world->materials.count);
         LOAD_CHECK(st->xr[i].r > 0 && st->xr[i].r <= 1e3 && st->m[i] > 0 && isfinite(st->m[i]) && isfinite(st->inv_m[i]) &&
                    isfinite(st->inv_i[i]));
@@ -150,10 +222,19 @@ gr_status dem_load(void *state, gr_stream_reader *r)
             dead++;
             continue;
         }
+        live_spheres++;
+        if (st->member[i] != GR_INVALID_INDEX) {
+            /* a clump's sphere carries its live clump's slot */
+            const uint32_t c = st->m_clump[st->member[i]];
+            LOAD_CHECK(st->c_slot[c] == st->slot[i]);
+            continue;
+        }
         LOAD_CHECK(st->slot[i] < t->slot_count && t->alive[st->slot[i]] && t->dense[st->slot[i]] == GR_INVALID_INDEX);
         t->dense[st->slot[i]] = i;
     }
-    LOAD_CHECK(dead == n_dead);
+    LOAD_CHECK(dead == n_dead && live_spheres == st->render_count);
+    for (uint32_t k = 0; k < t->count; k++)
+        LOAD_CHECK(t->dense[t->list[k]] != GR_INVALID_INDEX); /* every live grain has its storage */
     dem_update_uniform_material(st); /* derived, as a rebuild computes it */
 
     const uint32_t built = gr_reader_u32(r);
@@ -180,8 +261,10 @@ gr_status dem_load(void *state, gr_stream_reader *r)
         st->nb_count = nbc;
         st->bc_count = bcc;
         LOAD_CHECK(st->nb_start[0] == 0 && st->nb_start[nb] == nbc && st->bc_start[0] == 0 && st->bc_start[nb] == bcc);
-        for (uint32_t i = 0; i < nb; i++) {
+        /* the whole sequences first: only then are the entries they delimit within bounds */
+        for (uint32_t i = 0; i < nb; i++)
             LOAD_CHECK(st->nb_start[i] <= st->nb_start[i + 1] && st->bc_start[i] <= st->bc_start[i + 1]);
+        for (uint32_t i = 0; i < nb; i++) {
             for (uint32_t e = st->bc_start[i]; e < st->bc_start[i + 1]; e++) {
                 uint32_t bs = st->bc_id[e] >> 3, f = st->bc_id[e] & 7u;
                 LOAD_CHECK(bs < world->bodies.slot_count && world->bodies.alive[bs] && f < 6);

@@ -35,6 +35,7 @@ static void dem_destroy(void *state)
     dem_free_slabs(st);
     dem_free_blocks(st);
     dem_free_batches(st);
+    dem_free_clumps(st);
     gr_cell_grid_free(&st->grid, mem);
     gr_mem_free(mem, st->pairs, sizeof(dem_pair_params) * st->pair_dim * st->pair_dim);
     gr_mem_free(mem, st->mat_rmin, sizeof(double) * st->mat_rmin_cap);
@@ -57,16 +58,27 @@ static gr_status reserve_materials(dem_state *st, uint32_t count)
     return GR_OK;
 }
 
-static gr_status dem_reserve(void *state, uint32_t more)
+static gr_status dem_reserve(void *state, const gr_grain_init *g, uint32_t count)
 {
     dem_state *st = (dem_state *)state;
-    uint64_t need = (uint64_t)st->n + more;
-    if (need > GR_MAX_GRAINS)
+    const gr_clump_store *cs = &st->world->clumps;
+    uint64_t spheres = 0, clumps = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        if (g[k].clump == GR_INVALID_INDEX) {
+            spheres++;
+        } else {
+            clumps++;
+            spheres += cs->templates[g[k].clump].count;
+        }
+    }
+    if ((uint64_t)st->n + spheres > GR_MAX_GRAINS || st->nm + spheres > GR_MAX_GRAINS)
         return GR_ERROR_TOO_MANY;
     gr_status s = reserve_materials(st, st->world->materials.count);
-    if (s != GR_OK)
-        return s;
-    return dem_reserve_particles(st, (uint32_t)need);
+    if (s == GR_OK)
+        s = dem_reserve_particles(st, (uint32_t)(st->n + spheres));
+    if (s == GR_OK && clumps)
+        s = dem_reserve_clumps(st, (uint32_t)clumps, (uint32_t)(spheres - (count - clumps)));
+    return s;
 }
 
 static void dem_add_grains(void *state, const gr_grain_init *g, uint32_t count)
@@ -74,6 +86,10 @@ static void dem_add_grains(void *state, const gr_grain_init *g, uint32_t count)
     dem_state *st = (dem_state *)state;
     const gr_materials *mats = &st->world->materials;
     for (uint32_t k = 0; k < count; k++) {
+        if (g[k].clump != GR_INVALID_INDEX) {
+            dem_add_clump(st, &g[k], g[k].clump);
+            continue;
+        }
         const uint32_t i = st->n++;
         const double rho = mats->defs[g[k].material].density;
         const double r = g[k].radius;
@@ -90,7 +106,9 @@ static void dem_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->inv_i[i] = 1.0 / (0.4 * m * r * r);
         st->mat[i] = g[k].material;
         st->slot[i] = g[k].slot;
+        st->member[i] = GR_INVALID_INDEX;
         st->world->grains.dense[g[k].slot] = i;
+        st->render_count++;
         if (r < st->mat_rmin[g[k].material])
             st->mat_rmin[g[k].material] = r;
     }
@@ -102,8 +120,19 @@ static void dem_remove_grains(void *state, const uint32_t *dense, uint32_t count
 {
     dem_state *st = (dem_state *)state;
     for (uint32_t k = 0; k < count; k++) {
+        if (dense[k] & DEM_CLUMP_BIT) {
+            const uint32_t c = dense[k] & ~DEM_CLUMP_BIT;
+            for (uint32_t m = st->c_first[c]; m < st->c_first[c] + st->c_count[c]; m++)
+                st->slot[st->m_sphere[m]] = GR_INVALID_INDEX;
+            st->n_dead += st->c_count[c];
+            st->render_count -= st->c_count[c];
+            st->c_slot[c] = GR_INVALID_INDEX;
+            st->nc_dead++;
+            continue;
+        }
         st->slot[dense[k]] = GR_INVALID_INDEX;
         st->n_dead++;
+        st->render_count--;
     }
     st->need_rebuild = true;
     st->forces_stale = true;
@@ -115,6 +144,10 @@ static void dem_read_field(const void *state, gr_field field, const uint32_t *de
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = dense[k];
         double *o = out + 4 * (size_t)k;
+        if (i & DEM_CLUMP_BIT) {
+            dem_clump_read(st, i & ~DEM_CLUMP_BIT, field, o);
+            continue;
+        }
         gr_vec3 a = {0, 0, 0};
         switch (field) {
         case GR_FIELD_POSITION: a = xr_pos(&st->xr[i]); break;
@@ -139,6 +172,10 @@ static void dem_write_field(void *state, gr_field field, const uint32_t *dense, 
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = dense[k];
         const double *p = in + 4 * (size_t)k;
+        if (i & DEM_CLUMP_BIT) {
+            dem_clump_write(st, i & ~DEM_CLUMP_BIT, field, p);
+            continue;
+        }
         switch (field) {
         case GR_FIELD_POSITION:
             st->xr[i].x = p[0];
@@ -158,19 +195,36 @@ static void dem_write_field(void *state, gr_field field, const uint32_t *dense, 
 static uint32_t dem_render_point_count(const void *state)
 {
     const dem_state *st = (const dem_state *)state;
-    return st->world->grains.count;
+    return st->render_count;
 }
 
-static void dem_read_render_points(const void *state, uint32_t first, uint32_t count, double *out)
+/* Render points: the spheres of the grains in bulk order (a clump gives all its members). */
+static void dem_read_render_points(const void *state, uint32_t first, uint32_t count, float *dst, size_t stride)
 {
     const dem_state *st = (const dem_state *)state;
     const gr_grain_table *t = &st->world->grains;
-    for (uint32_t k = 0; k < count; k++) {
-        const uint32_t i = t->dense[t->list[first + k]];
-        out[4 * (size_t)k + 0] = st->xr[i].x;
-        out[4 * (size_t)k + 1] = st->xr[i].y;
-        out[4 * (size_t)k + 2] = st->xr[i].z;
-        out[4 * (size_t)k + 3] = st->xr[i].r;
+    uint32_t point = 0, written = 0;
+    for (uint32_t k = 0; k < t->count && written < count; k++) {
+        const uint32_t d = t->dense[t->list[k]];
+        uint32_t sphere = d, spheres = 1, member0 = 0;
+        if (d & DEM_CLUMP_BIT) {
+            const uint32_t c = d & ~DEM_CLUMP_BIT;
+            spheres = st->c_count[c];
+            member0 = st->c_first[c];
+        }
+        if (point + spheres <= first) {
+            point += spheres;
+            continue;
+        }
+        for (uint32_t m = 0; m < spheres && written < count; m++, point++) {
+            if (point < first)
+                continue;
+            if (d & DEM_CLUMP_BIT)
+                sphere = st->m_sphere[member0 + m];
+            const float p[4] = {(float)st->xr[sphere].x, (float)st->xr[sphere].y, (float)st->xr[sphere].z,
+                                (float)st->xr[sphere].r};
+            memcpy((char *)dst + (size_t)written++ * stride, p, sizeof p);
+        }
     }
 }
 

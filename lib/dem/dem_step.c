@@ -33,7 +33,10 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
     const double k1 = c->kick1, k2 = c->kick2, h = c->h;
     double max_d2 = 0;
     uint32_t bad = 0;
+    const uint32_t *restrict member = st->member;
     for (uint32_t i = begin; i < end; i++) {
+        if (member[i] != GR_INVALID_INDEX)
+            continue; /* a clump's sphere: its clump moves it */
         gr_vec3 vi = v[i], wi = w[i];
         const double am = inv_m[i], ai = inv_i[i];
         /* two separate half kicks: bit-identical to ending one substep and starting the next */
@@ -86,7 +89,8 @@ void dem_free_blocks(dem_state *st)
 
 static gr_status reserve_blocks(dem_state *st)
 {
-    uint32_t nblocks = (st->n + INTEGRATE_BLOCK - 1) / INTEGRATE_BLOCK + 1;
+    /* sphere blocks, then clump blocks at the tail (dem_clumps.c) */
+    uint32_t nblocks = (st->n + INTEGRATE_BLOCK - 1) / INTEGRATE_BLOCK + 1 + (st->nc + 511) / 512 + 1;
     if (nblocks <= st->block_cap)
         return GR_OK;
     uint32_t cap = gr_grow_capacity(st->block_cap, nblocks);
@@ -109,7 +113,7 @@ static double integrate(dem_state *st, double kick1, double kick2, double h, dou
 {
     integrate_ctx c = {st, kick1, kick2, h, turn, st->world->def.gravity};
     gr_parallel_for_affine(&st->world->tasks, st->n, INTEGRATE_BLOCK, integrate_range, &c);
-    double m = 0;
+    double m = dem_integrate_clumps(st, kick1, kick2, h);
     if (h > 0) {
         uint32_t nblocks = (st->n + INTEGRATE_BLOCK - 1) / INTEGRATE_BLOCK;
         for (uint32_t b = 0; b < nblocks; b++) {
@@ -198,6 +202,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
             }
         }
         dem_forces(st, h);
+        dem_reduce_clumps(st);
         st->substeps_since_rebuild++;
         world->time = t0 + (double)(k + 1) * h;
         world->substep_count++;

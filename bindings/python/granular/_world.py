@@ -552,11 +552,32 @@ class World:
 
     # ---- grains ------------------------------------------------------------------------
 
+    def add_clump_template(self, centres, radii) -> int:
+        """Register a grain shape made of spheres (``gr_add_clump_template``); returns its handle.
+
+        ``centres``: (n, 3) sphere centres, ``radii``: n radii, in any frame and unit.
+        """
+        centres = [_vec3(c, f"centres[{i}]") for i, c in enumerate(centres)]
+        radii = [float(r) for r in radii]
+        if len(centres) != len(radii):
+            raise ValueError(f"{len(centres)} centres for {len(radii)} radii")
+        n = len(centres)
+        c_arr = (ffi.gr_vec3 * max(n, 1))(*centres)
+        r_arr = (ctypes.c_double * max(n, 1))(*radii)
+        d = ffi.gr_clump_def.init()
+        d.count = n
+        d.centres = ctypes.cast(c_arr, POINTER(ffi.gr_vec3))
+        d.radii = ctypes.cast(r_arr, POINTER(ctypes.c_double))
+        out = ffi.gr_clump()
+        self._check(lib.gr_add_clump_template(self.ptr, byref(d), byref(out)))
+        return out.id
+
     def add_grain(
         self, position=(0.0, 0.0, 0.0), radius=None, *, velocity=None, angular_velocity=None, orientation=None,
-        material=None, shape=None,
+        material=None, shape=None, clump=None,
     ) -> int:
-        """Add one grain (``gr_add_grain``); returns its handle."""
+        """Add one grain (``gr_add_grain``); returns its handle. ``shape``: a GrainShape (or its
+        name); with ``clump`` (a template handle) the shape is GR_GRAIN_CLUMP."""
         d = ffi.gr_grain_def.init(
             **_kwargs(
                 position=position, radius=radius, velocity=velocity, angular_velocity=angular_velocity,
@@ -565,6 +586,10 @@ class World:
         )
         if shape is not None:
             d.shape = _enum(ffi.GrainShape, shape, "shape")
+        if clump is not None:
+            d.clump = ffi.gr_clump(_u64(clump, "clump"))
+            if shape is None:
+                d.shape = ffi.GrainShape.CLUMP
         out = ffi.gr_grain()
         self._check(lib.gr_add_grain(self.ptr, byref(d), byref(out)))
         return out.id
@@ -676,6 +701,7 @@ class World:
     def fill_box(
         self, lo, hi, radius=None, *, pattern=None, radius_max=None, spacing=None, jitter=None, velocity=None,
         max_count=None, attempts=None, seed=None, avoid_overlap=None, material=None, return_handles=False,
+        shape=None, clump=None,
     ):
         """Fill the axis-aligned box [lo, hi] with grains (``gr_fill_box``).
 
@@ -692,6 +718,12 @@ class World:
         )
         if pattern is not None:
             d.pattern = _enum(FillPattern, pattern, "pattern")
+        if shape is not None:
+            d.shape = _enum(ffi.GrainShape, shape, "shape")
+        if clump is not None:
+            d.clump = ffi.gr_clump(_u64(clump, "clump"))
+            if shape is None:
+                d.shape = ffi.GrainShape.CLUMP
         if avoid_overlap is not None:
             d.avoid_overlap = 1 if avoid_overlap else 0
         before = lib.gr_world_get_grain_count(ptr)

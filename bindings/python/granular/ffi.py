@@ -168,10 +168,14 @@ class Face(enum.IntFlag):
 
 
 class GrainShape(enum.IntEnum):
-    """``gr_grain_shape``."""
+    """``gr_grain_shape``: spheres, or rigid clumps of spheres (``radius`` encloses them)."""
 
     DEFAULT = 0
     SPHERE = 1
+    TETRAHEDRON = 2
+    CUBE = 3
+    PAIR = 4
+    CLUMP = 5
 
 
 class FillPattern(enum.IntEnum):
@@ -217,6 +221,7 @@ class DefKind(enum.IntEnum):
     BODY = 5
     FILL = 6
     MATERIAL_PAIR = 7
+    CLUMP = 8
 
 
 #: Every mirrored enum and the prefix that turns a member name into its C name.
@@ -386,6 +391,10 @@ class gr_body(_Handle):
 
 class gr_material(_Handle):
     """``gr_material``: material handle."""
+
+
+class gr_clump(_Handle):
+    """``gr_clump``: clump template (grain shape) handle."""
 
 
 class gr_world(ctypes.Structure):
@@ -580,6 +589,19 @@ class gr_grain_def(_Def):
         ("velocity", gr_vec3),
         ("angular_velocity", gr_vec3),
         ("orientation", gr_quat),
+        ("clump", gr_clump),
+    ]
+
+
+class gr_clump_def(_Def):
+    """``gr_clump_def``: a clump template's spheres (centres and radii, any frame and unit)."""
+
+    _kind_ = DefKind.CLUMP
+    _fields_ = [
+        ("size", c_uint32),
+        ("count", c_uint32),
+        ("centres", POINTER(gr_vec3)),
+        ("radii", POINTER(c_double)),
     ]
 
 
@@ -625,6 +647,9 @@ class gr_fill_def(_Def):
         ("seed", c_uint64),
         ("avoid_overlap", c_uint32),
         ("reserved0", c_uint32),
+        ("shape", c_enum),
+        ("reserved1", c_uint32),
+        ("clump", gr_clump),
     ]
 
 
@@ -701,6 +726,7 @@ DEF_STRUCTS = {
     DefKind.BODY: gr_body_def,
     DefKind.FILL: gr_fill_def,
     DefKind.MATERIAL_PAIR: gr_material_pair_def,
+    DefKind.CLUMP: gr_clump_def,
 }
 
 # ======================================================================== library loading
@@ -796,6 +822,7 @@ _PROTOTYPES = [
     ("gr_world_load", c_enum, [gr_world_p, gr_read_fn, c_void_p]),
     # materials
     ("gr_add_material", c_enum, [gr_world_p, _P(gr_material_def), _P(gr_material)]),
+    ("gr_add_clump_template", c_enum, [gr_world_p, _P(gr_clump_def), _P(gr_clump)]),
     ("gr_world_get_default_material", gr_material, [gr_world_p]),
     ("gr_material_get_def", c_enum, [gr_world_p, gr_material, _P(gr_material_def)]),
     ("gr_set_material_pair", c_enum, [gr_world_p, gr_material, gr_material, _P(gr_material_pair_def)]),
@@ -986,7 +1013,7 @@ _EXPECTED_DEFAULTS = {
     },
     DefKind.MATERIAL: {"density": 2500.0, "youngs_modulus": 5e6, "poisson_ratio": 0.3, "kinetic_friction": 0.5},
     DefKind.MATERIAL_PAIR: {"restitution": 0.5, "friction": 0.5, "rolling_friction": 0.0},
-    DefKind.GRAIN: {"shape": GrainShape.SPHERE, "radius": 0.005, "orientation": (0.0, 0.0, 0.0, 1.0)},
+    DefKind.GRAIN: {"shape": GrainShape.SPHERE, "radius": 0.005, "orientation": (0.0, 0.0, 0.0, 1.0), "clump": 0},
     DefKind.BODY: {
         "motion": MotionType.STATIC,
         "orientation": (0.0, 0.0, 0.0, 1.0),
@@ -1003,7 +1030,10 @@ _EXPECTED_DEFAULTS = {
         "attempts": 50,
         "avoid_overlap": 1,
         "reserved0": 0,
+        "shape": GrainShape.SPHERE,
+        "clump": 0,
     },
+    DefKind.CLUMP: {"count": 0},
 }
 
 

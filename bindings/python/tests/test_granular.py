@@ -987,6 +987,7 @@ def _c_layout_program() -> str:
         "    { gr_grain_def d; gr_grain_def_init(&d); dump(\"gr_grain_def\", &d, sizeof d); }",
         "    { gr_body_def d; gr_body_def_init(&d); dump(\"gr_body_def\", &d, sizeof d); }",
         "    { gr_fill_def d; gr_fill_def_init(&d); dump(\"gr_fill_def\", &d, sizeof d); }",
+        "    { gr_clump_def d; gr_clump_def_init(&d); dump(\"gr_clump_def\", &d, sizeof d); }",
         '    printf("const check_version %d\\n", (int)gr_check_version());',
         "#endif",
         "    return 0;",
@@ -1058,3 +1059,17 @@ def test_struct_layout_matches_c_headers(tmp_path):
         for kind, cls in ffi.DEF_STRUCTS.items():
             if cls is not ffi.gr_world_def:
                 assert dumps[cls.__name__] == bytes(cls.init()), cls.__name__
+
+
+def test_clump_grains(tmp_path):
+    """Tetrahedra from the built-in shapes and a template of our own fall and rest on a floor."""
+    with granular.World() as w:
+        w.add_plane()
+        w.fill_box((-0.02, 0.0, -0.02), (0.02, 0.04, 0.02), radius=0.004, shape="tetrahedron", max_count=40)
+        handle = w.add_clump_template([(0, 0, 0), (0.01, 0, 0)], [0.006, 0.004])
+        w.add_grain((0.0, 0.08, 0.0), 0.005, clump=handle)
+        w.step(1.0)
+        assert w.grain_count == 41
+        assert w.render_point_count == 40 * 4 + 2
+        pos = w.read("position")
+        assert min(p[1] for p in pos) > 0.0
