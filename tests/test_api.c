@@ -18,6 +18,7 @@ typedef struct ctx {
     gr_body kin;
     gr_body removed_body;
     gr_body other_body;
+    gr_body dyn;
     gr_grain g;
     gr_grain removed;
     gr_grain other_grain;
@@ -54,6 +55,20 @@ static gr_body_def body_def(gr_shape_type shape)
     gr_body_def_init(&d);
     d.shape = shape;
     d.position = (gr_vec3){0, -1, 0};
+    return d;
+}
+
+/* A tetrahedron, wound counter-clockwise seen from outside. */
+static const gr_vec3 tet_v[4] = {{0, 0, 0}, {0.1, 0, 0}, {0, 0.1, 0}, {0, 0, 0.1}};
+static const uint32_t tet_idx[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+
+static gr_body_def mesh_def(const uint32_t *idx)
+{
+    gr_body_def d = body_def(GR_SHAPE_MESH);
+    d.mesh_vertices = tet_v;
+    d.mesh_indices = idx;
+    d.mesh_vertex_count = 4;
+    d.mesh_triangle_count = 4;
     return d;
 }
 
@@ -187,8 +202,41 @@ CASE(render_stride, GR_ERROR_INVALID_ARGUMENT, float b[8]; return gr_read_render
 CASE(body_null, GR_ERROR_NULL_ARGUMENT, return gr_add_body(c->w, NULL, NULL);)
 CASE(body_shape_none, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_NONE); return gr_add_body(c->w, &d, NULL);)
 CASE(body_shape_bad, GR_ERROR_UNKNOWN_ENUM, gr_body_def d = body_def((gr_shape_type)42); return gr_add_body(c->w, &d, NULL);)
-CASE(body_mesh, GR_ERROR_UNSUPPORTED, gr_body_def d = body_def(GR_SHAPE_MESH); return gr_add_body(c->w, &d, NULL);)
-CASE(body_dynamic, GR_ERROR_UNSUPPORTED, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.motion = GR_MOTION_DYNAMIC; return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh, GR_ERROR_NULL_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_MESH); return gr_add_body(c->w, &d, NULL);)
+CASE(body_dynamic, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_PLANE); d.motion = GR_MOTION_DYNAMIC; return gr_add_body(c->w, &d, NULL);)
+CASE(body_host_no_hooks, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_BOX); d.motion = GR_MOTION_HOST; return gr_add_body(c->w, &d, NULL);)
+CASE(body_sdf, GR_ERROR_UNSUPPORTED, gr_body_def d = body_def(GR_SHAPE_SDF); return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh_few, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = mesh_def(tet_idx); d.mesh_triangle_count = 3; return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh_index, GR_ERROR_INVALID_ARGUMENT, uint32_t i[12]; memcpy(i, tet_idx, sizeof i); i[7] = 4;
+     gr_body_def d = mesh_def(i); return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh_nan, GR_ERROR_NOT_FINITE, gr_vec3 v[4]; memcpy(v, tet_v, sizeof v); v[2].y = NaN_;
+     gr_body_def d = mesh_def(tet_idx); d.mesh_vertices = v; return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh_open, GR_ERROR_INVALID_ARGUMENT, uint32_t i[12]; memcpy(i, tet_idx, sizeof i); i[9] = 0; i[10] = 2; i[11] = 1;
+     gr_body_def d = mesh_def(i); return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh_winding, GR_ERROR_INVALID_ARGUMENT, uint32_t i[12]; memcpy(i, tet_idx, sizeof i); i[10] = 3; i[11] = 2;
+     gr_body_def d = mesh_def(i); return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh_inside_out, GR_ERROR_INVALID_ARGUMENT, uint32_t i[12];
+     for (int k = 0; k < 4; k++) { i[3 * k] = tet_idx[3 * k]; i[3 * k + 1] = tet_idx[3 * k + 2]; i[3 * k + 2] = tet_idx[3 * k + 1]; }
+     gr_body_def d = mesh_def(i); return gr_add_body(c->w, &d, NULL);)
+CASE(body_mesh_degenerate, GR_ERROR_INVALID_ARGUMENT, uint32_t i[12]; memcpy(i, tet_idx, sizeof i); i[1] = i[0];
+     gr_body_def d = mesh_def(i); return gr_add_body(c->w, &d, NULL);)
+CASE(body_particle_r_neg, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.motion = GR_MOTION_DYNAMIC;
+     d.particle_radius = -0.01; return gr_add_body(c->w, &d, NULL);)
+CASE(body_particle_density0, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.motion = GR_MOTION_DYNAMIC;
+     d.particle_density = 0; return gr_add_body(c->w, &d, NULL);)
+CASE(body_particle_offset_nan, GR_ERROR_NOT_FINITE, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.motion = GR_MOTION_DYNAMIC;
+     d.particle_offset = NaN_; return gr_add_body(c->w, &d, NULL);)
+CASE(body_particle_offset_through, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_SPHERE);
+     d.motion = GR_MOTION_DYNAMIC; d.radius = 0.05; d.particle_offset = -0.05; return gr_add_body(c->w, &d, NULL);)
+CASE(body_particles_too_many, GR_ERROR_TOO_MANY, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.motion = GR_MOTION_DYNAMIC;
+     d.radius = 10; d.particle_radius = 1e-4; return gr_add_body(c->w, &d, NULL);)
+CASE(body_mass_null, GR_ERROR_NULL_ARGUMENT, return gr_body_get_mass(c->w, c->dyn, NULL);)
+CASE(body_mass_stale, GR_ERROR_STALE_HANDLE, double m; return gr_body_get_mass(c->w, c->removed_body, &m);)
+CASE(body_particles_null, GR_ERROR_NULL_ARGUMENT, return gr_read_body_particles(c->w, c->dyn, 0, 1, NULL, 0);)
+CASE(body_particles_range, GR_ERROR_INVALID_ARGUMENT, float b[8];
+     return gr_read_body_particles(c->w, c->dyn, gr_body_get_particle_count(c->w, c->dyn), 1, b, 0);)
+CASE(body_particles_stride, GR_ERROR_INVALID_ARGUMENT, float b[8]; return gr_read_body_particles(c->w, c->dyn, 0, 1, b, 8);)
+CASE(body_pose_host_static, GR_ERROR_INVALID_ARGUMENT, return gr_body_set_velocity(c->w, c->box, (gr_vec3){1, 0, 0}, (gr_vec3){0, 0, 0});)
 CASE(body_motion_bad, GR_ERROR_UNKNOWN_ENUM, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.motion = (gr_motion_type)17; return gr_add_body(c->w, &d, NULL);)
 CASE(body_static_moving, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_SPHERE); d.linear_velocity.x = 1; return gr_add_body(c->w, &d, NULL);)
 CASE(body_plane_normal0, GR_ERROR_INVALID_ARGUMENT, gr_body_def d = body_def(GR_SHAPE_PLANE); d.normal = (gr_vec3){0, 0, 0}; return gr_add_body(c->w, &d, NULL);)
@@ -259,8 +307,18 @@ static const bad_case cases[] = {
     ENTRY(write_quat0, GR_ERROR_INVALID_ARGUMENT), ENTRY(render_range, GR_ERROR_INVALID_ARGUMENT),
     ENTRY(render_null, GR_ERROR_NULL_ARGUMENT), ENTRY(render_stride, GR_ERROR_INVALID_ARGUMENT),
     ENTRY(body_null, GR_ERROR_NULL_ARGUMENT), ENTRY(body_shape_none, GR_ERROR_INVALID_ARGUMENT),
-    ENTRY(body_shape_bad, GR_ERROR_UNKNOWN_ENUM), ENTRY(body_mesh, GR_ERROR_UNSUPPORTED),
-    ENTRY(body_dynamic, GR_ERROR_UNSUPPORTED), ENTRY(body_motion_bad, GR_ERROR_UNKNOWN_ENUM),
+    ENTRY(body_shape_bad, GR_ERROR_UNKNOWN_ENUM), ENTRY(body_mesh, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(body_dynamic, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_motion_bad, GR_ERROR_UNKNOWN_ENUM),
+    ENTRY(body_host_no_hooks, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_sdf, GR_ERROR_UNSUPPORTED),
+    ENTRY(body_mesh_few, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_mesh_index, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_mesh_nan, GR_ERROR_NOT_FINITE), ENTRY(body_mesh_open, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_mesh_winding, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_mesh_inside_out, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_mesh_degenerate, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_particle_r_neg, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_particle_density0, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_particle_offset_nan, GR_ERROR_NOT_FINITE),
+    ENTRY(body_particle_offset_through, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_particles_too_many, GR_ERROR_TOO_MANY),
+    ENTRY(body_mass_null, GR_ERROR_NULL_ARGUMENT), ENTRY(body_mass_stale, GR_ERROR_STALE_HANDLE),
+    ENTRY(body_particles_null, GR_ERROR_NULL_ARGUMENT), ENTRY(body_particles_range, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(body_particles_stride, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_pose_host_static, GR_ERROR_INVALID_ARGUMENT),
     ENTRY(body_static_moving, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_plane_normal0, GR_ERROR_INVALID_ARGUMENT),
     ENTRY(body_sphere_r0, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_capsule_h_neg, GR_ERROR_INVALID_ARGUMENT),
     ENTRY(body_box_neg, GR_ERROR_INVALID_ARGUMENT), ENTRY(body_container_open, GR_ERROR_INVALID_ARGUMENT),
@@ -290,6 +348,13 @@ static int make_ctx(ctx *c)
     gr_add_body(c->w, &kd, &c->removed_body);
     gr_remove_body(c->w, c->removed_body);
     gr_add_body(c->other, &kd, &c->other_body);
+    gr_body_def dd = body_def(GR_SHAPE_BOX);
+    dd.motion = GR_MOTION_DYNAMIC;
+    dd.position = (gr_vec3){0.3, 0.2, 0};
+    dd.half_extents = (gr_vec3){0.02, 0.02, 0.02};
+    dd.particle_radius = 0.004;
+    if (gr_add_body(c->w, &dd, &c->dyn) != GR_OK)
+        return -1;
     gr_grain_def gd = grain_def();
     gr_add_grain(c->w, &gd, &c->g);
     gr_add_grain(c->w, &gd, &c->removed);

@@ -112,6 +112,27 @@ typedef struct gr_task_hooks {
     void *user;
 } gr_task_hooks;
 
+/// The pose and velocities of a host-owned body, as the host engine reports them.
+typedef struct gr_host_body_state {
+    gr_vec3 position;         ///< [m] the body's origin (its frame's origin)
+    gr_quat orientation;      ///< unit quaternion
+    gr_vec3 linear_velocity;  ///< [m/s] of the origin
+    gr_vec3 angular_velocity; ///< [rad/s]
+} gr_host_body_state;
+
+/// Hooks for bodies owned by the host engine's rigid-body solver (GR_MOTION_HOST): two-way
+/// coupling. Both are called on the thread that calls gr_step, never from worker threads, and
+/// must not call into the world.
+typedef struct gr_host_hooks {
+    /// At the start of gr_step, for each host-owned body: write its pose and velocities now.
+    void (*get_state)(gr_body body, void *body_user_data, gr_host_body_state *state, void *user);
+    /// At the end of gr_step, for each host-owned body: the impulse [N s] and angular impulse
+    /// [N m s] (about the body's origin, world frame) the grains gave the body over the step.
+    void (*apply_impulse)(gr_body body, void *body_user_data, gr_vec3 impulse, gr_vec3 angular_impulse,
+                          void *user);
+    void *user;
+} gr_host_hooks;
+
 /// Snapshot stream callbacks: return the number of bytes actually transferred; anything
 /// short of `size` is treated as an I/O error (write) or end of data (read).
 typedef size_t gr_write_fn(void *user, const void *data, size_t size);

@@ -74,7 +74,7 @@ typedef enum gr_shape_type {
     GR_SHAPE_BOX = 3,       ///< solid box of `half_extents`
     GR_SHAPE_CONTAINER = 4, ///< hollow box: thin walls on its faces (minus `open_faces`), grains inside
     GR_SHAPE_CAPSULE = 5,   ///< segment from -half_height to +half_height on local Y, swept `radius`
-    GR_SHAPE_MESH = 6,      ///< triangle mesh: not built yet
+    GR_SHAPE_MESH = 6,      ///< closed triangle mesh (mesh_vertices, mesh_indices), covered with particles
     GR_SHAPE_SDF = 7,       ///< host signed-distance callback: not built yet
     GR_SHAPE_FORCE_U32 = 0x7fffffff
 } gr_shape_type;
@@ -84,8 +84,8 @@ typedef enum gr_motion_type {
     GR_MOTION_DEFAULT = 0,   ///< GR_MOTION_STATIC
     GR_MOTION_STATIC = 1,    ///< never moves
     GR_MOTION_KINEMATIC = 2, ///< moves with the velocity the host sets; grains do not push it
-    GR_MOTION_DYNAMIC = 3,   ///< integrated by the library: not built yet
-    GR_MOTION_HOST = 4,      ///< owned by the host engine through callbacks: not built yet
+    GR_MOTION_DYNAMIC = 3,   ///< integrated by the library (mass from its shape and material)
+    GR_MOTION_HOST = 4,      ///< owned by the host engine: pose in, impulses out (gr_world_def.host)
     GR_MOTION_FORCE_U32 = 0x7fffffff
 } gr_motion_type;
 
@@ -231,6 +231,7 @@ typedef struct gr_world_def {
     /// grains that fall off the scene stop costing time. min == max (default): unbounded.
     gr_vec3 bounds_min;
     gr_vec3 bounds_max;
+    gr_host_hooks host;     ///< for host-owned bodies (GR_MOTION_HOST); both hooks or neither
 } gr_world_def;
 
 /// Material properties (SI). Pair rules: E* and G* by Hertz-Mindlin; restitution, friction
@@ -296,6 +297,21 @@ typedef struct gr_body_def {
     double half_height;       ///< capsule: half length of the core segment [m] >= 0, default 0.5
     gr_vec3 half_extents;     ///< box, container [m] > 0, default (0.5, 0.5, 0.5)
     void *user_data;          ///< yours; gr_body_get_user_data returns it
+    /// Dynamic, host-owned and mesh bodies are covered with particles (Bell 2005, 3.3) that
+    /// touch grains and other bodies. Their radius [m]; 0 (default): the body's enclosing
+    /// radius / 16. Use about the grains' radius for a close fit.
+    double particle_radius;
+    /// Bell's D: particles per area pi r^2 of surface (more: a smoother surface). Default 1.
+    double particle_density;
+    /// Particle centres this far outside the surface (negative: inside) [m]. Default 0.
+    double particle_offset;
+    /// Shape GR_SHAPE_MESH: vertices in the body frame and triangles (3 indices each, counter-
+    /// clockwise seen from outside). The mesh must be closed and consistently wound; it is
+    /// copied. Its volume, centre of mass and inertia come from the mesh (volume integrals).
+    const gr_vec3 *mesh_vertices;
+    const uint32_t *mesh_indices;
+    uint32_t mesh_vertex_count;
+    uint32_t mesh_triangle_count;
 } gr_body_def;
 
 /// Fill an axis-aligned box region with grains (gr_fill_box).

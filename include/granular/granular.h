@@ -142,17 +142,27 @@ GR_API gr_status gr_read_render_points(const gr_world *world, uint32_t first, ui
 GR_API gr_status gr_add_body(gr_world *world, const gr_body_def *def, gr_body *out);
 GR_API gr_status gr_remove_body(gr_world *world, gr_body body);
 GR_API int gr_body_is_valid(const gr_world *world, gr_body body);
-/// Kinematic bodies only: the velocity [m/s] and angular velocity [rad/s] about the body's
-/// position that the body moves with from now on.
+/// Kinematic and dynamic bodies: the velocity [m/s] and angular velocity [rad/s] about the
+/// body's position that the body moves with from now on (a dynamic body then goes on under
+/// gravity and the grains' forces).
 GR_API gr_status gr_body_set_velocity(gr_world *world, gr_body body, gr_vec3 linear, gr_vec3 angular);
 GR_API gr_status gr_body_get_velocity(const gr_world *world, gr_body body, gr_vec3 *linear, gr_vec3 *angular);
 /// Teleport a static or kinematic body (grains are not swept, they are pushed out next step).
 GR_API gr_status gr_body_set_pose(gr_world *world, gr_body body, gr_vec3 position, gr_quat orientation);
 GR_API gr_status gr_body_get_pose(const gr_world *world, gr_body body, gr_vec3 *position, gr_quat *orientation);
-/// Force [N] and torque [N m] (about the body position) that the grains put on the body,
-/// averaged over the last gr_step. Either output may be NULL.
+/// Force [N] and torque [N m] (about the body position) that the grains and other bodies put
+/// on the body, averaged over the last gr_step (force sensing: an excavator's load). Either
+/// output may be NULL.
 GR_API gr_status gr_body_get_force(const gr_world *world, gr_body body, gr_vec3 *force, gr_vec3 *torque);
 GR_API void *gr_body_get_user_data(const gr_world *world, gr_body body);
+/// Mass [kg] of a dynamic or host-owned body (from its shape and material), 0 for others.
+GR_API gr_status gr_body_get_mass(const gr_world *world, gr_body body, double *mass);
+/// Number of surface particles of a particle-covered body (0 for others).
+GR_API uint32_t gr_body_get_particle_count(const gr_world *world, gr_body body);
+/// The body's surface particles [first, first+count) as x, y, z, radius floats (world frame),
+/// `stride` bytes apart (0 = 16): to draw or check the covering.
+GR_API gr_status gr_read_body_particles(const gr_world *world, gr_body body, uint32_t first, uint32_t count,
+                                        float *dst, size_t stride);
 
 #ifdef __cplusplus
 }

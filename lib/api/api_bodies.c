@@ -2,6 +2,38 @@
 /* Body entry points (the shared body layer; every solver sees the same bodies). */
 #include "api_internal.h"
 
+static gr_status check_mesh_def(const gr_world *w, const gr_body_def *d, const char *f)
+{
+    if (!d->mesh_vertices || !d->mesh_indices)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "a mesh body needs def.mesh_vertices and def.mesh_indices");
+    if (d->mesh_vertex_count < 4 || d->mesh_triangle_count < 4)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "a closed mesh has at least 4 vertices and 4 triangles (got %u and %u)", d->mesh_vertex_count,
+                       d->mesh_triangle_count);
+    if (d->mesh_vertex_count > GR_MAX_MESH_ELEMENTS || d->mesh_triangle_count > GR_MAX_MESH_ELEMENTS)
+        return gr_fail(w, GR_ERROR_TOO_MANY, f, "a mesh has at most %u vertices and %u triangles",
+                       GR_MAX_MESH_ELEMENTS, GR_MAX_MESH_ELEMENTS);
+    for (uint32_t k = 0; k < d->mesh_vertex_count; k++)
+        if (!v3_finite(d->mesh_vertices[k]))
+            return gr_fail(w, GR_ERROR_NOT_FINITE, f, "def.mesh_vertices[%u] is not finite", k);
+    for (size_t k = 0; k < (size_t)d->mesh_triangle_count * 3; k++)
+        if (d->mesh_indices[k] >= d->mesh_vertex_count)
+            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.mesh_indices[%zu] = %u is past the %u vertices", k,
+                           d->mesh_indices[k], d->mesh_vertex_count);
+    return GR_OK;
+}
+
+static gr_status check_particle_params(const gr_world *w, const gr_body_def *d, const char *f)
+{
+    if (!isfinite(d->particle_radius) || d->particle_radius < 0)
+        return gr_fail(w, d->particle_radius < 0 ? GR_ERROR_INVALID_ARGUMENT : GR_ERROR_NOT_FINITE, f,
+                       "def.particle_radius is %g: give a radius > 0, or 0 for the default", d->particle_radius);
+    GR_CHECK(gr_check_positive(w, d->particle_density, false, f, "def.particle_density"));
+    if (!isfinite(d->particle_offset))
+        return gr_fail(w, GR_ERROR_NOT_FINITE, f, "def.particle_offset is not finite");
+    return GR_OK;
+}
+
 static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_body_data *b, const char *f)
 {
     memset(b, 0, sizeof *b);
@@ -9,15 +41,21 @@ static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_bo
     GR_CHECK(gr_check_enum(w, (uint32_t)d->motion, 5, f, "def.motion"));
     if (d->shape == GR_SHAPE_NONE)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.shape is GR_SHAPE_NONE: name the body's shape");
-    if (d->shape == GR_SHAPE_MESH || d->shape == GR_SHAPE_SDF)
-        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "mesh and SDF bodies are not built yet");
-    if (d->motion == GR_MOTION_DYNAMIC || d->motion == GR_MOTION_HOST)
-        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "dynamic and host-owned bodies are not built yet");
+    if (d->shape == GR_SHAPE_SDF)
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "SDF bodies are not built yet (use GR_SHAPE_MESH)");
+    if ((d->motion == GR_MOTION_DYNAMIC || d->motion == GR_MOTION_HOST) &&
+        (d->shape == GR_SHAPE_PLANE || d->shape == GR_SHAPE_CONTAINER))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "a plane or container cannot be dynamic or host-owned (it has no finite mass)");
+    if (d->motion == GR_MOTION_HOST && !w->def.host.get_state)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "a host-owned body needs the world's host hooks (gr_world_def.host)");
     if (d->open_faces & ~0x3fu)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.open_faces has bits beyond the 6 faces (0x%x)", d->open_faces);
     if (d->open_faces == 0x3fu && d->shape == GR_SHAPE_CONTAINER)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.open_faces opens all 6 faces: the container has no wall");
     GR_CHECK(gr_resolve_material(w, d->material, &b->material, f));
+    GR_CHECK(check_particle_params(w, d, f));
     GR_CHECK(gr_check_vec(w, d->position, f, "def.position"));
     GR_CHECK(gr_check_quat(w, d->orientation, &b->orientation, f, "def.orientation"));
     GR_CHECK(gr_check_vec(w, d->linear_velocity, f, "def.linear_velocity"));
@@ -41,6 +79,9 @@ static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_bo
         GR_CHECK(gr_check_positive(w, d->radius, false, f, "def.radius"));
         GR_CHECK(gr_check_positive(w, d->half_height, true, f, "def.half_height"));
         break;
+    case GR_SHAPE_MESH:
+        GR_CHECK(check_mesh_def(w, d, f));
+        break;
     default: /* box, container */
         GR_CHECK(gr_check_positive(w, d->half_extents.x, false, f, "def.half_extents.x"));
         GR_CHECK(gr_check_positive(w, d->half_extents.y, false, f, "def.half_extents.y"));
@@ -57,6 +98,11 @@ static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_bo
     b->half_height = d->half_height;
     b->half_extents = d->half_extents;
     b->user_data = d->user_data;
+    b->particle_radius = d->particle_radius;
+    b->particle_density = d->particle_density;
+    b->particle_offset = d->particle_offset;
+    b->mesh_vertex_count = d->shape == GR_SHAPE_MESH ? d->mesh_vertex_count : 0;
+    b->mesh_triangle_count = d->shape == GR_SHAPE_MESH ? d->mesh_triangle_count : 0;
     return GR_OK;
 }
 
@@ -72,7 +118,32 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
         return gr_fail(w, GR_ERROR_TOO_MANY, f, "a world holds at most %u bodies", GR_MAX_BODIES);
     if (!gr_body_store_reserve(&w->bodies, &w->mem))
         return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating the body failed");
+    /* mesh copy, mass properties and the surface particles, before the store changes */
+    char err[160];
+    const uint64_t seed = w->def.seed ^ ((uint64_t)w->bodies.revision + 1) * 0x9e3779b97f4a7c15ull;
+    gr_status s = gr_body_prepare(&b, &w->mem, w->materials.defs[b.material].density, def.mesh_vertices,
+                                  def.mesh_indices, seed, err, sizeof err);
+    if (s == GR_ERROR_OUT_OF_MEMORY)
+        return gr_fail(w, s, f, "allocating the body's mesh or particles failed");
+    if (s != GR_OK)
+        return gr_fail(w, s, f, "%s", err);
+    if (b.particles) {
+        if (!w->solver->body_added) {
+            gr_body_release(&b, &w->mem);
+            return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "the %s solver has no particle-covered bodies",
+                           w->solver->name);
+        }
+    }
     uint32_t slot = gr_body_store_insert(&w->bodies, &b);
+    s = w->solver->body_added ? w->solver->body_added(w->solver_state, slot) : GR_OK;
+    if (s != GR_OK) {
+        gr_body_store_remove(&w->bodies, &w->mem, slot);
+        w->bodies.revision -= 2; /* as it was: nothing happened */
+        if (s == GR_ERROR_TOO_MANY)
+            return gr_fail(w, s, f, "the body's %u particles would pass GR_MAX_GRAINS spheres in the solver",
+                           b.particle_count);
+        return gr_fail(w, s, f, "allocating the body's particles in the solver failed");
+    }
     w->solver->invalidate(w->solver_state);
     if (out)
         out->id = gr_handle_make(w->tag, w->bodies.gen[slot], slot);
@@ -85,7 +156,9 @@ GR_API gr_status gr_remove_body(gr_world *w, gr_body body)
     GR_CHECK(gr_check_world(w, f));
     uint32_t slot;
     GR_CHECK(gr_resolve_body(w, body, &slot, f));
-    gr_body_store_remove(&w->bodies, slot);
+    if (w->solver->body_removed)
+        w->solver->body_removed(w->solver_state, slot);
+    gr_body_store_remove(&w->bodies, &w->mem, slot);
     w->solver->invalidate(w->solver_state);
     return GR_OK;
 }
@@ -112,10 +185,14 @@ GR_API gr_status gr_body_set_velocity(gr_world *w, gr_body body, gr_vec3 linear,
     GR_CHECK(gr_check_vec(w, linear, f, "linear"));
     GR_CHECK(gr_check_vec(w, angular, f, "angular"));
     gr_body_data *b = &w->bodies.data[slot];
-    if (b->motion != GR_MOTION_KINEMATIC)
-        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "only kinematic bodies take a velocity");
+    if (b->motion != GR_MOTION_KINEMATIC && b->motion != GR_MOTION_DYNAMIC)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       b->motion == GR_MOTION_HOST ? "a host-owned body's velocity comes from the host hooks"
+                                                   : "a static body cannot move (use GR_MOTION_KINEMATIC)");
     b->linear_velocity = linear;
     b->angular_velocity = angular;
+    if (b->particles && w->solver->body_moved)
+        w->solver->body_moved(w->solver_state, slot);
     return GR_OK;
 }
 
@@ -143,9 +220,13 @@ GR_API gr_status gr_body_set_pose(gr_world *w, gr_body body, gr_vec3 position, g
     gr_quat q;
     GR_CHECK(gr_check_quat(w, orientation, &q, f, "orientation"));
     gr_body_data *b = &w->bodies.data[slot];
+    if (b->motion == GR_MOTION_HOST)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "a host-owned body's pose comes from the host hooks");
     b->position = position;
     b->orientation = q;
     gr_body_update_frame(b);
+    if (b->particles && w->solver->body_moved)
+        w->solver->body_moved(w->solver_state, slot);
     w->bodies.revision++; /* a jump: contact candidates must be found anew */
     w->solver->invalidate(w->solver_state);
     return GR_OK;
@@ -187,4 +268,48 @@ GR_API void *gr_body_get_user_data(const gr_world *w, gr_body body)
     if (!w || gr_handle_check(body.id, w->tag, w->bodies.gen, w->bodies.alive, w->bodies.slot_count, &slot) != GR_OK)
         return NULL;
     return w->bodies.data[slot].user_data;
+}
+
+GR_API gr_status gr_body_get_mass(const gr_world *w, gr_body body, double *mass)
+{
+    static const char f[] = "gr_body_get_mass";
+    uint32_t slot;
+    GR_CHECK(body_slot(w, body, &slot, f));
+    if (!mass)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "mass is NULL");
+    const gr_body_data *b = &w->bodies.data[slot];
+    *mass = b->motion == GR_MOTION_DYNAMIC || b->motion == GR_MOTION_HOST ? b->mass : 0.0;
+    return GR_OK;
+}
+
+GR_API uint32_t gr_body_get_particle_count(const gr_world *w, gr_body body)
+{
+    uint32_t slot;
+    if (!w || gr_handle_check(body.id, w->tag, w->bodies.gen, w->bodies.alive, w->bodies.slot_count, &slot) != GR_OK)
+        return 0;
+    return w->bodies.data[slot].particle_count;
+}
+
+GR_API gr_status gr_read_body_particles(const gr_world *w, gr_body body, uint32_t first, uint32_t count, float *dst,
+                                        size_t stride)
+{
+    static const char f[] = "gr_read_body_particles";
+    uint32_t slot;
+    GR_CHECK(body_slot(w, body, &slot, f));
+    const gr_body_data *b = &w->bodies.data[slot];
+    if (!dst && count > 0)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "dst is NULL");
+    if (stride == 0)
+        stride = 4 * sizeof(float);
+    if (stride < 4 * sizeof(float))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "stride %zu is below 16 bytes", stride);
+    if (first > b->particle_count || count > b->particle_count - first)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "particles [%u, %u) are past the body's %u", first,
+                       first + count, b->particle_count);
+    for (uint32_t k = 0; k < count; k++) {
+        const gr_vec3 p = v3_add(b->position, quat_rotate(b->orientation, b->particles[first + k]));
+        const float o[4] = {(float)p.x, (float)p.y, (float)p.z, (float)b->particle_radius};
+        memcpy((char *)dst + (size_t)k * stride, o, sizeof o);
+    }
+    return GR_OK;
 }

@@ -69,6 +69,7 @@ static void body_defaults(gr_body_def *d)
     d->radius = 0.5;
     d->half_height = 0.5;
     d->half_extents = (gr_vec3){0.5, 0.5, 0.5};
+    d->particle_density = 1.0;
 }
 
 static void fill_defaults(gr_fill_def *d)

@@ -7,7 +7,7 @@
 #include "api_internal.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 1u
+#define SNAPSHOT_VERSION 2u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -180,6 +180,21 @@ static void write_payload(const gr_world *w, gr_stream_writer *s)
         put_vec(s, b->half_extents);
         put_vec(s, b->force);
         put_vec(s, b->torque);
+        /* particle-covered bodies */
+        gr_writer_f64(s, b->particle_radius);
+        gr_writer_f64(s, b->particle_density);
+        gr_writer_f64(s, b->particle_offset);
+        gr_writer_f64(s, b->mass);
+        put_vec(s, b->inertia);
+        put_vec(s, b->com);
+        put_quat(s, b->principal);
+        gr_writer_f64(s, b->mesh_bound);
+        gr_writer_u32(s, b->particle_count);
+        gr_writer_u32(s, b->mesh_vertex_count);
+        gr_writer_u32(s, b->mesh_triangle_count);
+        gr_writer_f64s(s, (const double *)b->particles, (size_t)b->particle_count * 3);
+        gr_writer_f64s(s, (const double *)b->mesh_vertices, (size_t)b->mesh_vertex_count * 3);
+        gr_writer_u32s(s, b->mesh_indices, (size_t)b->mesh_triangle_count * 3);
     }
     /* grain handles */
     const gr_grain_table *t = &w->grains;
@@ -375,8 +390,8 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
             b.half_extents = get_vec(r);
             b.force = get_vec(r);
             b.torque = get_vec(r);
-            RCHECK(b.shape >= GR_SHAPE_PLANE && b.shape <= GR_SHAPE_CAPSULE &&
-                   (b.motion == GR_MOTION_STATIC || b.motion == GR_MOTION_KINEMATIC) && b.open_faces < 0x3fu &&
+            RCHECK(b.shape >= GR_SHAPE_PLANE && b.shape <= GR_SHAPE_MESH && b.motion >= GR_MOTION_STATIC &&
+                   b.motion <= GR_MOTION_HOST && b.open_faces < 0x3fu &&
                    b.material < mcount && v3_finite(b.position) && quat_finite(b.orientation) &&
                    fabs(quat_len2(b.orientation) - 1) < 1e-6 && v3_finite(b.linear_velocity) &&
                    v3_finite(b.angular_velocity) && (b.shape != GR_SHAPE_PLANE || fabs(v3_len2(b.normal_local) - 1) < 1e-6) &&
@@ -384,10 +399,53 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
                    b.radius > 0 && isfinite(b.half_height) && b.half_height >= 0 && b.half_extents.x > 0 &&
                    b.half_extents.y > 0 && b.half_extents.z > 0 && v3_finite(b.half_extents) && v3_finite(b.force) &&
                    v3_finite(b.torque));
+            RCHECK(b.motion != GR_MOTION_HOST || w->def.host.get_state);
+            b.particle_radius = gr_reader_f64(r);
+            b.particle_density = gr_reader_f64(r);
+            b.particle_offset = gr_reader_f64(r);
+            b.mass = gr_reader_f64(r);
+            b.inertia = get_vec(r);
+            b.com = get_vec(r);
+            b.principal = get_quat(r);
+            b.mesh_bound = gr_reader_f64(r);
+            const uint32_t np = gr_reader_u32(r), nv = gr_reader_u32(r), nt = gr_reader_u32(r);
+            const bool covered = gr_body_needs_particles(&b), mesh = b.shape == GR_SHAPE_MESH;
+            RCHECK(np <= GR_MAX_BODY_PARTICLES && nv <= GR_MAX_MESH_ELEMENTS && nt <= GR_MAX_MESH_ELEMENTS &&
+                   (np > 0) == covered && (mesh ? nv >= 4 && nt >= 4 : nv == 0 && nt == 0) &&
+                   gr_reader_left(r) / 24 >= (uint64_t)np + nv + nt / 2);
+            RCHECK(!covered || (b.particle_radius > 0 && isfinite(b.particle_radius) && b.particle_density > 0 &&
+                                isfinite(b.particle_density) && isfinite(b.particle_offset) && b.mass > 0 &&
+                                isfinite(b.mass) && v3_finite(b.inertia) && b.inertia.x > 0 && b.inertia.y > 0 &&
+                                b.inertia.z > 0 && v3_finite(b.com) && quat_finite(b.principal) &&
+                                fabs(quat_len2(b.principal) - 1) < 1e-6 && isfinite(b.mesh_bound)));
+            /* arrays: owned by the parts from here on, so a later failure frees them */
+            b.particle_count = np;
+            b.mesh_vertex_count = nv;
+            b.mesh_triangle_count = nt;
+            b.particles = np ? (gr_vec3 *)gr_mem_alloc(&w->mem, sizeof(gr_vec3) * np) : NULL;
+            b.mesh_vertices = nv ? (gr_vec3 *)gr_mem_alloc(&w->mem, sizeof(gr_vec3) * nv) : NULL;
+            b.mesh_indices = nt ? (uint32_t *)gr_mem_alloc(&w->mem, sizeof(uint32_t) * 3 * nt) : NULL;
+            p->bodies.data[i] = b;
+            p->bodies.gen[i] = (uint16_t)gen;
+            p->bodies.alive[i] = 1;
+            p->bodies.slot_count = i + 1;
+            if ((np && !b.particles) || (nv && !b.mesh_vertices) || (nt && !b.mesh_indices))
+                return GR_ERROR_OUT_OF_MEMORY;
+            gr_reader_f64s(r, (double *)b.particles, (size_t)np * 3);
+            gr_reader_f64s(r, (double *)b.mesh_vertices, (size_t)nv * 3);
+            gr_reader_u32s(r, b.mesh_indices, (size_t)nt * 3);
+            RCHECK(true);
+            for (uint32_t k = 0; k < np; k++)
+                RCHECK(v3_finite(b.particles[k]));
+            for (uint32_t k = 0; k < nv; k++)
+                RCHECK(v3_finite(b.mesh_vertices[k]));
+            for (size_t k = 0; k < (size_t)nt * 3; k++)
+                RCHECK(b.mesh_indices[k] < nv);
         }
         /* user data is a pointer of this process: kept from the body now in the same slot */
         if (alive && i < w->bodies.slot_count && w->bodies.alive[i] && w->bodies.gen[i] == gen)
             b.user_data = w->bodies.data[i].user_data;
+        b.host_state = (gr_host_body_state){b.position, b.orientation, b.linear_velocity, b.angular_velocity};
         /* place the slot exactly as saved */
         if (alive)
             gr_body_update_frame(&b);

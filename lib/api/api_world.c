@@ -101,6 +101,8 @@ static gr_status validate_world_def(const gr_world *w, const gr_world_def *d, gr
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.bounds_min must be below def.bounds_max on every axis");
     if (!d->tasks.enqueue != !d->tasks.finish)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.tasks: set both enqueue and finish, or neither");
+    if (!d->host.get_state != !d->host.apply_impulse)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.host: set both get_state and apply_impulse, or neither");
     gr_def_defaults_full(GR_DEF_DEM, dem_out);
     if (d->dem)
         GR_CHECK(gr_def_read(w, GR_DEF_DEM, d->dem, dem_out, f, "def.dem"));
@@ -241,6 +243,58 @@ static void remove_out_of_bounds(gr_world *w)
     }
 }
 
+/* Host-owned bodies: every state first (checked), then all are applied, so a bad report
+ * leaves the world as it was. */
+static gr_status pull_host_states(gr_world *w, const char *f)
+{
+    gr_body_store *bs = &w->bodies;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const uint32_t slot = bs->active[a];
+        gr_body_data *b = &bs->data[slot];
+        if (b->motion != GR_MOTION_HOST)
+            continue;
+        gr_host_body_state *hs = &b->host_state;
+        hs->position = b->position;
+        hs->orientation = b->orientation;
+        hs->linear_velocity = b->linear_velocity;
+        hs->angular_velocity = b->angular_velocity;
+        const gr_body handle = {gr_handle_make(w->tag, bs->gen[slot], slot)};
+        w->def.host.get_state(handle, b->user_data, hs, w->def.host.user);
+        const double l2 = quat_len2(hs->orientation);
+        if (!v3_finite(hs->position) || !v3_finite(hs->linear_velocity) || !v3_finite(hs->angular_velocity) ||
+            !quat_finite(hs->orientation) || !(l2 > 1e-12) || !isfinite(l2))
+            return gr_fail(w, GR_ERROR_NOT_FINITE, f,
+                           "host get_state gave body slot %u a non-finite or zero-length state; nothing was stepped",
+                           slot);
+    }
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const uint32_t slot = bs->active[a];
+        gr_body_data *b = &bs->data[slot];
+        if (b->motion != GR_MOTION_HOST)
+            continue;
+        b->position = b->host_state.position;
+        b->orientation = quat_normalize(b->host_state.orientation);
+        b->linear_velocity = b->host_state.linear_velocity;
+        b->angular_velocity = b->host_state.angular_velocity;
+        gr_body_update_frame(b);
+    }
+    return GR_OK;
+}
+
+static void push_host_impulses(gr_world *w, double dt)
+{
+    const gr_body_store *bs = &w->bodies;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const uint32_t slot = bs->active[a];
+        const gr_body_data *b = &bs->data[slot];
+        if (b->motion != GR_MOTION_HOST)
+            continue;
+        const gr_body handle = {gr_handle_make(w->tag, bs->gen[slot], slot)};
+        w->def.host.apply_impulse(handle, b->user_data, v3_scale(b->force, dt), v3_scale(b->torque, dt),
+                                  w->def.host.user);
+    }
+}
+
 GR_API gr_status gr_step(gr_world *w, double dt)
 {
     static const char f[] = "gr_step";
@@ -259,7 +313,16 @@ GR_API gr_status gr_step(gr_world *w, double dt)
     double h = dt / (double)n;
     const double t0 = w->time;
     w->busy = true;
+    if (w->def.host.get_state) {
+        gr_status hs = pull_host_states(w, f);
+        if (hs != GR_OK) {
+            w->busy = false;
+            return hs;
+        }
+    }
     gr_status s = w->solver->step(w->solver_state, n, h);
+    if (w->def.host.apply_impulse && (s == GR_OK || s == GR_ERROR_UNSTABLE))
+        push_host_impulses(w, dt);
     w->busy = false;
     if (s == GR_OK)
         w->time = t0 + dt; /* exactly the sum of the steps the caller asked for */

@@ -2,6 +2,7 @@
 /* Closest-point queries of the analytic body shapes, in the body frame. */
 #include "body_store.h"
 
+#include "../geom/triangle.h"
 #include "../geom/vec3.h"
 
 uint32_t gr_body_feature_count(const gr_body_data *b) { return b->shape == GR_SHAPE_CONTAINER ? 6u : 1u; }
@@ -17,6 +18,32 @@ bool gr_body_feature_enabled(const gr_body_data *b, uint32_t f)
 static gr_vec3 safe_dir(gr_vec3 d, double len, gr_vec3 fallback)
 {
     return len > 1e-300 ? v3_scale(d, 1.0 / len) : fallback;
+}
+
+/* A closed mesh, exactly: the nearest triangle gives the distance, the winding number the
+ * side. O(triangles): for fills and queries, not for contacts (meshes touch through their
+ * particles). */
+static double mesh_distance(const gr_body_data *b, gr_vec3 p, gr_vec3 *n, gr_vec3 *q)
+{
+    double best = INFINITY, winding = 0;
+    gr_vec3 closest = p;
+    for (uint32_t t = 0; t < b->mesh_triangle_count; t++) {
+        const gr_vec3 a = b->mesh_vertices[b->mesh_indices[3 * t]];
+        const gr_vec3 bb = b->mesh_vertices[b->mesh_indices[3 * t + 1]];
+        const gr_vec3 c = b->mesh_vertices[b->mesh_indices[3 * t + 2]];
+        int region;
+        const gr_vec3 x = gr_closest_on_triangle(p, a, bb, c, &region);
+        const double d2 = v3_len2(v3_sub(p, x));
+        if (d2 < best) {
+            best = d2;
+            closest = x;
+        }
+        winding += gr_triangle_solid_angle(p, a, bb, c);
+    }
+    const double d = sqrt(best), sign = winding > 2 * GR_PI ? -1.0 : 1.0;
+    *q = closest;
+    *n = safe_dir(v3_scale(v3_sub(p, closest), sign), d, v3(0, 1, 0));
+    return sign * d;
 }
 
 static double local_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *n, gr_vec3 *q)
@@ -81,6 +108,10 @@ static double local_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_ve
         *q = c;
         return len;
     }
+    case GR_SHAPE_MESH:
+        if (b->mesh_vertices)
+            return mesh_distance(b, p, n, q);
+        /* fall through */
     default:
         *n = v3(0, 1, 0);
         *q = p;
@@ -144,6 +175,7 @@ double gr_body_bound_radius(const gr_body_data *b)
     case GR_SHAPE_CAPSULE: return b->radius + b->half_height;
     case GR_SHAPE_BOX:
     case GR_SHAPE_CONTAINER: return v3_len(b->half_extents);
+    case GR_SHAPE_MESH: return b->mesh_bound;
     default: return INFINITY;
     }
 }

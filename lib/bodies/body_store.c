@@ -15,6 +15,9 @@ static void store_arrays(gr_body_store *s, gr_array_ref out[4])
 
 void gr_body_store_free(gr_body_store *s, gr_mem *mem)
 {
+    for (uint32_t i = 0; i < s->slot_count; i++)
+        if (s->alive[i])
+            gr_body_release(&s->data[i], mem);
     gr_array_ref a[4];
     store_arrays(s, a);
     gr_mem_free_arrays(mem, a, 4, s->cap);
@@ -72,8 +75,9 @@ uint32_t gr_body_store_insert(gr_body_store *s, const gr_body_data *body)
     return slot;
 }
 
-void gr_body_store_remove(gr_body_store *s, uint32_t slot)
+void gr_body_store_remove(gr_body_store *s, gr_mem *mem, uint32_t slot)
 {
+    gr_body_release(&s->data[slot], mem);
     s->alive[slot] = 0;
     s->gen[slot] = gr_next_generation(s->gen[slot]);
     gr_body_store_rebuild_active(s);

@@ -26,7 +26,28 @@ typedef struct gr_body_data {
     gr_vec3 normal_world;
     gr_vec3 force;  ///< averaged over the last step
     gr_vec3 torque; ///< about `position`, averaged over the last step
+    /* particle-covered bodies (dynamic, host-owned, meshes; body_cover.c) */
+    double particle_radius;
+    double particle_density;
+    double particle_offset;
+    uint32_t particle_count;
+    gr_vec3 *particles;     ///< [particle_count] centres in the body frame (world allocator)
+    double mass;            ///< from the shape and the material's density
+    gr_vec3 inertia;        ///< principal moments about the centre of mass
+    gr_vec3 com;            ///< centre of mass in the body frame
+    gr_quat principal;      ///< principal axes in the body frame
+    gr_vec3 *mesh_vertices; ///< meshes: a copy of the host's mesh
+    uint32_t *mesh_indices;
+    uint32_t mesh_vertex_count;
+    uint32_t mesh_triangle_count;
+    double mesh_bound;      ///< largest distance of a mesh vertex from the body origin
+    gr_host_body_state host_state; ///< host-owned: the state get_state reported (scratch of gr_step)
 } gr_body_data;
+
+/// Most surface particles one body may have.
+#define GR_MAX_BODY_PARTICLES (1u << 22)
+/// Most mesh vertices and triangles one body may have.
+#define GR_MAX_MESH_ELEMENTS (1u << 24)
 
 typedef struct gr_body_store {
     uint32_t cap;
@@ -40,6 +61,7 @@ typedef struct gr_body_store {
 } gr_body_store;
 
 void gr_body_store_init(gr_body_store *s);
+/// Frees the store and every live body's particles and mesh.
 void gr_body_store_free(gr_body_store *s, gr_mem *mem);
 /// Room for one more body. All or nothing.
 bool gr_body_store_reserve(gr_body_store *s, gr_mem *mem);
@@ -49,7 +71,8 @@ bool gr_body_store_reserve_slots(gr_body_store *s, gr_mem *mem, uint32_t slots);
 void gr_body_store_rebuild_active(gr_body_store *s);
 /// Insert (after reserve): returns the slot, reusing the lowest free one.
 uint32_t gr_body_store_insert(gr_body_store *s, const gr_body_data *body);
-void gr_body_store_remove(gr_body_store *s, uint32_t slot);
+/// Remove a body and free its particles and mesh.
+void gr_body_store_remove(gr_body_store *s, gr_mem *mem, uint32_t slot);
 
 /// Number of contact features of a body (container: 6 faces; others 1).
 uint32_t gr_body_feature_count(const gr_body_data *b);
@@ -69,5 +92,18 @@ gr_vec3 gr_body_point_velocity(const gr_body_data *b, gr_vec3 p);
 void gr_body_update_frame(gr_body_data *b);
 /// Advance a kinematic body's pose by h seconds with its velocities.
 void gr_body_integrate(gr_body_data *b, double h);
+
+/* body_cover.c */
+/// Whether the body is represented by surface particles (dynamic, host-owned, meshes).
+bool gr_body_needs_particles(const gr_body_data *b);
+/// Copy the mesh (meshes), check it, compute mass properties (density [kg/m^3]) and cover the
+/// surface with particles. On failure nothing stays allocated; err holds a message for
+/// GR_ERROR_INVALID_ARGUMENT / GR_ERROR_TOO_MANY.
+gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr_vec3 *vertices,
+                          const uint32_t *indices, uint64_t seed, char *err, size_t errlen);
+/// Free the particles and mesh.
+void gr_body_release(gr_body_data *b, gr_mem *mem);
+/// World pose of the body's principal frame (centre of mass, principal axes).
+void gr_body_principal_pose(const gr_body_data *b, gr_vec3 *x, gr_quat *q);
 
 #endif /* GR_BODIES_BODY_STORE_H */

@@ -53,6 +53,13 @@ typedef struct gr_solver_vtable {
     gr_status (*load)(void *state, struct gr_stream_reader *r);
     /// Something outside the solver changed: bodies (added/removed/teleported) or materials.
     void (*invalidate)(void *state);
+    /// A body was added (after it is in the body store): a solver that represents bodies by
+    /// particles sets them up. All or nothing. NULL: the solver has no particle-covered bodies.
+    gr_status (*body_added)(void *state, uint32_t body);
+    /// A body is about to leave the body store.
+    void (*body_removed)(void *state, uint32_t body);
+    /// The host set a body's pose or velocity (teleport): solver copies follow.
+    void (*body_moved)(void *state, uint32_t body);
 } gr_solver_vtable;
 
 /// The table for a solver kind, or NULL when that solver is not built.

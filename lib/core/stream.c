@@ -32,7 +32,7 @@ void gr_writer_init(gr_stream_writer *w, gr_write_fn *write, void *user)
 
 void gr_writer_bytes(gr_stream_writer *w, const void *data, size_t size)
 {
-    const unsigned char *p = (const unsigned char *)data;
+    const unsigned char *p = (const unsigned char *)data; /* NULL for an empty array */
     while (size > 0) {
         size_t room = sizeof w->buf - w->fill;
         size_t n = size < room ? size : room;
@@ -117,6 +117,8 @@ void gr_reader_init(gr_stream_reader *r, const void *data, size_t size)
 
 void gr_reader_bytes(gr_stream_reader *r, void *out, size_t size)
 {
+    if (size == 0)
+        return; /* out may be NULL for an empty array */
     if (r->bad || size > r->size - r->pos) {
         r->bad = true;
         memset(out, 0, size);

@@ -33,6 +33,8 @@ static void clump_arrays(dem_state *st, gr_array_ref *a, size_t *n)
     a[k++] = (gr_array_ref){(void **)&st->c_count, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->c_slot, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->c_mat, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->c_body, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->c_fixed, sizeof(uint8_t)};
     *n = k;
 }
 
@@ -175,6 +177,8 @@ void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl)
     st->c_radius[c] = scale;
     st->c_slot[c] = g->slot;
     st->c_mat[c] = g->material;
+    st->c_body[c] = GR_INVALID_INDEX;
+    st->c_fixed[c] = 0;
     st->c_f[c] = v3(0, 0, 0);
     st->c_t[c] = v3(0, 0, 0);
     /* angular momentum from the given angular velocity: L = R I R^T w */
@@ -224,6 +228,20 @@ typedef struct clump_ctx {
 
 enum { CLUMP_BLOCK = 512 };
 
+/* Members' forces cleared for the next evaluation; returns the larger of max_d2 and their
+ * squared displacements since the last rebuild. */
+static double clear_members(dem_state *st, uint32_t c, double max_d2)
+{
+    for (uint32_t k = st->c_first[c]; k < st->c_first[c] + st->c_count[c]; k++) {
+        const uint32_t s = st->m_sphere[k];
+        st->f[s] = v3(0, 0, 0);
+        st->t[s] = v3(0, 0, 0);
+        const double d2 = v3_len2(v3_sub(xr_pos(&st->xr[s]), st->x_ref[s]));
+        max_d2 = d2 > max_d2 ? d2 : max_d2;
+    }
+    return max_d2;
+}
+
 static void clump_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
@@ -233,6 +251,16 @@ static void clump_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     for (uint32_t i = begin; i < end; i++) {
         if (st->c_slot[i] == GR_INVALID_INDEX)
             continue;
+        if (st->c_fixed[i]) {
+            /* a static, kinematic or host body: its pose comes from the body, not from forces */
+            if (c->h == 0)
+                continue;
+            dem_sync_body_clump(st, i);
+            st->c_f[i] = v3(0, 0, 0);
+            st->c_t[i] = v3(0, 0, 0);
+            max_d2 = clear_members(st, i, max_d2);
+            continue;
+        }
         const double inv_m = 1.0 / st->c_m[i];
         gr_vec3 v = st->c_v[i], L = st->c_L[i];
         /* two separate half kicks, as for spheres */
@@ -264,13 +292,7 @@ static void clump_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         st->c_w[i] = angular_velocity(q, inertia, L);
         if (c->h > 0) {
             dem_place_members(st, i);
-            for (uint32_t k = st->c_first[i]; k < st->c_first[i] + st->c_count[i]; k++) {
-                const uint32_t s = st->m_sphere[k];
-                st->f[s] = v3(0, 0, 0);
-                st->t[s] = v3(0, 0, 0);
-                const double d2 = v3_len2(v3_sub(xr_pos(&st->xr[s]), st->x_ref[s]));
-                max_d2 = d2 > max_d2 ? d2 : max_d2;
-            }
+            max_d2 = clear_members(st, i, max_d2);
         }
     }
     c->block_max[begin / CLUMP_BLOCK] = max_d2;
@@ -341,6 +363,8 @@ void dem_compact_clumps(dem_state *st)
         st->c_radius[nc] = st->c_radius[c];
         st->c_slot[nc] = st->c_slot[c];
         st->c_mat[nc] = st->c_mat[c];
+        st->c_body[nc] = st->c_body[c];
+        st->c_fixed[nc] = st->c_fixed[c];
         st->c_first[nc] = nm;
         st->c_count[nc] = count;
         for (uint32_t k = 0; k < count; k++) {
@@ -349,7 +373,10 @@ void dem_compact_clumps(dem_state *st)
             st->m_clump[nm + k] = nc;
             st->member[st->m_sphere[nm + k]] = nm + k;
         }
-        st->world->grains.dense[st->c_slot[nc]] = DEM_CLUMP_BIT | nc;
+        if (st->c_body[nc] == GR_INVALID_INDEX)
+            st->world->grains.dense[st->c_slot[nc]] = DEM_CLUMP_BIT | nc;
+        else
+            st->body_clump[st->c_body[nc]] = nc;
         nm += count;
         nc++;
     }

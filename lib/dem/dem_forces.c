@@ -572,7 +572,7 @@ void dem_compute_forces(dem_state *st)
         st->t[i] = v3(0, 0, 0);
     }
     for (uint32_t c = 0; c < st->nc; c++) {
-        st->c_f[c] = v3_scale(g, st->c_m[c]);
+        st->c_f[c] = st->c_fixed[c] ? v3(0, 0, 0) : v3_scale(g, st->c_m[c]);
         st->c_t[c] = v3(0, 0, 0);
     }
     dem_forces(st, 0.0);

@@ -86,10 +86,17 @@ typedef struct dem_state {
     uint32_t *c_first, *c_count; ///< member records
     uint32_t *c_slot;     ///< grain handle slot; GR_INVALID_INDEX when removed
     uint32_t *c_mat;
+    uint32_t *c_body;     ///< body slot of a body's particle clump, GR_INVALID_INDEX for a grain
+    uint8_t *c_fixed;     ///< a body clump that does not answer forces (static, kinematic)
     uint32_t nm, m_cap;   ///< member records
     uint32_t *m_sphere;   ///< current index of the member's sphere
     uint32_t *m_clump;    ///< the member's clump
     gr_vec3 *m_offset;    ///< member centre in the clump's body frame
+
+    /* particle-covered bodies (Bell 3.3) are clumps too: c_slot DEM_BODY_SLOT, c_body their
+     * body; this maps a body slot to its clump */
+    uint32_t *body_clump; ///< [body_clump_cap]
+    uint32_t body_clump_cap;
 
     /* half neighbour list in CSR form: pairs (i, j > i) within r_i + r_j + skin, double-buffered */
     uint32_t *nb_start, *nb_start_old; ///< [cap + 1]
@@ -182,6 +189,29 @@ void dem_place_members(dem_state *st, uint32_t c);
 void dem_compact_clumps(dem_state *st);
 void dem_clump_read(const dem_state *st, uint32_t c, gr_field field, double *out);
 void dem_clump_write(dem_state *st, uint32_t c, gr_field field, const double *in);
+
+/* dem_bodies.c */
+/// Slot of a body's particle spheres and of its clump (alive, but not a grain).
+#define DEM_BODY_SLOT 0xfffffffeu
+/// Member mass of immovable bodies: the contact's reduced mass m_i M / (m_i + M) is then m_i.
+#define DEM_IMMOVABLE_MASS 1e200
+gr_status dem_body_added(void *state, uint32_t body);
+void dem_body_removed(void *state, uint32_t body);
+void dem_body_moved(void *state, uint32_t body);
+void dem_free_body_map(dem_state *st);
+/// body_clump[] sized for the world's body slots, all empty (snapshot load fills it).
+gr_status dem_reset_body_map(dem_state *st);
+/// Static and kinematic bodies: clumps that take their pose from the body.
+bool dem_body_is_fixed(const struct gr_body_data *b);
+/// Start of a step: fixed clumps and host-owned bodies' clumps take their body's pose and
+/// velocity (teleports, the host's new state).
+void dem_sync_bodies_in(dem_state *st);
+/// A fixed body clump: pose and velocity from its body (clump integration pass).
+void dem_sync_body_clump(dem_state *st, uint32_t c);
+/// Dynamic bodies take their clump's pose and velocity.
+void dem_write_back_bodies(dem_state *st);
+/// Add the contact force and torque on every particle-covered body over a substep of h.
+void dem_sense_bodies(dem_state *st, double h);
 
 /* dem_step.c */
 gr_status dem_step(void *state, uint32_t n, double h);

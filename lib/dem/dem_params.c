@@ -65,18 +65,12 @@ static double rayleigh_time(const gr_material_def *mat, double r)
     return GR_PI * r * sqrt(mat->density / g) / (0.1631 * mat->poisson_ratio + 0.8766);
 }
 
-double dem_stable_substep(void *state)
+/* Stable substep for spheres of radius r of one material. */
+static double material_substep(const gr_world *w, uint32_t k, double r)
 {
-    dem_state *st = (dem_state *)state;
-    const gr_world *w = st->world;
     const gr_dem_def *d = &w->dem;
-    const gr_materials *mats = &w->materials;
-    double best = INFINITY;
-    for (uint32_t k = 0; k < st->mat_rmin_cap && k < mats->count; k++) {
-        double r = st->mat_rmin[k];
-        if (!(r > 0) || !isfinite(r))
-            continue; /* no grain of this material */
-        const gr_material_def *mat = &mats->defs[k];
+    const gr_material_def *mat = &w->materials.defs[k];
+    {
         double mass = mat->density * 4.0 / 3.0 * GR_PI * r * r * r;
         double meff = 0.5 * mass; /* smallest reduced mass: two of the smallest grains */
         double h;
@@ -112,8 +106,30 @@ double dem_stable_substep(void *state)
             h = d->rayleigh_fraction * rayleigh_time(mat, r);
             break;
         }
-        if (h < best)
-            best = h;
+        return h;
+    }
+}
+
+double dem_stable_substep(void *state)
+{
+    dem_state *st = (dem_state *)state;
+    const gr_world *w = st->world;
+    double best = INFINITY;
+    for (uint32_t k = 0; k < st->mat_rmin_cap && k < w->materials.count; k++) {
+        const double r = st->mat_rmin[k];
+        if (r > 0 && isfinite(r))
+            best = GR_MIN(best, material_substep(w, k, r));
+    }
+    if (isfinite(best))
+        return best;
+    /* No grains: dynamic bodies alone (on the floor, on each other) are limited by their
+     * particles as if they were grains of the body's material: conservative. With grains the
+     * grains' step rules, since a body's contacts have the larger reduced mass. */
+    const gr_body_store *bodies = &w->bodies;
+    for (uint32_t a = 0; a < bodies->count; a++) {
+        const gr_body_data *b = &bodies->data[bodies->active[a]];
+        if (!dem_body_is_fixed(b) && b->particles)
+            best = GR_MIN(best, material_substep(w, b->material, b->particle_radius));
     }
     return best;
 }

@@ -238,6 +238,8 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         /* spheres of one clump never touch each other */
         const uint32_t mi = st->member[oi];
         const uint32_t ci = mi != GR_INVALID_INDEX ? st->m_clump[mi] : GR_INVALID_INDEX;
+        /* particles of fixed bodies neither touch each other nor the analytic bodies */
+        const bool fixed_i = ci != GR_INVALID_INDEX && st->c_fixed[ci];
         for (uint32_t run = 0; run < nruns; run++)
         for (uint32_t j = rb[run]; j < re[run]; j++) {
             gr_vec3 d = v3_sub(xi, xr_pos(&c->xr[j]));
@@ -245,7 +247,7 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             if (v3_len2(d) < cut * cut) {
                 if (ci != GR_INVALID_INDEX) {
                     const uint32_t mj = st->member[st->perm[j]];
-                    if (mj != GR_INVALID_INDEX && st->m_clump[mj] == ci)
+                    if (mj != GR_INVALID_INDEX && (st->m_clump[mj] == ci || (fixed_i && st->c_fixed[st->m_clump[mj]])))
                         continue;
                 }
                 if (c->fill) {
@@ -286,9 +288,12 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         /* grain-body candidates */
         uint32_t kb = c->fill ? c->bc_count[i] : 0;
         const double reach = ri + c->skin;
-        for (uint32_t a = 0; a < bodies->count; a++) {
+        const uint32_t nbodies = fixed_i ? 0 : bodies->count;
+        for (uint32_t a = 0; a < nbodies; a++) {
             const uint32_t bs = bodies->active[a];
             const gr_body_data *b = &bodies->data[bs];
+            if (b->particles)
+                continue; /* covered bodies touch through their particles */
             double br = gr_body_bound_radius(b);
             if (isfinite(br) && v3_len(v3_sub(xi, b->position)) > br + reach)
                 continue;

@@ -54,6 +54,8 @@ gr_status dem_save(const void *state, gr_stream_writer *w)
     gr_writer_u32s(w, st->c_count, st->nc);
     gr_writer_u32s(w, st->c_slot, st->nc);
     gr_writer_u32s(w, st->c_mat, st->nc);
+    gr_writer_u32s(w, st->c_body, st->nc);
+    gr_writer_bytes(w, st->c_fixed, st->nc);
     gr_writer_u32s(w, st->m_sphere, st->nm);
     gr_writer_u32s(w, st->m_clump, st->nm);
     put_v3s(w, st->m_offset, st->nm);
@@ -181,6 +183,8 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     gr_reader_u32s(r, st->c_count, nc);
     gr_reader_u32s(r, st->c_slot, nc);
     gr_reader_u32s(r, st->c_mat, nc);
+    gr_reader_u32s(r, st->c_body, nc);
+    gr_reader_bytes(r, st->c_fixed, nc);
     gr_reader_u32s(r, st->m_sphere, nm);
     gr_reader_u32s(r, st->m_clump, nm);
     get_v3s(r, st->m_offset, nm);
@@ -188,6 +192,8 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     st->nc = nc;
     st->nm = nm;
     st->nc_dead = nc_dead;
+    if (dem_reset_body_map(st) != GR_OK) /* filled while checking the clumps */
+        return GR_ERROR_OUT_OF_MEMORY;
     uint32_t dead_clumps = 0;
     for (uint32_t c = 0; c < nc; c++) {
         LOAD_CHECK(st->c_first[c] <= nm && st->c_count[c] >= 1 && st->c_count[c] <= nm - st->c_first[c]);
@@ -202,10 +208,26 @@ gr_status dem_load(void *state, gr_stream_reader *r)
             dead_clumps++;
             continue;
         }
+        if (st->c_slot[c] == DEM_BODY_SLOT) {
+            /* a body's particles: one clump per live covered body, matching it */
+            const uint32_t bs = st->c_body[c];
+            LOAD_CHECK(bs < world->bodies.slot_count && world->bodies.alive[bs]);
+            const gr_body_data *b = &world->bodies.data[bs];
+            LOAD_CHECK(b->particles && b->particle_count == st->c_count[c] && b->material == st->c_mat[c] &&
+                       st->c_fixed[c] == (dem_body_is_fixed(b) ? 1 : 0));
+            LOAD_CHECK(st->body_clump[bs] == GR_INVALID_INDEX);
+            st->body_clump[bs] = c;
+            continue;
+        }
+        LOAD_CHECK(st->c_body[c] == GR_INVALID_INDEX && st->c_fixed[c] == 0);
         LOAD_CHECK(st->c_slot[c] < t->slot_count && t->alive[st->c_slot[c]] && t->dense[st->c_slot[c]] == GR_INVALID_INDEX);
         t->dense[st->c_slot[c]] = DEM_CLUMP_BIT | c;
     }
     LOAD_CHECK(dead_clumps == nc_dead);
+    for (uint32_t a = 0; a < world->bodies.count; a++) {
+        const uint32_t bs = world->bodies.active[a];
+        LOAD_CHECK(!world->bodies.data[bs].particles || st->body_clump[bs] != GR_INVALID_INDEX);
+    }
     for (uint32_t m = 0; m < nm; m++)
         LOAD_CHECK(st->m_sphere[m] < n && st->member[st->m_sphere[m]] == m && st->m_clump[m] < nc &&
                    v3_finite(st->m_offset[m]));
@@ -220,6 +242,10 @@ gr_status dem_load(void *state, gr_stream_reader *r)
                    v3_finite(st->t[i]) && v3_finite(st->x_ref[i]) && quat_finite(st->q[i]));
         if (st->slot[i] == GR_INVALID_INDEX) {
             dead++;
+            continue;
+        }
+        if (st->slot[i] == DEM_BODY_SLOT) {
+            LOAD_CHECK(st->member[i] != GR_INVALID_INDEX && st->c_slot[st->m_clump[st->member[i]]] == DEM_BODY_SLOT);
             continue;
         }
         live_spheres++;

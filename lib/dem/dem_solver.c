@@ -36,6 +36,7 @@ static void dem_destroy(void *state)
     dem_free_blocks(st);
     dem_free_batches(st);
     dem_free_clumps(st);
+    dem_free_body_map(st);
     gr_cell_grid_free(&st->grid, mem);
     gr_mem_free(mem, st->pairs, sizeof(dem_pair_params) * st->pair_dim * st->pair_dim);
     gr_mem_free(mem, st->mat_rmin, sizeof(double) * st->mat_rmin_cap);
@@ -261,4 +262,7 @@ const gr_solver_vtable gr_dem_solver = {
     dem_save,
     dem_load,
     dem_invalidate,
+    dem_body_added,
+    dem_body_removed,
+    dem_body_moved,
 };

@@ -147,7 +147,7 @@ static void advance_bodies(dem_state *st, double h)
         if (b->motion != GR_MOTION_KINEMATIC)
             continue;
         gr_body_integrate(b, h);
-        if (bs < st->body_slots)
+        if (bs < st->body_slots && !b->particles) /* covered bodies: their particles are checked */
             st->body_bound[bs] += v3_len(b->linear_velocity) * h + v3_len(b->angular_velocity) * h * st->body_reach[bs];
     }
 }
@@ -162,6 +162,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
     if ((s = dem_update_pairs(st)) != GR_OK || (s = reserve_blocks(st)) != GR_OK ||
         (s = dem_reserve_batches(st)) != GR_OK)
         return s;
+    dem_sync_bodies_in(st); /* static bodies teleported, host bodies' new states */
     if (st->need_rebuild || st->n_dead || st->bodies_revision != world->bodies.revision) {
         if ((s = dem_rebuild(st)) != GR_OK)
             return s;
@@ -181,7 +182,9 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
     const double t0 = world->time; /* time as t0 + k h, not a running sum that drifts */
 
     for (uint32_t k = 0; k < nsub; k++) {
+        advance_bodies(st, h); /* first: fixed body clumps take the new pose while integrating */
         double max_d2 = integrate(st, k == 0 ? 0.0 : 0.5 * h, 0.5 * h, h, 0.0);
+        dem_write_back_bodies(st);
         if (max_d2 == INFINITY) {
             result = GR_ERROR_UNSTABLE;
             max_d2 = 0;
@@ -190,7 +193,6 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
                 max_d2 = d2 > max_d2 ? d2 : max_d2;
             }
         }
-        advance_bodies(st, h);
         const double max_disp = sqrt(max_d2);
         if (2.0 * max_disp > st->skin || bodies_moved_too_far(st, max_disp) ||
             st->bodies_revision != world->bodies.revision) {
@@ -203,6 +205,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
         }
         dem_forces(st, h);
         dem_reduce_clumps(st);
+        dem_sense_bodies(st, h);
         st->substeps_since_rebuild++;
         world->time = t0 + (double)(k + 1) * h;
         world->substep_count++;
@@ -212,6 +215,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
         }
     }
     integrate(st, 0.5 * h, 0.0, 0.0, h * nsub);
+    dem_write_back_bodies(st);
     world->last_substep = h;
     double total = h * nsub;
     for (uint32_t a = 0; a < bodies->count; a++) {

@@ -93,6 +93,49 @@ void gr_mass_props_spheres(const gr_vec3 *c, const double *r, uint32_t count, do
             out->inertia[i][j] = (i == j ? tr : 0.0) - s[i][j];
 }
 
+/* ---- closed triangle mesh ------------------------------------------------------------------- */
+
+void gr_mass_props_mesh(const gr_vec3 *v, const uint32_t *idx, uint32_t triangles, gr_mass_props *out)
+{
+    memset(out, 0, sizeof *out);
+    /* covariance of the canonical tetrahedron (0, e1, e2, e3) with unit determinant */
+    static const double canon[3][3] = {{2.0 / 120, 1.0 / 120, 1.0 / 120},
+                                       {1.0 / 120, 2.0 / 120, 1.0 / 120},
+                                       {1.0 / 120, 1.0 / 120, 2.0 / 120}};
+    double vol = 0, cm[3] = {0, 0, 0}, cov[3][3] = {{0}};
+    for (uint32_t t = 0; t < triangles; t++) {
+        const gr_vec3 a = v[idx[3 * t]], b = v[idx[3 * t + 1]], c = v[idx[3 * t + 2]];
+        const double A[3][3] = {{a.x, b.x, c.x}, {a.y, b.y, c.y}, {a.z, b.z, c.z}};
+        const double det = a.x * (b.y * c.z - b.z * c.y) - a.y * (b.x * c.z - b.z * c.x) + a.z * (b.x * c.y - b.y * c.x);
+        const double tv = det / 6.0;
+        vol += tv;
+        cm[0] += tv * (a.x + b.x + c.x) / 4.0;
+        cm[1] += tv * (a.y + b.y + c.y) / 4.0;
+        cm[2] += tv * (a.z + b.z + c.z) / 4.0;
+        /* cov += det A canon A^T */
+        double ac[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                ac[i][j] = A[i][0] * canon[0][j] + A[i][1] * canon[1][j] + A[i][2] * canon[2][j];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                cov[i][j] += det * (ac[i][0] * A[j][0] + ac[i][1] * A[j][1] + ac[i][2] * A[j][2]);
+    }
+    out->volume = vol;
+    if (vol == 0)
+        return;
+    const double c[3] = {cm[0] / vol, cm[1] / vol, cm[2] / vol};
+    out->centre = (gr_vec3){c[0], c[1], c[2]};
+    double s[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            s[i][j] = cov[i][j] - vol * c[i] * c[j];
+    const double tr = s[0][0] + s[1][1] + s[2][2];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out->inertia[i][j] = (i == j ? tr : 0.0) - s[i][j];
+}
+
 /* ---- symmetric eigen-decomposition ---------------------------------------------------------- */
 
 void gr_eigen_symmetric3(const double m[3][3], double values[3], double vectors[3][3])

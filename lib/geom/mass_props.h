@@ -20,6 +20,10 @@ typedef struct gr_mass_props {
 void gr_mass_props_spheres(const gr_vec3 *centres, const double *radii, uint32_t count, double cell,
                            double *scratch, gr_mass_props *out);
 
+/// Closed, outward-wound triangle mesh (volume integrals over signed tetrahedra from the
+/// origin). A negative volume means the mesh is wound inside out.
+void gr_mass_props_mesh(const gr_vec3 *vertices, const uint32_t *indices, uint32_t triangles, gr_mass_props *out);
+
 /// Eigen-decomposition of a symmetric 3x3 matrix by Jacobi rotations (deterministic):
 /// m = V diag(values) V^T, the columns of `vectors` are the eigenvectors, right-handed,
 /// sorted by ascending eigenvalue.

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+import weakref
 from collections import namedtuple
 from ctypes import POINTER, byref, c_double, c_float, c_uint32, c_uint64, sizeof
 
@@ -176,9 +177,14 @@ class _Hooks:
     """The world's C callbacks (logger, task hooks) and their state. Referenced by the
     World until it is destroyed; refers to nothing of the World."""
 
-    def __init__(self, logger, executor):
+    def __init__(self, logger, executor, host=None):
         self.logger = logger
         self.executor = executor
+        self.host = host
+        self.world = None  # weak reference, set by the world (no cycle)
+        self.host_error = None
+        self.get_state_cb = ffi.gr_host_get_state_fn(self.on_get_state)
+        self.apply_impulse_cb = ffi.gr_host_apply_impulse_fn(self.on_apply_impulse)
         self.last_logged_error = None
         self.futures = {}
         self.lock = threading.Lock()
@@ -197,6 +203,29 @@ class _Hooks:
             except ValueError:
                 pass
             self.logger(level, text)  # an exception here is reported by ctypes, not raised
+
+    def _body(self, body):
+        world = self.world() if self.world is not None else None
+        return Body(world, body.id) if world is not None else None
+
+    def on_get_state(self, body, body_user, state, user):
+        try:
+            pos, quat, lin, ang = self.host.get_state(self._body(body))
+            s = state.contents
+            s.position = _vec3(pos, "position")
+            s.orientation = _quat(quat, "orientation")
+            s.linear_velocity = _vec3(lin, "linear_velocity")
+            s.angular_velocity = _vec3(ang, "angular_velocity")
+        except Exception as e:  # reported by the step: the state stays NaN and is refused
+            self.host_error = e
+            nan = float("nan")
+            state.contents.position = ffi.gr_vec3(nan, nan, nan)
+
+    def on_apply_impulse(self, body, body_user, impulse, angular, user):
+        try:
+            self.host.apply_impulse(self._body(body), tuple(impulse), tuple(angular))
+        except Exception as e:
+            self.host_error = e
 
     def on_enqueue(self, task, context, user):
         try:
@@ -261,11 +290,13 @@ class World:
         logger=None,
         executor=None,
         user_data=None,
+        host=None,
     ):
         self._ptr = None
-        # the callbacks live in _Hooks, which does not refer back to the world: no reference
-        # cycle, so a dropped world is destroyed at once, not at the next GC pass
-        self._hooks = _Hooks(logger, executor)
+        # the callbacks live in _Hooks, which refers back to the world only weakly: no
+        # reference cycle, so a dropped world is destroyed at once, not at the next GC pass
+        self._hooks = _Hooks(logger, executor, host)
+        self._hooks.world = weakref.ref(self)
         self._body_user_data = {}  # key (the C user_data pointer value) -> Python object
         self._next_key = 1
         self.user_data = user_data
@@ -290,6 +321,9 @@ class World:
             d.dem = ctypes.pointer(dem)
 
         d.logger.func = self._hooks.log_cb
+        if host is not None:
+            d.host.get_state = self._hooks.get_state_cb
+            d.host.apply_impulse = self._hooks.apply_impulse_cb
         if executor is not None:
             d.tasks.enqueue = self._hooks.enqueue_cb
             d.tasks.finish = self._hooks.finish_cb
@@ -941,18 +975,36 @@ class World:
     def add_body(
         self, shape, *, motion=None, position=None, orientation=None, linear_velocity=None, angular_velocity=None,
         normal=None, radius=None, half_height=None, half_extents=None, open_faces=None, material=None,
-        user_data=None,
+        user_data=None, particle_radius=None, particle_density=None, particle_offset=None, mesh=None,
     ) -> Body:
         """Add a body (``gr_add_body``). ``shape`` and ``motion`` take a
         :class:`ShapeType` / :class:`MotionType` or a name ("plane", "kinematic"...);
-        ``open_faces`` takes :class:`Face` bits; ``user_data`` any Python object."""
+        ``open_faces`` takes :class:`Face` bits; ``user_data`` any Python object.
+        ``mesh`` is a (vertices, triangles) pair for ``ShapeType.MESH``: 3-vectors and
+        index triples (counter-clockwise seen from outside; the library copies them)."""
         d = ffi.gr_body_def.init(
             **_kwargs(
                 position=position, orientation=orientation, linear_velocity=linear_velocity,
                 angular_velocity=angular_velocity, normal=normal, radius=radius, half_height=half_height,
-                half_extents=half_extents, material=material,
+                half_extents=half_extents, material=material, particle_radius=particle_radius,
+                particle_density=particle_density, particle_offset=particle_offset,
             )
         )
+        if mesh is not None:
+            try:
+                vertices, triangles = mesh
+                vertices = [_vec3(v, "mesh vertex") for v in vertices]
+                flat = [int(i) for t in triangles for i in t]
+            except (TypeError, ValueError):
+                raise ValueError("mesh must be (vertices, triangles): 3-vectors and index triples") from None
+            if len(flat) % 3:
+                raise ValueError("mesh triangles must be index triples")
+            vbuf = (ffi.gr_vec3 * max(len(vertices), 1))(*vertices)
+            ibuf = (ctypes.c_uint32 * max(len(flat), 1))(*flat)
+            d.mesh_vertices = ctypes.cast(vbuf, POINTER(ffi.gr_vec3))
+            d.mesh_indices = ctypes.cast(ibuf, POINTER(ctypes.c_uint32))
+            d.mesh_vertex_count = len(vertices)
+            d.mesh_triangle_count = len(flat) // 3
         d.shape = _enum(ShapeType, shape, "shape")
         if motion is not None:
             d.motion = _enum(MotionType, motion, "motion")
@@ -990,6 +1042,16 @@ class World:
     def add_capsule(self, position, radius, half_height, **kwargs) -> Body:
         """A segment from -half_height to +half_height on local Y swept by ``radius``."""
         return self.add_body(ShapeType.CAPSULE, position=position, radius=radius, half_height=half_height, **kwargs)
+
+    def add_mesh(self, vertices, triangles, position=(0.0, 0.0, 0.0), **kwargs) -> Body:
+        """A closed triangle mesh, covered with particles (static unless ``motion`` says)."""
+        return self.add_body(ShapeType.MESH, position=position, mesh=(vertices, triangles), **kwargs)
+
+    @property
+    def host_error(self):
+        """The last exception raised by a ``host`` callback (then cleared), or None."""
+        e, self._hooks.host_error = self._hooks.host_error, None
+        return e
 
     def body(self, body_id) -> Body:
         """A :class:`Body` for a body handle id."""
@@ -1146,6 +1208,27 @@ class Body:
         force, torque = ffi.gr_vec3(), ffi.gr_vec3()
         w._check(lib.gr_body_get_force(w.ptr, self.handle, byref(force), byref(torque)))
         return tuple(force), tuple(torque)
+
+    @property
+    def mass(self) -> float:
+        """``gr_body_get_mass``: [kg] of a dynamic or host-owned body, 0 for others."""
+        w = self.world
+        m = ctypes.c_double()
+        w._check(lib.gr_body_get_mass(w.ptr, self.handle, byref(m)))
+        return m.value
+
+    @property
+    def particle_count(self) -> int:
+        """``gr_body_get_particle_count``: surface particles (0 for analytic bodies)."""
+        return int(lib.gr_body_get_particle_count(self.world.ptr, self.handle))
+
+    def read_particles(self) -> list:
+        """``gr_read_body_particles``: [(x, y, z, radius)] in world coordinates."""
+        w = self.world
+        n = self.particle_count
+        buf = (ctypes.c_float * max(4 * n, 1))()
+        w._check(lib.gr_read_body_particles(w.ptr, self.handle, 0, n, buf, 0))
+        return [tuple(buf[i : i + 4]) for i in range(0, 4 * n, 4)]
 
     @property
     def user_data(self):

@@ -432,6 +432,29 @@ class gr_task_hooks(_Struct):
     _fields_ = [("enqueue", gr_enqueue_fn), ("finish", gr_finish_fn), ("user", c_void_p)]
 
 
+class gr_host_body_state(_Struct):
+    """``gr_host_body_state``: pose and velocities of a host-owned body."""
+
+    _fields_ = [
+        ("position", gr_vec3),
+        ("orientation", gr_quat),
+        ("linear_velocity", gr_vec3),
+        ("angular_velocity", gr_vec3),
+    ]
+
+
+# void (*)(body, body_user_data, state, user)
+gr_host_get_state_fn = CFUNCTYPE(None, gr_body, c_void_p, POINTER(gr_host_body_state), c_void_p)
+# void (*)(body, body_user_data, impulse, angular_impulse, user)
+gr_host_apply_impulse_fn = CFUNCTYPE(None, gr_body, c_void_p, gr_vec3, gr_vec3, c_void_p)
+
+
+class gr_host_hooks(_Struct):
+    """``gr_host_hooks``: host-owned bodies (both functions or neither)."""
+
+    _fields_ = [("get_state", gr_host_get_state_fn), ("apply_impulse", gr_host_apply_impulse_fn), ("user", c_void_p)]
+
+
 class _Def(_Struct):
     """A def struct: starts with ``uint32_t size``; build it with :meth:`init`."""
 
@@ -534,6 +557,7 @@ class gr_world_def(_Def):
         ("user_data", c_void_p),
         ("bounds_min", gr_vec3),
         ("bounds_max", gr_vec3),
+        ("host", gr_host_hooks),
     ]
 
     @classmethod
@@ -624,6 +648,13 @@ class gr_body_def(_Def):
         ("half_height", c_double),
         ("half_extents", gr_vec3),
         ("user_data", c_void_p),
+        ("particle_radius", c_double),
+        ("particle_density", c_double),
+        ("particle_offset", c_double),
+        ("mesh_vertices", POINTER(gr_vec3)),
+        ("mesh_indices", POINTER(c_uint32)),
+        ("mesh_vertex_count", c_uint32),
+        ("mesh_triangle_count", c_uint32),
     ]
 
 
@@ -705,6 +736,8 @@ STRUCTS = {
         gr_allocator,
         gr_logger,
         gr_task_hooks,
+        gr_host_body_state,
+        gr_host_hooks,
         gr_dem_def,
         gr_world_def,
         gr_material_def,
@@ -851,6 +884,9 @@ _PROTOTYPES = [
     ("gr_body_get_pose", c_enum, [gr_world_p, gr_body, _P(gr_vec3), _P(gr_quat)]),
     ("gr_body_get_force", c_enum, [gr_world_p, gr_body, _P(gr_vec3), _P(gr_vec3)]),
     ("gr_body_get_user_data", c_void_p, [gr_world_p, gr_body]),
+    ("gr_body_get_mass", c_enum, [gr_world_p, gr_body, _P(c_double)]),
+    ("gr_body_get_particle_count", c_uint32, [gr_world_p, gr_body]),
+    ("gr_read_body_particles", c_enum, [gr_world_p, gr_body, c_uint32, c_uint32, _P(c_float), c_size_t]),
 ]
 
 #: Names of every exported C function this module binds.
@@ -1021,6 +1057,8 @@ _EXPECTED_DEFAULTS = {
         "radius": 0.5,
         "half_height": 0.5,
         "half_extents": (0.5, 0.5, 0.5),
+        "particle_density": 1.0,
+        "mesh_triangle_count": 0,
     },
     DefKind.FILL: {
         "pattern": FillPattern.LATTICE,

@@ -594,8 +594,8 @@ def test_bad_inputs_raise_with_status(world):
         world.step(0.0)
     with pytest.raises(granular.InvalidArgumentError):
         world.add_material(density=-1)
-    with pytest.raises(granular.UnsupportedError):
-        world.add_body("mesh")
+    with pytest.raises(granular.NullArgumentError):
+        world.add_body("mesh")  # no vertices
     with pytest.raises(granular.InvalidArgumentError):
         world.add_body("none")
     with pytest.raises(granular.InvalidHandleError):
@@ -809,8 +809,12 @@ def test_body_errors_and_user_data(world):
         floor.set_velocity((1, 0, 0))  # static bodies take no velocity
     with pytest.raises(granular.InvalidArgumentError):
         world.add_body("sphere", position=(0, 0, 0), linear_velocity=(1, 0, 0))
+    with pytest.raises(granular.InvalidArgumentError):
+        world.add_body("plane", motion="dynamic")  # no finite mass
+    with pytest.raises(granular.InvalidArgumentError):
+        world.add_body("box", motion="host")  # the world has no host hooks
     with pytest.raises(granular.UnsupportedError):
-        world.add_body("sphere", motion="dynamic")
+        world.add_body("sdf")
     with pytest.raises(ValueError):
         world.add_body("torus")
     same = world.body(floor.id)
@@ -834,6 +838,56 @@ def test_body_shapes_and_container_holds_grains(world):
     force, _ = box.get_force()
     assert force[1] < 0  # the container carries (part of) the grains' weight
     assert world.counters()["body_count"] == 4
+
+
+CUBE = (
+    [(x, y, z) for z in (-0.05, 0.05) for y in (-0.05, 0.05) for x in (-0.05, 0.05)],
+    [(0, 4, 6), (0, 6, 2), (1, 3, 7), (1, 7, 5), (0, 1, 5), (0, 5, 4),
+     (2, 6, 7), (2, 7, 3), (0, 2, 3), (0, 3, 1), (4, 5, 7), (4, 7, 6)],
+)
+
+
+def test_dynamic_mesh_body_rests_on_floor(world):
+    world.add_plane()
+    cube = world.add_mesh(*CUBE, position=(0, 0.2, 0), motion="dynamic", particle_radius=0.01)
+    assert cube.mass == pytest.approx(2500 * 0.001)  # the default material's density
+    assert 100 < cube.particle_count < 200
+    parts = cube.read_particles()
+    assert len(parts) == cube.particle_count and all(p[3] == pytest.approx(0.01) for p in parts)
+    world.step(1.0)
+    pos, _ = cube.get_pose()
+    assert pos[1] == pytest.approx(0.06, abs=0.003)  # on its particles' radius
+    force, _ = cube.get_force()
+    assert force[1] == pytest.approx(cube.mass * 9.81, rel=0.02)
+    with pytest.raises(granular.InvalidArgumentError):
+        world.add_mesh(CUBE[0], CUBE[1][:-1])  # not closed
+
+
+def test_host_owned_body_through_callbacks():
+    class Host:
+        def __init__(self):
+            self.x, self.v, self.mass, self.impulses = [0.0, 0.3, 0.0], [0.0, 0.0, 0.0], None, 0
+
+        def get_state(self, body):
+            return tuple(self.x), (0, 0, 0, 1), tuple(self.v), (0, 0, 0)
+
+        def apply_impulse(self, body, impulse, angular):
+            dt = 1 / 120
+            self.v = [self.v[k] + impulse[k] / self.mass + (-9.81 * dt if k == 1 else 0) for k in range(3)]
+            self.x = [self.x[k] + self.v[k] * dt for k in range(3)]
+            self.impulses += 1
+
+    host = Host()
+    with granular.World(host=host) as w:
+        w.add_plane()
+        crate = w.add_box((0, 0.3, 0), (0.05, 0.05, 0.05), motion="host", particle_radius=0.01)
+        host.mass = crate.mass
+        for _ in range(120):
+            w.step(1 / 120)
+        assert w.host_error is None and host.impulses == 120
+        assert host.x[1] == pytest.approx(0.06, abs=0.003)  # resting on the floor
+        with pytest.raises(granular.InvalidArgumentError):
+            crate.set_pose((0, 1, 0))
 
 
 # ================================================================================= materials

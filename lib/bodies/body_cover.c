@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: MIT */
+/* Particle-covered bodies (Bell 2005, 3.3): mass properties from the shape, and surface
+ * particles placed by "floaters". Seeds are drawn on the surface (Bell: floor(D A / (pi r^2))
+ * per triangle plus one with the fractional probability), then each floater moves with
+ *   V = -(f(P) - offset) N  +  sum_i K(|P - P_i|) (P - P_i) / |P - P_i|          (Bell eq. 20)
+ * feedback to the offset iso-surface of the signed distance f, plus a compact repulsion
+ * K(d) = k (1 - d / sigma)^2 that spreads them evenly. Meshes get their signed distance from
+ * a narrow-band voxel grid (exact point-triangle distances, sign from angle-weighted
+ * pseudo-normals); analytic shapes use their exact distance. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../core/rng.h"
+#include "../geom/mass_props.h"
+#include "../geom/triangle.h"
+#include "../geom/vec3.h"
+#include "../grid/cell_grid.h"
+#include "body_store.h"
+
+enum { FLOATER_ITERATIONS = 100 };
+
+/* ---- mesh checks ------------------------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Closed and consistently wound: every directed edge once, and its reverse once. */
+static gr_status check_mesh(gr_mem *mem, const gr_vec3 *v, uint32_t nv, const uint32_t *idx, uint32_t nt, char *err,
+                            size_t errlen)
+{
+    const size_t ne = (size_t)nt * 3;
+    uint64_t *edges = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * ne);
+    if (!edges)
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint32_t a = idx[3 * t], b = idx[3 * t + 1], c = idx[3 * t + 2];
+        const gr_vec3 n = v3_cross(v3_sub(v[b], v[a]), v3_sub(v[c], v[a]));
+        if (a == b || b == c || a == c || !(v3_len2(n) > 0)) {
+            gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
+            snprintf(err, errlen, "mesh triangle %u is degenerate (zero area)", t);
+            return GR_ERROR_INVALID_ARGUMENT;
+        }
+        edges[3 * t] = (uint64_t)a << 32 | b;
+        edges[3 * t + 1] = (uint64_t)b << 32 | c;
+        edges[3 * t + 2] = (uint64_t)c << 32 | a;
+    }
+    qsort(edges, ne, sizeof(uint64_t), cmp_u64);
+    gr_status s = GR_OK;
+    for (size_t k = 0; k < ne && s == GR_OK; k++) {
+        if (k + 1 < ne && edges[k + 1] == edges[k]) {
+            snprintf(err, errlen, "mesh edge %u-%u is used twice in the same direction: inconsistent winding",
+                     (unsigned)(edges[k] >> 32), (unsigned)(edges[k] & 0xffffffffu));
+            s = GR_ERROR_INVALID_ARGUMENT;
+            break;
+        }
+        const uint64_t rev = (edges[k] & 0xffffffffu) << 32 | (edges[k] >> 32);
+        if (!bsearch(&rev, edges, ne, sizeof(uint64_t), cmp_u64)) {
+            snprintf(err, errlen, "mesh edge %u-%u has no opposite edge: the mesh is not closed",
+                     (unsigned)(edges[k] >> 32), (unsigned)(edges[k] & 0xffffffffu));
+            s = GR_ERROR_INVALID_ARGUMENT;
+        }
+    }
+    gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
+    (void)nv;
+    return s;
+}
+
+/* ---- mass properties ---------------------------------------------------------------------- */
+
+/* Volume, centre and inertia (unit density) of a shape in its body frame. */
+static void shape_mass_props(const gr_body_data *b, gr_mass_props *mp)
+{
+    memset(mp, 0, sizeof *mp);
+    const double r = b->radius;
+    switch (b->shape) {
+    case GR_SHAPE_SPHERE: {
+        const double v = 4.0 / 3.0 * GR_PI * r * r * r;
+        mp->volume = v;
+        for (int a = 0; a < 3; a++)
+            mp->inertia[a][a] = 0.4 * v * r * r;
+        break;
+    }
+    case GR_SHAPE_BOX: {
+        const gr_vec3 h = b->half_extents;
+        const double v = 8.0 * h.x * h.y * h.z;
+        mp->volume = v;
+        mp->inertia[0][0] = v * (h.y * h.y + h.z * h.z) / 3.0;
+        mp->inertia[1][1] = v * (h.x * h.x + h.z * h.z) / 3.0;
+        mp->inertia[2][2] = v * (h.x * h.x + h.y * h.y) / 3.0;
+        break;
+    }
+    case GR_SHAPE_CAPSULE: {
+        const double hh = b->half_height, H = 2 * hh;
+        const double vc = GR_PI * r * r * H, vs = 4.0 / 3.0 * GR_PI * r * r * r;
+        mp->volume = vc + vs;
+        mp->inertia[1][1] = vc * r * r / 2.0 + vs * 0.4 * r * r;
+        mp->inertia[0][0] = vc * (H * H / 12.0 + r * r / 4.0) + vs * (0.4 * r * r + H * H / 4.0 + 3.0 * H * r / 8.0);
+        mp->inertia[2][2] = mp->inertia[0][0];
+        break;
+    }
+    case GR_SHAPE_MESH:
+        gr_mass_props_mesh(b->mesh_vertices, b->mesh_indices, b->mesh_triangle_count, mp);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- signed distance of a mesh: narrow-band voxel grid --------------------------------------- */
+
+typedef struct mesh_sdf {
+    gr_vec3 lo;
+    double h, inv_h;
+    int32_t n[3];
+    float *d; ///< [n0 * n1 * n2] signed distance, clamped to +-band outside the band
+    double band;
+} mesh_sdf;
+
+static int cmp_edge_key(const void *a, const void *b) { return cmp_u64(a, b); }
+
+/* Pseudo-normals: faces, edges (sum of the two faces), vertices (angle-weighted). */
+static gr_status build_sdf(gr_mem *mem, const gr_body_data *b, double h, double band, mesh_sdf *out)
+{
+    const gr_vec3 *v = b->mesh_vertices;
+    const uint32_t *idx = b->mesh_indices;
+    const uint32_t nv = b->mesh_vertex_count, nt = b->mesh_triangle_count;
+    memset(out, 0, sizeof *out);
+    gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < nv; i++) {
+        lo = v3(GR_MIN(lo.x, v[i].x), GR_MIN(lo.y, v[i].y), GR_MIN(lo.z, v[i].z));
+        hi = v3(GR_MAX(hi.x, v[i].x), GR_MAX(hi.y, v[i].y), GR_MAX(hi.z, v[i].z));
+    }
+    /* keep the grid under 2^24 cells: coarser cells for huge meshes */
+    for (;;) {
+        double cells = 1;
+        for (int a = 0; a < 3; a++)
+            cells *= floor((v3_get(hi, a) - v3_get(lo, a) + 2 * band) / h) + 3;
+        if (cells <= (double)(1u << 24))
+            break;
+        h *= 1.25;
+    }
+    out->h = h;
+    out->inv_h = 1.0 / h;
+    out->band = band;
+    out->lo = v3(lo.x - band - h, lo.y - band - h, lo.z - band - h);
+    for (int a = 0; a < 3; a++)
+        out->n[a] = (int32_t)(floor((v3_get(hi, a) - v3_get(lo, a) + 2 * band) / h) + 3);
+    const size_t ncell = (size_t)out->n[0] * out->n[1] * out->n[2];
+    out->d = (float *)gr_mem_alloc(mem, sizeof(float) * ncell);
+    gr_vec3 *fn = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nt);
+    gr_vec3 *vn = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nv);
+    gr_vec3 *en = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nt * 3);
+    uint64_t *keys = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * 2 * nt * 3);
+    uint32_t *owner = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * ncell);
+    float *best = (float *)gr_mem_alloc(mem, sizeof(float) * ncell);
+    if (!out->d || !fn || !vn || !en || !keys || !owner || !best) {
+        gr_mem_free(mem, out->d, sizeof(float) * ncell);
+        gr_mem_free(mem, fn, sizeof(gr_vec3) * nt);
+        gr_mem_free(mem, vn, sizeof(gr_vec3) * nv);
+        gr_mem_free(mem, en, sizeof(gr_vec3) * nt * 3);
+        gr_mem_free(mem, keys, sizeof(uint64_t) * 2 * nt * 3);
+        gr_mem_free(mem, owner, sizeof(uint32_t) * ncell);
+        gr_mem_free(mem, best, sizeof(float) * ncell);
+        out->d = NULL;
+        return GR_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        const gr_vec3 p[3] = {v[idx[3 * t]], v[idx[3 * t + 1]], v[idx[3 * t + 2]]};
+        gr_vec3 n = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
+        n = v3_scale(n, 1.0 / v3_len(n));
+        fn[t] = n;
+        for (int k = 0; k < 3; k++) {
+            const gr_vec3 e1 = v3_sub(p[(k + 1) % 3], p[k]), e2 = v3_sub(p[(k + 2) % 3], p[k]);
+            const double angle = acos(GR_MAX(-1.0, GR_MIN(1.0, v3_dot(e1, e2) / (v3_len(e1) * v3_len(e2)))));
+            vn[idx[3 * t + k]] = v3_madd(vn[idx[3 * t + k]], n, angle);
+        }
+    }
+    /* edge pseudo-normals: the undirected edge's two faces (keys sorted to pair them) */
+    for (uint32_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = idx[3 * t + k], c = idx[3 * t + (k + 1) % 3];
+            uint64_t key = (uint64_t)(a < c ? a : c) << 32 | (a < c ? c : a);
+            keys[2 * (3 * t + k)] = key;
+            keys[2 * (3 * t + k) + 1] = 3 * t + k;
+        }
+    /* sort (key, slot) pairs by key: both faces of an edge become neighbours */
+    qsort(keys, (size_t)nt * 3, 2 * sizeof(uint64_t), cmp_edge_key);
+    for (size_t k = 0; k + 1 < (size_t)nt * 3; k += 2) {
+        const uint32_t s0 = (uint32_t)keys[2 * k + 1], s1 = (uint32_t)keys[2 * k + 3];
+        const gr_vec3 sum = v3_add(fn[s0 / 3], fn[s1 / 3]);
+        en[s0] = sum;
+        en[s1] = sum;
+    }
+    for (size_t c = 0; c < ncell; c++) {
+        best[c] = INFINITY;
+        owner[c] = GR_INVALID_INDEX;
+    }
+    /* exact distances in each triangle's neighbourhood; remember the closest triangle */
+    const int reach = (int)ceil(band * out->inv_h) + 1;
+    for (uint32_t t = 0; t < nt; t++) {
+        const gr_vec3 a = v[idx[3 * t]], bb = v[idx[3 * t + 1]], cc = v[idx[3 * t + 2]];
+        int32_t i0[3], i1[3];
+        for (int ax = 0; ax < 3; ax++) {
+            const double mn = GR_MIN(v3_get(a, ax), GR_MIN(v3_get(bb, ax), v3_get(cc, ax)));
+            const double mx = GR_MAX(v3_get(a, ax), GR_MAX(v3_get(bb, ax), v3_get(cc, ax)));
+            i0[ax] = GR_MAX(0, (int32_t)floor((mn - v3_get(out->lo, ax)) * out->inv_h) - reach);
+            i1[ax] = GR_MIN(out->n[ax] - 1, (int32_t)floor((mx - v3_get(out->lo, ax)) * out->inv_h) + reach);
+        }
+        for (int32_t z = i0[2]; z <= i1[2]; z++)
+            for (int32_t y = i0[1]; y <= i1[1]; y++)
+                for (int32_t x = i0[0]; x <= i1[0]; x++) {
+                    const gr_vec3 p = v3(out->lo.x + x * h, out->lo.y + y * h, out->lo.z + z * h);
+                    int region;
+                    const gr_vec3 q = gr_closest_on_triangle(p, a, bb, cc, &region);
+                    const double d = v3_len(v3_sub(p, q));
+                    const size_t c = ((size_t)z * out->n[1] + y) * out->n[0] + x;
+                    if (d < best[c]) {
+                        best[c] = (float)d;
+                        owner[c] = t * 8 + (uint32_t)region;
+                    }
+                }
+    }
+    for (int32_t z = 0; z < out->n[2]; z++)
+        for (int32_t y = 0; y < out->n[1]; y++)
+            for (int32_t x = 0; x < out->n[0]; x++) {
+                const size_t c = ((size_t)z * out->n[1] + y) * out->n[0] + x;
+                if (owner[c] == GR_INVALID_INDEX || best[c] > band) {
+                    out->d[c] = NAN; /* outside the band: filled below */
+                    continue;
+                }
+                const uint32_t t = owner[c] / 8, region = owner[c] % 8;
+                const gr_vec3 p = v3(out->lo.x + x * h, out->lo.y + y * h, out->lo.z + z * h);
+                int rg;
+                const gr_vec3 q = gr_closest_on_triangle(p, v[idx[3 * t]], v[idx[3 * t + 1]], v[idx[3 * t + 2]], &rg);
+                gr_vec3 pn = region == 6 ? fn[t] : region >= 3 ? en[3 * t + (region - 3)] : vn[idx[3 * t + region]];
+                const double sgn = v3_dot(v3_sub(p, q), pn) >= 0 ? 1.0 : -1.0;
+                out->d[c] = (float)(sgn * best[c]);
+            }
+    /* beyond the band: the sign of the nearest banded neighbour along x, else outside */
+    for (int32_t z = 0; z < out->n[2]; z++)
+        for (int32_t y = 0; y < out->n[1]; y++) {
+            float last = (float)band;
+            for (int32_t x = 0; x < out->n[0]; x++) {
+                float *d = &out->d[((size_t)z * out->n[1] + y) * out->n[0] + x];
+                if (isnan(*d))
+                    *d = last > 0 ? (float)band : (float)-band;
+                else
+                    last = *d;
+            }
+        }
+    gr_mem_free(mem, fn, sizeof(gr_vec3) * nt);
+    gr_mem_free(mem, vn, sizeof(gr_vec3) * nv);
+    gr_mem_free(mem, en, sizeof(gr_vec3) * nt * 3);
+    gr_mem_free(mem, keys, sizeof(uint64_t) * 2 * nt * 3);
+    gr_mem_free(mem, owner, sizeof(uint32_t) * ncell);
+    gr_mem_free(mem, best, sizeof(float) * ncell);
+    return GR_OK;
+}
+
+/* Trilinear value and gradient of the grid at p. */
+static double sdf_sample(const mesh_sdf *s, gr_vec3 p, gr_vec3 *grad)
+{
+    double f[3] = {(p.x - s->lo.x) * s->inv_h, (p.y - s->lo.y) * s->inv_h, (p.z - s->lo.z) * s->inv_h};
+    int32_t i[3];
+    double t[3];
+    for (int a = 0; a < 3; a++) {
+        double fl = floor(f[a]);
+        if (fl < 0)
+            fl = 0;
+        if (fl > s->n[a] - 2)
+            fl = s->n[a] - 2;
+        i[a] = (int32_t)fl;
+        t[a] = GR_MAX(0.0, GR_MIN(1.0, f[a] - fl));
+    }
+    double c[2][2][2];
+    for (int dz = 0; dz < 2; dz++)
+        for (int dy = 0; dy < 2; dy++)
+            for (int dx = 0; dx < 2; dx++)
+                c[dz][dy][dx] = s->d[((size_t)(i[2] + dz) * s->n[1] + (i[1] + dy)) * s->n[0] + (i[0] + dx)];
+    const double x0 = 1 - t[0], y0 = 1 - t[1], z0 = 1 - t[2];
+    double value = 0;
+    gr_vec3 g = {0, 0, 0};
+    for (int dz = 0; dz < 2; dz++)
+        for (int dy = 0; dy < 2; dy++)
+            for (int dx = 0; dx < 2; dx++) {
+                const double wx = dx ? t[0] : x0, wy = dy ? t[1] : y0, wz = dz ? t[2] : z0;
+                const double cv = c[dz][dy][dx];
+                value += cv * wx * wy * wz;
+                g.x += cv * (dx ? 1 : -1) * wy * wz;
+                g.y += cv * wx * (dy ? 1 : -1) * wz;
+                g.z += cv * wx * wy * (dz ? 1 : -1);
+            }
+    *grad = v3_scale(g, s->inv_h);
+    return value;
+}
+
+/* ---- floaters -------------------------------------------------------------------------------- */
+
+typedef struct cover_ctx {
+    const gr_body_data *b;
+    const mesh_sdf *sdf; ///< meshes; NULL for analytic shapes
+} cover_ctx;
+
+/* Signed distance and unit normal at p (body frame). */
+static double surface_distance(const cover_ctx *c, gr_vec3 p, gr_vec3 *n)
+{
+    if (c->sdf) {
+        gr_vec3 g;
+        const double d = sdf_sample(c->sdf, p, &g);
+        const double l = v3_len(g);
+        *n = l > 0 ? v3_scale(g, 1.0 / l) : v3(0, 1, 0);
+        return d;
+    }
+    /* analytic: the body's own distance with the body at the origin */
+    gr_body_data local = *c->b;
+    local.position = v3(0, 0, 0);
+    local.orientation = quat_identity();
+    gr_body_update_frame(&local);
+    gr_vec3 q;
+    return gr_body_feature_distance(&local, 0, p, n, &q);
+}
+
+/* Random point on the surface of an analytic shape, area-uniform. */
+static gr_vec3 random_surface_point(const gr_body_data *b, gr_rng *rng)
+{
+    const double u = gr_rng_uniform(rng), w = gr_rng_uniform(rng);
+    const double z = 2 * u - 1, phi = 2 * GR_PI * w, s = sqrt(GR_MAX(0.0, 1 - z * z));
+    const gr_vec3 dir = v3(s * cos(phi), z, s * sin(phi));
+    switch (b->shape) {
+    case GR_SHAPE_SPHERE:
+        return v3_scale(dir, b->radius);
+    case GR_SHAPE_CAPSULE: {
+        const double r = b->radius, hh = b->half_height;
+        const double side = 2 * GR_PI * r * 2 * hh, caps = 4 * GR_PI * r * r;
+        if (gr_rng_uniform(rng) * (side + caps) < side) {
+            const double a = 2 * GR_PI * gr_rng_uniform(rng);
+            return v3(r * cos(a), (2 * gr_rng_uniform(rng) - 1) * hh, r * sin(a));
+        }
+        gr_vec3 p = v3_scale(dir, r);
+        p.y += p.y >= 0 ? hh : -hh;
+        return p;
+    }
+    default: { /* box: a face by area, then a point on it */
+        const gr_vec3 h = b->half_extents;
+        const double ax[3] = {h.y * h.z, h.x * h.z, h.x * h.y};
+        double pick = gr_rng_uniform(rng) * (ax[0] + ax[1] + ax[2]);
+        int axis = pick < ax[0] ? 0 : (pick < ax[0] + ax[1] ? 1 : 2);
+        gr_vec3 p = v3((2 * gr_rng_uniform(rng) - 1) * h.x, (2 * gr_rng_uniform(rng) - 1) * h.y,
+                       (2 * gr_rng_uniform(rng) - 1) * h.z);
+        v3_set(&p, axis, (gr_rng_uniform(rng) < 0.5 ? -1 : 1) * v3_get(h, axis));
+        return p;
+    }
+    }
+}
+
+static double surface_area(const gr_body_data *b)
+{
+    switch (b->shape) {
+    case GR_SHAPE_SPHERE: return 4 * GR_PI * b->radius * b->radius;
+    case GR_SHAPE_CAPSULE: return 4 * GR_PI * b->radius * b->radius + 4 * GR_PI * b->radius * b->half_height;
+    case GR_SHAPE_BOX: {
+        const gr_vec3 h = b->half_extents;
+        return 8 * (h.x * h.y + h.y * h.z + h.x * h.z);
+    }
+    default: {
+        double a = 0;
+        for (uint32_t t = 0; t < b->mesh_triangle_count; t++) {
+            const gr_vec3 p0 = b->mesh_vertices[b->mesh_indices[3 * t]];
+            const gr_vec3 p1 = b->mesh_vertices[b->mesh_indices[3 * t + 1]];
+            const gr_vec3 p2 = b->mesh_vertices[b->mesh_indices[3 * t + 2]];
+            a += 0.5 * v3_len(v3_cross(v3_sub(p1, p0), v3_sub(p2, p0)));
+        }
+        return a;
+    }
+    }
+}
+
+/* Seeds (Bell: floor(D A / (pi r^2)) per triangle, plus one with the fractional probability),
+ * then floater iterations. Writes b->particles / particle_count. */
+static gr_status place_particles(gr_body_data *b, gr_mem *mem, const mesh_sdf *sdf, uint64_t seed)
+{
+    const double r = b->particle_radius, D = b->particle_density;
+    const double per_area = D / (GR_PI * r * r);
+    const double total = surface_area(b) * per_area;
+    if (!(total < (double)GR_MAX_BODY_PARTICLES))
+        return GR_ERROR_TOO_MANY;
+    gr_rng rng = {seed ^ 0x6a09e667f3bcc909ull};
+    /* count first (same draws as the placement below, from a copy of the generator) */
+    uint32_t n = 0;
+    gr_rng count_rng = rng;
+    if (b->shape == GR_SHAPE_MESH) {
+        for (uint32_t t = 0; t < b->mesh_triangle_count; t++) {
+            const gr_vec3 p0 = b->mesh_vertices[b->mesh_indices[3 * t]];
+            const double a = 0.5 * v3_len(v3_cross(v3_sub(b->mesh_vertices[b->mesh_indices[3 * t + 1]], p0),
+                                                   v3_sub(b->mesh_vertices[b->mesh_indices[3 * t + 2]], p0)));
+            const double expect = a * per_area;
+            n += (uint32_t)floor(expect) + (gr_rng_uniform(&count_rng) < expect - floor(expect) ? 1u : 0u);
+            if (n > GR_MAX_BODY_PARTICLES)
+                return GR_ERROR_TOO_MANY;
+        }
+    } else {
+        n = (uint32_t)floor(total) + (gr_rng_uniform(&count_rng) < total - floor(total) ? 1u : 0u);
+    }
+    if (n == 0)
+        n = 1;
+    gr_vec3 *p = (gr_vec3 *)gr_mem_alloc(mem, sizeof(gr_vec3) * n);
+    gr_vec3 *vel = (gr_vec3 *)gr_mem_alloc(mem, sizeof(gr_vec3) * n);
+    if (!p || !vel) {
+        gr_mem_free(mem, p, sizeof(gr_vec3) * n);
+        gr_mem_free(mem, vel, sizeof(gr_vec3) * n);
+        return GR_ERROR_OUT_OF_MEMORY;
+    }
+    uint32_t k = 0;
+    if (b->shape == GR_SHAPE_MESH) {
+        /* the counts repeat the counting pass's draws; positions come from their own stream */
+        gr_rng pos_rng = {seed ^ 0xbb67ae8584caa73bull};
+        for (uint32_t t = 0; t < b->mesh_triangle_count && k < n; t++) {
+            const gr_vec3 p0 = b->mesh_vertices[b->mesh_indices[3 * t]];
+            const gr_vec3 e1 = v3_sub(b->mesh_vertices[b->mesh_indices[3 * t + 1]], p0);
+            const gr_vec3 e2 = v3_sub(b->mesh_vertices[b->mesh_indices[3 * t + 2]], p0);
+            const double expect = 0.5 * v3_len(v3_cross(e1, e2)) * per_area;
+            uint32_t m = (uint32_t)floor(expect) + (gr_rng_uniform(&rng) < expect - floor(expect) ? 1u : 0u);
+            for (uint32_t j = 0; j < m && k < n; j++) {
+                double u = gr_rng_uniform(&pos_rng), w = gr_rng_uniform(&pos_rng);
+                if (u + w > 1) {
+                    u = 1 - u;
+                    w = 1 - w;
+                }
+                p[k++] = v3_add(p0, v3_add(v3_scale(e1, u), v3_scale(e2, w)));
+            }
+        }
+    } else {
+        gr_rng_uniform(&rng); /* the count's draw */
+    }
+    while (k < n) /* analytic shapes (a mesh's seeds all come from its triangles) */
+        p[k++] = random_surface_point(b, &rng);
+
+    /* floaters: feedback to the offset iso-surface + compact repulsion (Bell eq. 20) */
+    cover_ctx ctx = {b, sdf};
+    const double step_cap = 0.25 * r; /* keeps the explicit iteration stable */
+    const double sigma = 2.0 * r * sqrt(1.0 / GR_MAX(D, 1e-3)) * 1.1, kstr = 0.3 * r;
+    gr_cell_grid grid;
+    gr_cell_grid_init(&grid);
+    gr_status s = GR_OK;
+    for (int it = 0; it < FLOATER_ITERATIONS && s == GR_OK; it++) {
+        if (!gr_cell_grid_build(&grid, mem, (const double *)p, 3, n, sigma, GR_MAX(4 * n, 4096u))) {
+            s = GR_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            gr_vec3 nrm;
+            const double f = surface_distance(&ctx, p[i], &nrm);
+            gr_vec3 vi = v3_scale(nrm, -(f - b->particle_offset));
+            int32_t c[3];
+            gr_cell_grid_coords(&grid, p[i], c);
+            for (int dz = -1; dz <= 1; dz++)
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        int32_t cc[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
+                        if (cc[0] < 0 || cc[1] < 0 || cc[2] < 0 || cc[0] >= grid.dims[0] || cc[1] >= grid.dims[1] ||
+                            cc[2] >= grid.dims[2])
+                            continue;
+                        const uint32_t cell = gr_cell_grid_index(&grid, cc);
+                        for (uint32_t q = grid.cell_start[cell]; q < grid.cell_start[cell + 1]; q++) {
+                            const uint32_t j = grid.order[q];
+                            if (j == i)
+                                continue;
+                            const gr_vec3 d = v3_sub(p[i], p[j]);
+                            const double l = v3_len(d);
+                            if (l >= sigma || l <= 0)
+                                continue;
+                            const double kk = kstr * (1 - l / sigma) * (1 - l / sigma);
+                            vi = v3_madd(vi, d, kk / l);
+                        }
+                    }
+            vel[i] = vi;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            p[i] = v3_add(p[i], v3_len(vel[i]) > step_cap ? v3_scale(vel[i], step_cap / v3_len(vel[i])) : vel[i]);
+    }
+    /* a last projection onto the iso-surface */
+    for (uint32_t i = 0; i < n && s == GR_OK; i++) {
+        gr_vec3 nrm;
+        const double f = surface_distance(&ctx, p[i], &nrm);
+        p[i] = v3_madd(p[i], nrm, -(f - b->particle_offset));
+    }
+    gr_cell_grid_free(&grid, mem);
+    gr_mem_free(mem, vel, sizeof(gr_vec3) * n);
+    if (s != GR_OK) {
+        gr_mem_free(mem, p, sizeof(gr_vec3) * n);
+        return s;
+    }
+    b->particles = p;
+    b->particle_count = n;
+    return GR_OK;
+}
+
+/* ---- the body -------------------------------------------------------------------------------- */
+
+bool gr_body_needs_particles(const gr_body_data *b)
+{
+    return b->shape == GR_SHAPE_MESH || b->motion == GR_MOTION_DYNAMIC || b->motion == GR_MOTION_HOST;
+}
+
+void gr_body_release(gr_body_data *b, gr_mem *mem)
+{
+    gr_mem_free(mem, b->particles, sizeof(gr_vec3) * b->particle_count);
+    gr_mem_free(mem, b->mesh_vertices, sizeof(gr_vec3) * b->mesh_vertex_count);
+    gr_mem_free(mem, b->mesh_indices, sizeof(uint32_t) * 3 * b->mesh_triangle_count);
+    b->particles = NULL;
+    b->mesh_vertices = NULL;
+    b->mesh_indices = NULL;
+    b->particle_count = 0;
+}
+
+gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr_vec3 *vertices, const uint32_t *indices,
+                          uint64_t seed, char *err, size_t errlen)
+{
+    err[0] = 0;
+    b->particles = NULL;
+    b->particle_count = 0;
+    b->mesh_vertices = NULL;
+    b->mesh_indices = NULL;
+    b->mass = 0;
+    b->inertia = v3(0, 0, 0);
+    b->com = v3(0, 0, 0);
+    b->principal = quat_identity();
+    if (b->shape == GR_SHAPE_MESH) {
+        const size_t vb = sizeof(gr_vec3) * b->mesh_vertex_count, ib = sizeof(uint32_t) * 3 * b->mesh_triangle_count;
+        b->mesh_vertices = (gr_vec3 *)gr_mem_alloc(mem, vb);
+        b->mesh_indices = (uint32_t *)gr_mem_alloc(mem, ib);
+        if (!b->mesh_vertices || !b->mesh_indices) {
+            gr_body_release(b, mem);
+            return GR_ERROR_OUT_OF_MEMORY;
+        }
+        memcpy(b->mesh_vertices, vertices, vb);
+        memcpy(b->mesh_indices, indices, ib);
+        b->mesh_bound = 0;
+        for (uint32_t i = 0; i < b->mesh_vertex_count; i++)
+            b->mesh_bound = GR_MAX(b->mesh_bound, v3_len(b->mesh_vertices[i]));
+        gr_status s = check_mesh(mem, b->mesh_vertices, b->mesh_vertex_count, b->mesh_indices, b->mesh_triangle_count,
+                                 err, errlen);
+        if (s != GR_OK) {
+            gr_body_release(b, mem);
+            return s;
+        }
+    }
+    if (!gr_body_needs_particles(b))
+        return GR_OK;
+    gr_mass_props mp;
+    shape_mass_props(b, &mp);
+    if (!(mp.volume > 0)) {
+        snprintf(err, errlen, "the mesh encloses a negative volume (%g m^3): it is wound inside out", mp.volume);
+        gr_body_release(b, mem);
+        return GR_ERROR_INVALID_ARGUMENT;
+    }
+    double values[3], vec[3][3];
+    gr_eigen_symmetric3(mp.inertia, values, vec);
+    if (values[2] - values[0] < 1e-9 * values[2]) {
+        values[0] = values[1] = values[2] = (values[0] + values[1] + values[2]) / 3.0;
+        for (int a = 0; a < 3; a++)
+            for (int c = 0; c < 3; c++)
+                vec[a][c] = a == c ? 1.0 : 0.0;
+    }
+    b->mass = density * mp.volume;
+    b->inertia = v3(density * values[0], density * values[1], density * values[2]);
+    b->com = mp.centre;
+    b->principal = gr_quat_from_matrix((const double(*)[3])vec);
+    /* particle radius: given, or a sixteenth of the enclosing radius */
+    if (!(b->particle_radius > 0)) {
+        double bound = gr_body_bound_radius(b);
+        if (b->shape == GR_SHAPE_MESH) {
+            bound = 0;
+            for (uint32_t i = 0; i < b->mesh_vertex_count; i++)
+                bound = GR_MAX(bound, v3_len(v3_sub(b->mesh_vertices[i], b->com)));
+        }
+        b->particle_radius = bound / 16.0;
+    }
+    mesh_sdf sdf;
+    memset(&sdf, 0, sizeof sdf);
+    gr_status s = GR_OK;
+    if (b->shape == GR_SHAPE_MESH)
+        s = build_sdf(mem, b, 0.5 * b->particle_radius, 3 * b->particle_radius + fabs(b->particle_offset), &sdf);
+    /* an inward offset must leave an inner surface to float to */
+    double inner = 0;
+    switch (b->shape) {
+    case GR_SHAPE_SPHERE: case GR_SHAPE_CAPSULE: inner = b->radius; break;
+    case GR_SHAPE_BOX: inner = GR_MIN(b->half_extents.x, GR_MIN(b->half_extents.y, b->half_extents.z)); break;
+    default:
+        if (s == GR_OK)
+            for (size_t k = 0; k < (size_t)sdf.n[0] * sdf.n[1] * sdf.n[2]; k++)
+                inner = GR_MAX(inner, -(double)sdf.d[k]);
+        break;
+    }
+    if (s == GR_OK && b->particle_offset <= -0.9 * inner) {
+        snprintf(err, errlen, "particle_offset %g reaches through the body (its inner radius is about %g)",
+                 b->particle_offset, inner);
+        s = GR_ERROR_INVALID_ARGUMENT;
+    }
+    if (s == GR_OK)
+        s = place_particles(b, mem, b->shape == GR_SHAPE_MESH ? &sdf : NULL, seed);
+    if (sdf.d)
+        gr_mem_free(mem, sdf.d, sizeof(float) * (size_t)sdf.n[0] * sdf.n[1] * sdf.n[2]);
+    if (s != GR_OK) {
+        if (s == GR_ERROR_TOO_MANY)
+            snprintf(err, errlen, "covering the body needs more than %u particles: raise particle_radius",
+                     GR_MAX_BODY_PARTICLES);
+        gr_body_release(b, mem);
+    }
+    return s;
+}
+
+void gr_body_principal_pose(const gr_body_data *b, gr_vec3 *x, gr_quat *q)
+{
+    *x = v3_add(b->position, quat_rotate(b->orientation, b->com));
+    *q = quat_normalize(quat_mul(b->orientation, b->principal));
+}

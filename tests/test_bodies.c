@@ -1,0 +1,746 @@
+/* SPDX-License-Identifier: MIT */
+/* Particle-covered bodies (Bell 2005, 3.3): mesh mass properties and distances, the surface
+ * covering (count and evenness), free flight, resting contact (force sensing = weight),
+ * body-body collisions, kinematic meshes pushing grains, host-owned bodies through the hooks,
+ * removal, snapshots and determinism. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../lib/bodies/body_store.h"
+#include "../lib/core/world.h"
+#include "../lib/geom/mass_props.h"
+#include "../lib/geom/vec3.h"
+#include "harness.h"
+
+#define PI 3.14159265358979323846
+
+/* In helpers that return a value: a failure ends the test program. */
+#define MUST(w, expr)                                                                              \
+    do {                                                                                           \
+        gr_status s_ = (expr);                                                                     \
+        if (s_ != GR_OK) {                                                                         \
+            fprintf(stderr, "  FATAL %s:%d %s -> %s (%s)\n", __FILE__, __LINE__, #expr,             \
+                    gr_status_string(s_), (w) ? gr_world_last_error(w) : "");                      \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* ---- meshes -------------------------------------------------------------------------------- */
+
+/* A box mesh of half extents h centred at c: 8 vertices, 12 triangles wound outwards. */
+static void box_mesh(gr_vec3 h, gr_vec3 c, gr_vec3 v[8], uint32_t idx[36])
+{
+    for (int k = 0; k < 8; k++)
+        v[k] = v3(c.x + (k & 1 ? h.x : -h.x), c.y + (k & 2 ? h.y : -h.y), c.z + (k & 4 ? h.z : -h.z));
+    static const uint32_t faces[36] = {0, 4, 6, 0, 6, 2,  /* -x */
+                                       1, 3, 7, 1, 7, 5,  /* +x */
+                                       0, 1, 5, 0, 5, 4,  /* -y */
+                                       2, 6, 7, 2, 7, 3,  /* +y */
+                                       0, 2, 3, 0, 3, 1,  /* -z */
+                                       4, 5, 7, 4, 7, 6}; /* +z */
+    memcpy(idx, faces, sizeof faces);
+}
+
+/* An octahedron refined `levels` times and pushed onto the sphere of radius r. */
+static uint32_t sphere_mesh(double r, int levels, gr_vec3 *v, uint32_t *idx, uint32_t *nv)
+{
+    static const gr_vec3 o[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    static const uint32_t f[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+    memcpy(v, o, sizeof o);
+    memcpy(idx, f, sizeof f);
+    uint32_t n = 6, t = 8;
+    for (int l = 0; l < levels; l++) {
+        uint32_t *old = (uint32_t *)malloc(sizeof(uint32_t) * 3 * t);
+        memcpy(old, idx, sizeof(uint32_t) * 3 * t);
+        uint32_t nt = 0;
+        for (uint32_t k = 0; k < t; k++) {
+            uint32_t a = old[3 * k], b = old[3 * k + 1], c = old[3 * k + 2], m[3];
+            const uint32_t e[3][2] = {{a, b}, {b, c}, {c, a}};
+            for (int j = 0; j < 3; j++) {
+                gr_vec3 mid = v3_scale(v3_add(v[e[j][0]], v[e[j][1]]), 0.5);
+                mid = v3_scale(mid, 1.0 / v3_len(mid));
+                uint32_t found = n;
+                for (uint32_t q = 0; q < n; q++)
+                    if (v3_len2(v3_sub(v[q], mid)) < 1e-20)
+                        found = q;
+                if (found == n)
+                    v[n++] = mid;
+                m[j] = found;
+            }
+            const uint32_t tri[12] = {a, m[0], m[2], m[0], b, m[1], m[2], m[1], c, m[0], m[1], m[2]};
+            memcpy(idx + 3 * nt, tri, sizeof tri);
+            nt += 4;
+        }
+        free(old);
+        t = nt;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        v[k] = v3_scale(v[k], r);
+    *nv = n;
+    return t;
+}
+
+static void test_mesh_mass_properties(void)
+{
+    gr_vec3 v[8];
+    uint32_t idx[36];
+    const gr_vec3 h = {0.1, 0.2, 0.3}, c = {0.5, -0.25, 2.0};
+    box_mesh(h, c, v, idx);
+    gr_mass_props mp;
+    gr_mass_props_mesh(v, idx, 12, &mp);
+    const double vol = 8 * h.x * h.y * h.z;
+    CHECK_NEAR(mp.volume, vol, 1e-12);
+    CHECK_NEAR(mp.centre.x, c.x, 1e-12);
+    CHECK_NEAR(mp.centre.y, c.y, 1e-12);
+    CHECK_NEAR(mp.centre.z, c.z, 1e-12);
+    CHECK_NEAR(mp.inertia[0][0], vol * (h.y * h.y + h.z * h.z) / 3, 1e-12);
+    CHECK_NEAR(mp.inertia[1][1], vol * (h.x * h.x + h.z * h.z) / 3, 1e-12);
+    CHECK_NEAR(mp.inertia[2][2], vol * (h.x * h.x + h.y * h.y) / 3, 1e-12);
+    CHECK(fabs(mp.inertia[0][1]) < 1e-14 && fabs(mp.inertia[1][2]) < 1e-14 && fabs(mp.inertia[0][2]) < 1e-14);
+    /* a fine sphere mesh approaches the sphere (inscribed polyhedron: slightly smaller) */
+    gr_vec3 *sv = (gr_vec3 *)malloc(sizeof(gr_vec3) * 20000);
+    uint32_t *si = (uint32_t *)malloc(sizeof(uint32_t) * 3 * 40000), snv;
+    const uint32_t st = sphere_mesh(0.5, 5, sv, si, &snv);
+    gr_mass_props_mesh(sv, si, st, &mp);
+    const double sv_exact = 4.0 / 3.0 * PI * 0.125;
+    CHECK(mp.volume < sv_exact && mp.volume > 0.995 * sv_exact);
+    CHECK_NEAR(mp.inertia[1][1] / mp.volume, 0.4 * 0.25, 0.01 * 0.1);
+    CHECK(fabs(mp.centre.x) < 1e-12 && fabs(mp.centre.y) < 1e-12);
+    /* inside out: negative volume */
+    for (uint32_t k = 0; k < 12; k++) {
+        uint32_t t = idx[3 * k + 1];
+        idx[3 * k + 1] = idx[3 * k + 2];
+        idx[3 * k + 2] = t;
+    }
+    gr_mass_props_mesh(v, idx, 12, &mp);
+    CHECK_NEAR(mp.volume, -vol, 1e-12);
+    free(sv);
+    free(si);
+}
+
+static gr_world *make_world(unsigned workers, gr_vec3 gravity)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.worker_count = workers;
+    def.gravity = gravity;
+    gr_world *w = NULL;
+    MUST(NULL, gr_world_create(&def, &w));
+    return w;
+}
+
+static gr_material steel(gr_world *w)
+{
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.density = 1000;
+    md.youngs_modulus = 5e6;
+    md.restitution = 0.3;
+    gr_material m;
+    MUST(w, gr_add_material(w, &md, &m));
+    return m;
+}
+
+/* Mesh bodies: mass from the mesh, distance sign from the winding number, fills avoid them. */
+static void test_mesh_body_queries(void)
+{
+    gr_world *w = make_world(1, v3(0, -9.81, 0));
+    gr_vec3 v[8];
+    uint32_t idx[36];
+    box_mesh(v3(0.05, 0.04, 0.03), v3(0.01, 0, 0), v, idx);
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = GR_SHAPE_MESH;
+    d.motion = GR_MOTION_DYNAMIC;
+    d.mesh_vertices = v;
+    d.mesh_indices = idx;
+    d.mesh_vertex_count = 8;
+    d.mesh_triangle_count = 12;
+    d.material = steel(w);
+    d.particle_radius = 0.004;
+    d.position = v3(0, 1, 0);
+    gr_body b;
+    CHECK_OK(w, gr_add_body(w, &d, &b));
+    double m = 0;
+    CHECK_OK(w, gr_body_get_mass(w, b, &m));
+    CHECK_NEAR(m, 1000 * 0.1 * 0.08 * 0.06, 1e-12);
+    /* the store's copy of the mesh answers distances */
+    uint32_t slot = (uint32_t)(b.id & 0xffffffffu) & 0xffffffu;
+    (void)slot;
+    const gr_body_data *bd = NULL;
+    for (uint32_t k = 0; k < w->bodies.slot_count; k++)
+        if (w->bodies.alive[k] && w->bodies.data[k].shape == GR_SHAPE_MESH)
+            bd = &w->bodies.data[k];
+    CHECK(bd != NULL);
+    CHECK_NEAR(bd->com.x, 0.01, 1e-12);
+    CHECK_NEAR(gr_body_distance(bd, v3(0.01, 1, 0)), -0.03, 1e-12);       /* centre: inside */
+    CHECK_NEAR(gr_body_distance(bd, v3(0.01, 1.14, 0)), 0.1, 1e-12);      /* above the top face */
+    CHECK_NEAR(gr_body_distance(bd, v3(0.07, 1.0, 0.0)), 0.01, 1e-12);    /* beside +x */
+    CHECK_NEAR(gr_body_distance(bd, v3(0.05, 1.0, 0.0)), -0.01, 1e-12);   /* inside near +x */
+    /* a fill around it leaves it empty */
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = v3(-0.1, 0.9, -0.1);
+    fd.max = v3(0.1, 1.1, 0.1);
+    fd.radius = 0.005;
+    uint32_t added = 0;
+    CHECK_OK(w, gr_fill_box(w, &fd, &added, NULL, 0));
+    CHECK(added > 1000);
+    double *p = (double *)malloc(sizeof(double) * 3 * added);
+    CHECK_OK(w, gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, added, p, 0));
+    int inside = 0;
+    for (uint32_t k = 0; k < added; k++)
+        inside += gr_body_distance(bd, v3(p[3 * k], p[3 * k + 1], p[3 * k + 2])) < 0.005;
+    CHECK(inside == 0);
+    free(p);
+    gr_world_destroy(w);
+}
+
+/* ---- the covering --------------------------------------------------------------------------- */
+
+typedef struct cover_stats {
+    uint32_t count;
+    double max_surface_error; ///< |distance to the surface - offset| / r
+    double min_spacing;       ///< nearest-neighbour distance / r, smallest
+    double mean_spacing;      ///< nearest-neighbour distance / r, mean
+} cover_stats;
+
+static cover_stats covering(gr_world *w, gr_body b, double r, double (*surface)(gr_vec3 p, const void *u),
+                            const void *u)
+{
+    cover_stats s = {0, 0, INFINITY, 0};
+    s.count = gr_body_get_particle_count(w, b);
+    float *p = (float *)malloc(sizeof(float) * 4 * s.count);
+    MUST(w, gr_read_body_particles(w, b, 0, s.count, p, 0));
+    gr_vec3 pos;
+    gr_quat q;
+    MUST(w, gr_body_get_pose(w, b, &pos, &q));
+    for (uint32_t i = 0; i < s.count; i++) {
+        const gr_vec3 pi = quat_rotate_inv(q, v3_sub(v3(p[4 * i], p[4 * i + 1], p[4 * i + 2]), pos));
+        s.max_surface_error = fmax(s.max_surface_error, fabs(surface(pi, u)) / r);
+        double best = INFINITY;
+        for (uint32_t j = 0; j < s.count; j++)
+            if (j != i) {
+                const double dx = p[4 * i] - p[4 * j], dy = p[4 * i + 1] - p[4 * j + 1], dz = p[4 * i + 2] - p[4 * j + 2];
+                best = fmin(best, sqrt(dx * dx + dy * dy + dz * dz));
+            }
+        s.min_spacing = fmin(s.min_spacing, best / r);
+        s.mean_spacing += best / r / s.count;
+    }
+    free(p);
+    return s;
+}
+
+static double sphere_surface(gr_vec3 p, const void *u) { return v3_len(p) - *(const double *)u; }
+
+static double box_surface(gr_vec3 p, const void *u)
+{
+    const gr_vec3 h = *(const gr_vec3 *)u;
+    const gr_vec3 d = v3(fabs(p.x) - h.x, fabs(p.y) - h.y, fabs(p.z) - h.z);
+    const gr_vec3 o = v3(fmax(d.x, 0), fmax(d.y, 0), fmax(d.z, 0));
+    return v3_len(o) + fmin(fmax(d.x, fmax(d.y, d.z)), 0.0);
+}
+
+/* The box's offset surface at half a particle radius (0.005 m): rounded edges and corners. */
+static double box_offset_surface(gr_vec3 p, const void *u) { return box_surface(p, u) - 0.005; }
+
+static void test_surface_covering(void)
+{
+    gr_world *w = make_world(1, v3(0, 0, 0));
+    /* sphere: Bell's count floor(D A / (pi r^2)) (+1 with the fractional probability) */
+    const double R = 0.1, r = 0.01;
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = GR_SHAPE_SPHERE;
+    d.motion = GR_MOTION_DYNAMIC;
+    d.radius = R;
+    d.particle_radius = r;
+    gr_body b;
+    CHECK_OK(w, gr_add_body(w, &d, &b));
+    cover_stats s = covering(w, b, r, sphere_surface, &R);
+    printf("  sphere: %u particles, surface error %.3f r, spacing min %.2f r mean %.2f r\n", s.count,
+           s.max_surface_error, s.min_spacing, s.mean_spacing);
+    CHECK(s.count == 400 || s.count == 401);
+    CHECK(s.max_surface_error < 0.02);
+    CHECK(s.min_spacing > 1.0);                            /* the floaters spread them */
+    CHECK(s.mean_spacing > 1.5 && s.mean_spacing < 2.0);  /* a hexagonal D=1 cover: 1.9 r */
+    /* density 2 doubles the count */
+    d.particle_density = 2;
+    d.position = v3(1, 0, 0);
+    gr_body b2;
+    CHECK_OK(w, gr_add_body(w, &d, &b2));
+    CHECK(gr_body_get_particle_count(w, b2) == 800 || gr_body_get_particle_count(w, b2) == 801);
+    /* a box mesh, through the signed-distance grid */
+    gr_vec3 v[8];
+    uint32_t idx[36];
+    const gr_vec3 h = {0.08, 0.05, 0.06};
+    box_mesh(h, v3(0, 0, 0), v, idx);
+    gr_body_def md;
+    gr_body_def_init(&md);
+    md.shape = GR_SHAPE_MESH;
+    md.mesh_vertices = v;
+    md.mesh_indices = idx;
+    md.mesh_vertex_count = 8;
+    md.mesh_triangle_count = 12;
+    md.particle_radius = r;
+    md.position = v3(-1, 0, 0);
+    md.orientation = quat_normalize((gr_quat){0.2, 0.3, 0.1, 1});
+    gr_body mb;
+    CHECK_OK(w, gr_add_body(w, &md, &mb));
+    s = covering(w, mb, r, box_surface, &h);
+    const double area = 8 * (h.x * h.y + h.y * h.z + h.x * h.z), expect = area / (PI * r * r);
+    printf("  box mesh: %u particles (expected %.1f), surface error %.3f r, spacing min %.2f r mean %.2f r\n", s.count,
+           expect, s.max_surface_error, s.min_spacing, s.mean_spacing);
+    CHECK(fabs(s.count - expect) <= 12); /* one fractional draw per triangle */
+    CHECK(s.max_surface_error < 0.15);   /* trilinear grid of cell r; edges are rounded */
+    CHECK(s.min_spacing > 0.8);
+    /* an offset moves the particles off the surface */
+    md.particle_offset = 0.5 * r;
+    md.position = v3(-2, 0, 0);
+    gr_body ob;
+    CHECK_OK(w, gr_add_body(w, &md, &ob));
+    s = covering(w, ob, r, box_offset_surface, &h);
+    printf("  offset box mesh: surface error %.3f r\n", s.max_surface_error);
+    CHECK(s.max_surface_error < 0.15);
+    gr_world_destroy(w);
+}
+
+/* ---- dynamics --------------------------------------------------------------------------------- */
+
+static gr_body add_dynamic_box(gr_world *w, gr_vec3 pos, gr_vec3 h, double r, gr_material m)
+{
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = GR_SHAPE_BOX;
+    d.motion = GR_MOTION_DYNAMIC;
+    d.half_extents = h;
+    d.particle_radius = r;
+    d.position = pos;
+    d.material = m;
+    gr_body b;
+    MUST(w, gr_add_body(w, &d, &b));
+    return b;
+}
+
+/* Flight without contacts: the exact parabola (velocity Verlet is exact for constant g), and
+ * the spin carries on. */
+static void test_free_flight(void)
+{
+    gr_world *w = make_world(1, v3(0, -9.81, 0));
+    gr_body b = add_dynamic_box(w, v3(0, 10, 0), v3(0.1, 0.05, 0.08), 0.01, steel(w));
+    CHECK_OK(w, gr_body_set_velocity(w, b, v3(1, 2, 0), v3(0, 0, 3)));
+    for (int k = 0; k < 50; k++)
+        CHECK_OK(w, gr_step(w, 0.01));
+    gr_vec3 p, v, om;
+    CHECK_OK(w, gr_body_get_pose(w, b, &p, NULL));
+    CHECK_OK(w, gr_body_get_velocity(w, b, &v, &om));
+    CHECK_NEAR(p.x, 0.5, 1e-9);
+    CHECK_NEAR(p.y, 10 + 2 * 0.5 - 0.5 * 9.81 * 0.25, 1e-9);
+    CHECK_NEAR(v.y, 2 - 9.81 * 0.5, 1e-9);
+    CHECK_NEAR(om.z, 3, 1e-9); /* about a principal axis: steady */
+    gr_vec3 f;
+    CHECK_OK(w, gr_body_get_force(w, b, &f, NULL));
+    CHECK(v3_len(f) == 0);
+    gr_world_destroy(w);
+}
+
+static gr_body add_floor(gr_world *w)
+{
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = GR_SHAPE_PLANE;
+    gr_body b;
+    MUST(w, gr_add_body(w, &d, &b));
+    return b;
+}
+
+/* A box dropped on the floor comes to rest; the force the floor puts on it is its weight. */
+static void test_body_rests_on_floor(void)
+{
+    gr_world *w = make_world(1, v3(0, -9.81, 0));
+    add_floor(w);
+    const gr_vec3 h = {0.05, 0.03, 0.04};
+    gr_body b = add_dynamic_box(w, v3(0, 0.1, 0), h, 0.005, steel(w));
+    double m;
+    CHECK_OK(w, gr_body_get_mass(w, b, &m));
+    for (int k = 0; k < 100; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    gr_vec3 p, v, f;
+    CHECK_OK(w, gr_body_get_pose(w, b, &p, NULL));
+    CHECK_OK(w, gr_body_get_velocity(w, b, &v, NULL));
+    CHECK_OK(w, gr_body_get_force(w, b, &f, NULL));
+    printf("  rest at y = %.5f (half height %.3f), |v| = %.2e, force (%.4f %.4f %.4f), weight %.4f\n", p.y, h.y,
+           v3_len(v), f.x, f.y, f.z, m * 9.81);
+    CHECK_NEAR(p.y, h.y + 0.005, 0.001); /* particle centres on the surface: it stands on their radius */
+    CHECK(v3_len(v) < 1e-3);
+    CHECK_NEAR(f.y, m * 9.81, 0.02 * m * 9.81);
+    gr_world_destroy(w);
+}
+
+/* Two bodies collide head on: momentum is exchanged exactly and they bounce apart. */
+static void test_bodies_collide(void)
+{
+    gr_world *w = make_world(1, v3(0, 0, 0));
+    gr_material m = steel(w);
+    gr_body a = add_dynamic_box(w, v3(-0.2, 0, 0), v3(0.05, 0.05, 0.05), 0.01, m);
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = GR_SHAPE_SPHERE;
+    d.motion = GR_MOTION_DYNAMIC;
+    d.radius = 0.06;
+    d.particle_radius = 0.01;
+    d.material = m;
+    d.position = v3(0.2, 0.01, 0);
+    gr_body b;
+    CHECK_OK(w, gr_add_body(w, &d, &b));
+    CHECK_OK(w, gr_body_set_velocity(w, a, v3(1, 0, 0), v3(0, 0, 0)));
+    CHECK_OK(w, gr_body_set_velocity(w, b, v3(-0.5, 0, 0), v3(0, 0, 0)));
+    double ma, mb;
+    CHECK_OK(w, gr_body_get_mass(w, a, &ma));
+    CHECK_OK(w, gr_body_get_mass(w, b, &mb));
+    const double p0 = ma * 1 - mb * 0.5;
+    double fpeak = 0;
+    for (int k = 0; k < 60; k++) {
+        CHECK_OK(w, gr_step(w, 0.01));
+        gr_vec3 f;
+        CHECK_OK(w, gr_body_get_force(w, a, &f, NULL));
+        fpeak = fmax(fpeak, v3_len(f));
+    }
+    gr_vec3 va, vb, pa, pb;
+    CHECK_OK(w, gr_body_get_velocity(w, a, &va, NULL));
+    CHECK_OK(w, gr_body_get_velocity(w, b, &vb, NULL));
+    CHECK_OK(w, gr_body_get_pose(w, a, &pa, NULL));
+    CHECK_OK(w, gr_body_get_pose(w, b, &pb, NULL));
+    printf("  after: va %.3f vb %.3f (momentum %.6f -> %.6f), peak force %.1f N\n", va.x, vb.x, p0,
+           ma * va.x + mb * vb.x, fpeak);
+    CHECK(fpeak > 0);
+    CHECK(vb.x > va.x);                     /* separating */
+    CHECK(pb.x - pa.x > 0.05 + 0.06);       /* apart */
+    CHECK_NEAR(ma * va.x + mb * vb.x, p0, 1e-9 * (ma + mb));
+    CHECK(fabs(ma * va.y + mb * vb.y) < 1e-9 * (ma + mb));
+    gr_world_destroy(w);
+}
+
+/* ---- with grains ------------------------------------------------------------------------------- */
+
+static gr_body sand_bed(gr_world *w, double half, double r, uint32_t n)
+{
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_CONTAINER;
+    bd.open_faces = GR_FACE_POS_Y;
+    bd.half_extents = v3(half, half, half);
+    bd.position = v3(0, half, 0);
+    gr_body box;
+    MUST(w, gr_add_body(w, &bd, &box));
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = v3(-half, 0, -half);
+    fd.max = v3(half, 2 * half, half);
+    fd.radius = r;
+    fd.max_count = n;
+    MUST(w, gr_fill_box(w, &fd, NULL, NULL, 0));
+    for (int k = 0; k < 40; k++)
+        MUST(w, gr_step(w, 1.0 / 60));
+    return box;
+}
+
+/* Average of a body's sensed force over `steps` steps of dt. */
+static gr_vec3 mean_force(gr_world *w, gr_body b, int steps, double dt)
+{
+    gr_vec3 sum = {0, 0, 0};
+    for (int k = 0; k < steps; k++) {
+        MUST(w, gr_step(w, dt));
+        gr_vec3 f;
+        MUST(w, gr_body_get_force(w, b, &f, NULL));
+        sum = v3_add(sum, f);
+    }
+    return v3_scale(sum, 1.0 / steps);
+}
+
+/* A crate dropped on a sand bed sinks in a little and rests: the sand carries its weight. */
+static void test_body_on_sand_weight(void)
+{
+    gr_world *w = make_world(2, v3(0, -9.81, 0));
+    sand_bed(w, 0.06, 0.004, 1500);
+    const gr_vec3 h = {0.03, 0.02, 0.03};
+    gr_body b = add_dynamic_box(w, v3(0, 0.11, 0), h, 0.004, steel(w));
+    double m;
+    CHECK_OK(w, gr_body_get_mass(w, b, &m));
+    for (int k = 0; k < 60; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    const gr_vec3 f = mean_force(w, b, 30, 1.0 / 60);
+    gr_vec3 p, v;
+    CHECK_OK(w, gr_body_get_pose(w, b, &p, NULL));
+    CHECK_OK(w, gr_body_get_velocity(w, b, &v, NULL));
+    printf("  crate on sand: y = %.4f, |v| = %.2e, force %.4f N vs weight %.4f N (%.2f%%)\n", p.y, v3_len(v), f.y,
+           m * 9.81, 100 * (f.y / (m * 9.81) - 1));
+    CHECK(p.y > 0.03 && p.y < 0.12); /* on the bed, not through it */
+    CHECK_NEAR(f.y, m * 9.81, 0.02 * m * 9.81);
+    gr_world_destroy(w);
+}
+
+/* A kinematic mesh blade sweeps grains ahead of it; the grains push back on it. */
+static void test_kinematic_mesh_pushes(void)
+{
+    gr_world *w = make_world(2, v3(0, -9.81, 0));
+    add_floor(w);
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = v3(0, 0, -0.04);
+    fd.max = v3(0.1, 0.03, 0.04);
+    fd.radius = 0.004;
+    uint32_t n = 0;
+    CHECK_OK(w, gr_fill_box(w, &fd, &n, NULL, 0));
+    for (int k = 0; k < 20; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    gr_vec3 v[8];
+    uint32_t idx[36];
+    box_mesh(v3(0.01, 0.04, 0.06), v3(0, 0, 0), v, idx);
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = GR_SHAPE_MESH;
+    d.motion = GR_MOTION_KINEMATIC;
+    d.mesh_vertices = v;
+    d.mesh_indices = idx;
+    d.mesh_vertex_count = 8;
+    d.mesh_triangle_count = 12;
+    d.particle_radius = 0.004;
+    d.position = v3(-0.03, 0.04, 0);
+    d.linear_velocity = v3(0.3, 0, 0);
+    gr_body blade;
+    CHECK_OK(w, gr_add_body(w, &d, &blade));
+    double *p = (double *)malloc(sizeof(double) * 3 * n);
+    double fx = 0;
+    for (int k = 0; k < 30; k++) {
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+        gr_vec3 f;
+        CHECK_OK(w, gr_body_get_force(w, blade, &f, NULL));
+        fx += f.x / 30;
+    }
+    gr_vec3 bp;
+    CHECK_OK(w, gr_body_get_pose(w, blade, &bp, NULL));
+    CHECK_NEAR(bp.x, -0.03 + 0.3 * 0.5, 1e-9); /* kinematic: unaffected */
+    CHECK_OK(w, gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, p, 0));
+    int behind = 0;
+    for (uint32_t k = 0; k < n; k++)
+    {
+        /* left behind inside the blade's sweep (grains that flowed round its ends do not count) */
+        behind += p[3 * k] < bp.x - 0.01 && p[3 * k + 1] < 0.04 && fabs(p[3 * k + 2]) < 0.05;
+    }
+    printf("  blade at x = %.3f: %d of %u grains behind it, mean force x %.4f N\n", bp.x, behind, n, fx);
+    CHECK(behind < (int)n / 20);
+    CHECK(fx < 0); /* the grains resist */
+    free(p);
+    gr_world_destroy(w);
+}
+
+/* ---- host-owned bodies -------------------------------------------------------------------------- */
+
+typedef struct host_crate {
+    double mass;
+    gr_vec3 inertia; ///< of a box about its centre (diagonal, body = world axes: no rotation here)
+    gr_vec3 x, v, omega;
+    gr_quat q;
+    double dt;
+    gr_vec3 last_impulse;
+    int calls_get, calls_apply;
+} host_crate;
+
+static void host_get_state(gr_body body, void *user_data, gr_host_body_state *s, void *user)
+{
+    (void)body;
+    (void)user;
+    host_crate *c = (host_crate *)user_data;
+    s->position = c->x;
+    s->orientation = c->q;
+    s->linear_velocity = c->v;
+    s->angular_velocity = c->omega;
+    c->calls_get++;
+}
+
+/* The host's own integrator: semi-implicit Euler with gravity and the sand's impulse. */
+static void host_apply(gr_body body, void *user_data, gr_vec3 impulse, gr_vec3 angular, void *user)
+{
+    (void)body;
+    (void)user;
+    host_crate *c = (host_crate *)user_data;
+    c->last_impulse = impulse;
+    c->v = v3_add(c->v, v3_add(v3_scale(impulse, 1.0 / c->mass), v3(0, -9.81 * c->dt, 0)));
+    c->omega = v3_add(c->omega, v3(angular.x / c->inertia.x, angular.y / c->inertia.y, angular.z / c->inertia.z));
+    c->x = v3_madd(c->x, c->v, c->dt);
+    c->q = quat_integrate(c->q, c->omega, c->dt);
+    c->calls_apply++;
+}
+
+static void test_host_body_on_sand(void)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.worker_count = 2;
+    def.host.get_state = host_get_state;
+    def.host.apply_impulse = host_apply;
+    gr_world *w = NULL;
+    CHECK_OK(NULL, gr_world_create(&def, &w));
+    sand_bed(w, 0.06, 0.004, 1500);
+    const gr_vec3 h = {0.03, 0.02, 0.03};
+    host_crate c;
+    memset(&c, 0, sizeof c);
+    c.mass = 1000 * 8 * h.x * h.y * h.z;
+    c.inertia = v3(c.mass * (h.y * h.y + h.z * h.z) / 3, c.mass * (h.x * h.x + h.z * h.z) / 3,
+                   c.mass * (h.x * h.x + h.y * h.y) / 3);
+    c.x = v3(0, 0.11, 0);
+    c.q = quat_identity();
+    c.dt = 1.0 / 120;
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = GR_SHAPE_BOX;
+    d.motion = GR_MOTION_HOST;
+    d.half_extents = h;
+    d.particle_radius = 0.004;
+    d.position = c.x;
+    d.material = steel(w);
+    d.user_data = &c;
+    gr_body b;
+    CHECK_OK(w, gr_add_body(w, &d, &b));
+    /* the host owns the pose */
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_body_set_pose(w, b, v3(0, 1, 0), quat_identity()));
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_body_set_velocity(w, b, v3(0, 1, 0), v3(0, 0, 0)));
+    double m;
+    CHECK_OK(w, gr_body_get_mass(w, b, &m));
+    CHECK_NEAR(m, c.mass, 1e-12);
+    for (int k = 0; k < 120; k++)
+        CHECK_OK(w, gr_step(w, c.dt));
+    gr_vec3 sum = {0, 0, 0};
+    for (int k = 0; k < 60; k++) {
+        CHECK_OK(w, gr_step(w, c.dt));
+        sum = v3_add(sum, c.last_impulse);
+    }
+    const double fy = sum.y / (60 * c.dt);
+    gr_vec3 p;
+    CHECK_OK(w, gr_body_get_pose(w, b, &p, NULL));
+    printf("  host crate: y = %.4f (host %.4f), |v| = %.2e, sand force %.4f N vs weight %.4f N (%.2f%%)\n", p.y, c.x.y,
+           v3_len(c.v), fy, c.mass * 9.81, 100 * (fy / (c.mass * 9.81) - 1));
+    CHECK(c.calls_get == 180 && c.calls_apply == 180);
+    CHECK(c.x.y > 0.03 && c.x.y < 0.12);
+    CHECK(v3_len(c.v) < 0.01);
+    CHECK_NEAR(fy, c.mass * 9.81, 0.02 * c.mass * 9.81);
+    /* a bad state from the host is refused before anything moves */
+    const double t = gr_world_get_time(w);
+    c.x.y = NAN;
+    CHECK_STATUS(GR_ERROR_NOT_FINITE, gr_step(w, c.dt));
+    CHECK(gr_world_get_time(w) == t);
+    gr_world_destroy(w);
+}
+
+/* ---- lifetime, snapshots, determinism -------------------------------------------------------------- */
+
+typedef struct scene {
+    gr_world *w;
+    gr_body bodies[3];
+} scene;
+
+static void build_scene(scene *s, unsigned workers)
+{
+    s->w = make_world(workers, v3(0, -9.81, 0));
+    s->bodies[0] = sand_bed(s->w, 0.05, 0.004, 800);
+    s->bodies[1] = add_dynamic_box(s->w, v3(0.01, 0.12, 0), v3(0.02, 0.015, 0.02), 0.004, steel(s->w));
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = GR_SHAPE_CAPSULE;
+    d.motion = GR_MOTION_KINEMATIC;
+    d.radius = 0.01;
+    d.half_height = 0.02;
+    d.particle_radius = 0.004;
+    d.position = v3(-0.03, 0.05, 0);
+    d.linear_velocity = v3(0.1, 0, 0);
+    d.angular_velocity = v3(0, 2, 0);
+    static gr_vec3 v[8];
+    static uint32_t idx[36];
+    box_mesh(v3(0.01, 0.01, 0.01), v3(0, 0, 0), v, idx);
+    d.shape = GR_SHAPE_MESH;
+    d.mesh_vertices = v;
+    d.mesh_indices = idx;
+    d.mesh_vertex_count = 8;
+    d.mesh_triangle_count = 12;
+    CHECK_OK(s->w, gr_add_body(s->w, &d, &s->bodies[2]));
+}
+
+#include "test_util.h"
+
+static void test_determinism_and_snapshot(void)
+{
+    uint64_t ref = 0;
+    for (unsigned workers = 1; workers <= 3; workers++) {
+        scene s;
+        build_scene(&s, workers);
+        for (int k = 0; k < 20; k++)
+            CHECK_OK(s.w, gr_step(s.w, 1.0 / 60));
+        const uint64_t h = tu_state_hash(s.w, s.bodies, 3);
+        if (workers == 1)
+            ref = h;
+        CHECK(h == ref);
+        gr_world_destroy(s.w);
+    }
+    /* save, go on, load, go on again: the same */
+    scene s;
+    build_scene(&s, 2);
+    for (int k = 0; k < 10; k++)
+        CHECK_OK(s.w, gr_step(s.w, 1.0 / 60));
+    tu_stream st;
+    tu_stream_init(&st);
+    CHECK_OK(s.w, gr_world_save(s.w, tu_stream_write, &st));
+    for (int k = 0; k < 10; k++)
+        CHECK_OK(s.w, gr_step(s.w, 1.0 / 60));
+    const uint64_t a = tu_state_hash(s.w, s.bodies, 3);
+    st.pos = 0;
+    CHECK_OK(s.w, gr_world_load(s.w, tu_stream_read, &st));
+    for (int k = 0; k < 10; k++)
+        CHECK_OK(s.w, gr_step(s.w, 1.0 / 60));
+    CHECK(tu_state_hash(s.w, s.bodies, 3) == a);
+    CHECK(gr_body_get_particle_count(s.w, s.bodies[1]) > 0);
+    /* a corrupted body section is refused, the world unchanged */
+    for (size_t off = 64; off < st.size; off += st.size / 97) {
+        tu_stream bad = st;
+        bad.data = (unsigned char *)malloc(st.size);
+        memcpy(bad.data, st.data, st.size);
+        bad.data[off] ^= 0x40;
+        bad.pos = 0;
+        gr_status ls = gr_world_load(s.w, tu_stream_read, &bad);
+        CHECK(ls != GR_OK);
+        free(bad.data);
+    }
+    CHECK(tu_state_hash(s.w, s.bodies, 3) == a);
+    tu_stream_free(&st);
+    /* removing a covered body frees its particles: the world works on */
+    gr_counters k0;
+    k0.size = sizeof k0;
+    gr_world_get_counters(s.w, &k0);
+    CHECK_OK(s.w, gr_remove_body(s.w, s.bodies[1]));
+    CHECK(gr_body_get_particle_count(s.w, s.bodies[1]) == 0);
+    CHECK_OK(s.w, gr_remove_body(s.w, s.bodies[2]));
+    gr_counters k1;
+    k1.size = sizeof k1;
+    gr_world_get_counters(s.w, &k1);
+    CHECK(k1.bytes_in_use < k0.bytes_in_use); /* particles and mesh copies freed */
+    for (int k = 0; k < 5; k++)
+        CHECK_OK(s.w, gr_step(s.w, 1.0 / 60));
+    gr_world_destroy(s.w);
+}
+
+int main(int argc, char **argv)
+{
+    static const harness_test tests[] = {
+        {"mesh_mass_properties", test_mesh_mass_properties},
+        {"mesh_body_queries", test_mesh_body_queries},
+        {"surface_covering", test_surface_covering},
+        {"free_flight", test_free_flight},
+        {"body_rests_on_floor", test_body_rests_on_floor},
+        {"bodies_collide", test_bodies_collide},
+        {"body_on_sand_weight", test_body_on_sand_weight},
+        {"kinematic_mesh_pushes", test_kinematic_mesh_pushes},
+        {"host_body_on_sand", test_host_body_on_sand},
+        {"determinism_and_snapshot", test_determinism_and_snapshot},
+    };
+    return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
