@@ -78,13 +78,38 @@ static void join(char *buf, size_t n, const char *dir, const char *name)
     snprintf(buf, n, "%s/%s", dir, name);
 }
 
+int ex_body_points(const gr_world *w, gr_body body, const unsigned char rgb[3], ex_points *out)
+{
+    out->count = gr_body_get_particle_count(w, body);
+    out->xyzr = (float *)malloc(sizeof(float) * 4 * (out->count ? out->count : 1));
+    memcpy(out->rgb, rgb, 3);
+    if (!out->xyzr)
+        return -1;
+    return gr_read_body_particles(w, body, 0, out->count, out->xyzr, 0) == GR_OK ? 0 : -1;
+}
+
+void ex_points_free(ex_points *p)
+{
+    free(p->xyzr);
+    p->xyzr = NULL;
+    p->count = 0;
+}
+
 int ex_render_png(const gr_world *w, const ex_args *args, const char *name, const float lo[3], const float hi[3],
                   const float view_dir[3], const float up[3])
 {
-    uint32_t n = gr_world_get_render_point_count(w);
+    return ex_render_png_with(w, args, name, lo, hi, view_dir, up, NULL, 0);
+}
+
+int ex_render_png_with(const gr_world *w, const ex_args *args, const char *name, const float lo[3], const float hi[3],
+                       const float view_dir[3], const float up[3], const ex_points *extra, int extra_count)
+{
+    uint32_t ngrains = gr_world_get_render_point_count(w), n = ngrains;
+    for (int e = 0; e < extra_count; e++)
+        n += extra[e].count;
     float *pts = (float *)malloc(sizeof(float) * 4 * (n ? n : 1));
     unsigned char *rgb = (unsigned char *)malloc(3 * (size_t)(n ? n : 1));
-    if (!pts || !rgb || gr_read_render_points(w, 0, n, pts, 0) != GR_OK) {
+    if (!pts || !rgb || gr_read_render_points(w, 0, ngrains, pts, 0) != GR_OK) {
         free(pts);
         free(rgb);
         return -1;
@@ -100,12 +125,22 @@ int ex_render_png(const gr_world *w, const ex_args *args, const char *name, cons
         for (int k = 0; k < 3; k++)
             upv[k] = -g[k] / gl;
     float hmin = 1e30f, hmax = -1e30f;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < ngrains; i++) {
         float h = pts[4 * i] * upv[0] + pts[4 * i + 1] * upv[1] + pts[4 * i + 2] * upv[2];
         hmin = h < hmin ? h : hmin;
         hmax = h > hmax ? h : hmax;
     }
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t at = ngrains;
+    for (int e = 0; e < extra_count; e++) {
+        memcpy(pts + 4 * (size_t)at, extra[e].xyzr, sizeof(float) * 4 * extra[e].count);
+        for (uint32_t i = at; i < at + extra[e].count; i++) {
+            const float shade = 0.9f + 0.02f * (float)((i * 2654435761u) >> 29);
+            for (int k = 0; k < 3; k++)
+                rgb[3 * i + k] = (unsigned char)fminf(255.f, shade * extra[e].rgb[k]);
+        }
+        at += extra[e].count;
+    }
+    for (uint32_t i = 0; i < ngrains; i++) {
         float h = pts[4 * i] * upv[0] + pts[4 * i + 1] * upv[1] + pts[4 * i + 2] * upv[2];
         float t = hmax > hmin ? (h - hmin) / (hmax - hmin) : 0.5f;
         unsigned hash = (i * 2654435761u) >> 27; /* grain-to-grain variation */
@@ -136,7 +171,7 @@ int ex_render_png(const gr_world *w, const ex_args *args, const char *name, cons
     join(path, sizeof path, args->out_dir, name);
     int rc = splat_save_png(&img, path);
     if (rc == 0 && !args->quiet)
-        printf("wrote %s (%u grains)\n", path, n);
+        printf("wrote %s (%u grain spheres, %u body spheres)\n", path, ngrains, n - ngrains);
     splat_free(&img);
     free(pts);
     free(rgb);

@@ -29,6 +29,18 @@ void ex_ok(gr_world *w, gr_status s, const char *what);
 /// at out_dir/name. view_dir: from the camera towards the scene (NULL = a default 3/4 view).
 int ex_render_png(const gr_world *w, const ex_args *args, const char *name, const float lo[3], const float hi[3],
                   const float view_dir[3], const float up[3]);
+/// Extra spheres to draw with the grains (bodies' particles, sampled walls), in one colour.
+typedef struct ex_points {
+    float *xyzr;       ///< x, y, z, radius per sphere (owned: ex_points_free)
+    uint32_t count;
+    unsigned char rgb[3];
+} ex_points;
+/// A particle-covered body's surface particles, in `rgb`. Returns 0 on success.
+int ex_body_points(const gr_world *w, gr_body body, const unsigned char rgb[3], ex_points *out);
+void ex_points_free(ex_points *p);
+/// ex_render_png with extra sphere sets drawn in their colours.
+int ex_render_png_with(const gr_world *w, const ex_args *args, const char *name, const float lo[3], const float hi[3],
+                       const float view_dir[3], const float up[3], const ex_points *extra, int extra_count);
 /// Write the render points as an ASCII PLY point cloud (x y z radius) to out_dir/name.
 int ex_write_ply(const gr_world *w, const ex_args *args, const char *name);
 

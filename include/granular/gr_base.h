@@ -127,7 +127,13 @@ typedef struct gr_host_hooks {
     /// At the start of gr_step, for each host-owned body: write its pose and velocities now.
     void (*get_state)(gr_body body, void *body_user_data, gr_host_body_state *state, void *user);
     /// At the end of gr_step, for each host-owned body: the impulse [N s] and angular impulse
-    /// [N m s] (about the body's origin, world frame) the grains gave the body over the step.
+    /// [N m s] (world frame, about the body's centre of mass) the grains gave it over the step.
+    /// Within the step the library moves its copy of the body as a free body (gravity and the
+    /// grains, at the grains' time step) of the mass its shape and material give: set the
+    /// material's density to match the engine's mass. The impulse is the one that makes an
+    /// engine integrating symplectic Euler (v += J/m + g dt; x += v dt, likewise for rotation)
+    /// land the body where the library moved it: a resting body stays put, it does not jitter.
+    /// On average it is the contact impulse (gr_body_get_force reports the contact force).
     void (*apply_impulse)(gr_body body, void *body_user_data, gr_vec3 impulse, gr_vec3 angular_impulse,
                           void *user);
     void *user;

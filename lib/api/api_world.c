@@ -290,8 +290,9 @@ static void push_host_impulses(gr_world *w, double dt)
         if (b->motion != GR_MOTION_HOST)
             continue;
         const gr_body handle = {gr_handle_make(w->tag, bs->gen[slot], slot)};
-        w->def.host.apply_impulse(handle, b->user_data, v3_scale(b->force, dt), v3_scale(b->torque, dt),
-                                  w->def.host.user);
+        gr_vec3 impulse, angular;
+        gr_body_host_impulse(b, w->def.gravity, dt, &impulse, &angular);
+        w->def.host.apply_impulse(handle, b->user_data, impulse, angular, w->def.host.user);
     }
 }
 
