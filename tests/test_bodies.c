@@ -203,20 +203,49 @@ typedef struct cover_stats {
     double max_surface_error; ///< |distance to the surface - offset| / r
     double min_spacing;       ///< nearest-neighbour distance / r, smallest
     double mean_spacing;      ///< nearest-neighbour distance / r, mean
+    double largest_hole;      ///< farthest any surface point is from a particle centre / r
 } cover_stats;
 
-static cover_stats covering(gr_world *w, gr_body b, double r, double (*surface)(gr_vec3 p, const void *u),
-                            const void *u)
+/* Points on a sphere's surface (Fibonacci lattice) or a box's faces (grids), body frame. */
+static uint32_t sphere_samples(double R, gr_vec3 *out, uint32_t n)
 {
-    cover_stats s = {0, 0, INFINITY, 0};
+    for (uint32_t k = 0; k < n; k++) {
+        const double z = 1 - 2 * (k + 0.5) / n, a = k * 2.399963229728653, s = sqrt(1 - z * z);
+        out[k] = v3(R * s * cos(a), R * z, R * s * sin(a));
+    }
+    return n;
+}
+
+static uint32_t box_samples(gr_vec3 h, gr_vec3 *out)
+{
+    const int N = 40;
+    uint32_t n = 0;
+    for (int face = 0; face < 6; face++) {
+        const int ax = face / 2, o0 = (ax + 1) % 3, o1 = (ax + 2) % 3;
+        for (int i = 0; i <= N; i++)
+            for (int j = 0; j <= N; j++) {
+                double q[3], hh[3] = {h.x, h.y, h.z};
+                q[ax] = (face % 2 ? 1 : -1) * hh[ax];
+                q[o0] = -hh[o0] + 2 * hh[o0] * i / N;
+                q[o1] = -hh[o1] + 2 * hh[o1] * j / N;
+                out[n++] = v3(q[0], q[1], q[2]);
+            }
+    }
+    return n;
+}
+
+static cover_stats covering(gr_world *w, gr_body b, double r, double (*surface)(gr_vec3 p, const void *u),
+                            const void *u, const gr_vec3 *samples, uint32_t nsamples)
+{
+    cover_stats s = {0, 0, INFINITY, 0, 0};
     s.count = gr_body_get_particle_count(w, b);
     float *p = (float *)malloc(sizeof(float) * 4 * s.count);
     MUST(w, gr_read_body_particles(w, b, 0, s.count, p, 0));
     gr_vec3 pos;
-    gr_quat q;
-    MUST(w, gr_body_get_pose(w, b, &pos, &q));
+    gr_quat q_;
+    MUST(w, gr_body_get_pose(w, b, &pos, &q_));
     for (uint32_t i = 0; i < s.count; i++) {
-        const gr_vec3 pi = quat_rotate_inv(q, v3_sub(v3(p[4 * i], p[4 * i + 1], p[4 * i + 2]), pos));
+        const gr_vec3 pi = quat_rotate_inv(q_, v3_sub(v3(p[4 * i], p[4 * i + 1], p[4 * i + 2]), pos));
         s.max_surface_error = fmax(s.max_surface_error, fabs(surface(pi, u)) / r);
         double best = INFINITY;
         for (uint32_t j = 0; j < s.count; j++)
@@ -226,6 +255,14 @@ static cover_stats covering(gr_world *w, gr_body b, double r, double (*surface)(
             }
         s.min_spacing = fmin(s.min_spacing, best / r);
         s.mean_spacing += best / r / s.count;
+    }
+    /* holes: a grain of radius r_g slips through where the nearest centre is r + r_g away */
+    for (uint32_t k = 0; k < nsamples; k++) {
+        const gr_vec3 q = v3_add(pos, quat_rotate(q_, samples[k]));
+        double best = INFINITY;
+        for (uint32_t j = 0; j < s.count; j++)
+            best = fmin(best, v3_len(v3_sub(q, v3(p[4 * j], p[4 * j + 1], p[4 * j + 2]))));
+        s.largest_hole = fmax(s.largest_hole, best / r);
     }
     free(p);
     return s;
@@ -257,9 +294,12 @@ static void test_surface_covering(void)
     d.particle_radius = r;
     gr_body b;
     CHECK_OK(w, gr_add_body(w, &d, &b));
-    cover_stats s = covering(w, b, r, sphere_surface, &R);
-    printf("  sphere: %u particles, surface error %.3f r, spacing min %.2f r mean %.2f r\n", s.count,
-           s.max_surface_error, s.min_spacing, s.mean_spacing);
+    gr_vec3 *samples = (gr_vec3 *)malloc(sizeof(gr_vec3) * 6 * 41 * 41);
+    uint32_t ns = sphere_samples(R, samples, 4000);
+    cover_stats s = covering(w, b, r, sphere_surface, &R, samples, ns);
+    printf("  sphere: %u particles, surface error %.3f r, spacing min %.2f r mean %.2f r, largest hole %.2f r\n",
+           s.count, s.max_surface_error, s.min_spacing, s.mean_spacing, s.largest_hole);
+    CHECK(s.largest_hole < 1.6); /* nothing of the particles' size slips through */
     CHECK(s.count == 400 || s.count == 401);
     CHECK(s.max_surface_error < 0.02);
     CHECK(s.min_spacing > 1.0);                            /* the floaters spread them */
@@ -287,10 +327,13 @@ static void test_surface_covering(void)
     md.orientation = quat_normalize((gr_quat){0.2, 0.3, 0.1, 1});
     gr_body mb;
     CHECK_OK(w, gr_add_body(w, &md, &mb));
-    s = covering(w, mb, r, box_surface, &h);
+    ns = box_samples(h, samples);
+    s = covering(w, mb, r, box_surface, &h, samples, ns);
     const double area = 8 * (h.x * h.y + h.y * h.z + h.x * h.z), expect = area / (PI * r * r);
-    printf("  box mesh: %u particles (expected %.1f), surface error %.3f r, spacing min %.2f r mean %.2f r\n", s.count,
-           expect, s.max_surface_error, s.min_spacing, s.mean_spacing);
+    printf("  box mesh: %u particles (expected %.1f), surface error %.3f r, spacing min %.2f r mean %.2f r, "
+           "largest hole %.2f r\n", s.count, expect, s.max_surface_error, s.min_spacing, s.mean_spacing,
+           s.largest_hole);
+    CHECK(s.largest_hole < 1.6);
     CHECK(fabs(s.count - expect) <= 12); /* one fractional draw per triangle */
     CHECK(s.max_surface_error < 0.15);   /* trilinear grid of cell r; edges are rounded */
     CHECK(s.min_spacing > 0.8);
@@ -299,9 +342,10 @@ static void test_surface_covering(void)
     md.position = v3(-2, 0, 0);
     gr_body ob;
     CHECK_OK(w, gr_add_body(w, &md, &ob));
-    s = covering(w, ob, r, box_offset_surface, &h);
+    s = covering(w, ob, r, box_offset_surface, &h, NULL, 0);
     printf("  offset box mesh: surface error %.3f r\n", s.max_surface_error);
     CHECK(s.max_surface_error < 0.15);
+    free(samples);
     gr_world_destroy(w);
 }
 

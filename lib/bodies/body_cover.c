@@ -442,7 +442,7 @@ static gr_status place_particles(gr_body_data *b, gr_mem *mem, const mesh_sdf *s
     /* floaters: feedback to the offset iso-surface + compact repulsion (Bell eq. 20) */
     cover_ctx ctx = {b, sdf};
     const double step_cap = 0.25 * r; /* keeps the explicit iteration stable */
-    const double sigma = 2.0 * r * sqrt(1.0 / GR_MAX(D, 1e-3)) * 1.1, kstr = 0.3 * r;
+    const double sigma = 3.0 * r * sqrt(1.0 / GR_MAX(D, 1e-3)), kstr = 0.3 * r;
     gr_cell_grid grid;
     gr_cell_grid_init(&grid);
     gr_status s = GR_OK;
