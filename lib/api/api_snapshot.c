@@ -153,6 +153,7 @@ static void write_payload(const gr_world *w, gr_stream_writer *s)
         gr_writer_f64(s, t->unit_volume);
         put_vec(s, t->unit_inertia);
         gr_writer_f64(s, t->min_radius);
+        put_quat(s, t->principal);
     }
     gr_writer_f64s(s, (const double *)cs->offsets, (size_t)cs->sphere_count * 3);
     gr_writer_f64s(s, cs->radii, cs->sphere_count);
@@ -354,9 +355,11 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
         t->unit_volume = gr_reader_f64(r);
         t->unit_inertia = get_vec(r);
         t->min_radius = gr_reader_f64(r);
+        t->principal = get_quat(r);
         RCHECK(t->count >= 1 && t->count <= GR_MAX_CLUMP_SPHERES && t->first <= nspheres && t->count <= nspheres - t->first &&
                t->unit_volume > 0 && isfinite(t->unit_volume) && v3_finite(t->unit_inertia) && t->unit_inertia.x > 0 &&
-               t->unit_inertia.y > 0 && t->unit_inertia.z > 0 && t->min_radius > 0 && t->min_radius <= 1);
+               t->unit_inertia.y > 0 && t->unit_inertia.z > 0 && t->min_radius > 0 && t->min_radius <= 1 &&
+               quat_finite(t->principal) && fabs(quat_len2(t->principal) - 1) < 1e-6);
         cs->count = i + 1;
     }
     gr_reader_f64s(r, (double *)cs->offsets, (size_t)nspheres * 3);

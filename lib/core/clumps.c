@@ -77,6 +77,7 @@ gr_status gr_clump_store_add(gr_clump_store *s, gr_mem *mem, const gr_vec3 *cent
     t->unit_volume = mp.volume / b3;
     t->unit_inertia = v3(values[0] / b5, values[1] / b5, values[2] / b5);
     t->min_radius = rmin / bound;
+    t->principal = gr_quat_from_matrix((const double(*)[3])vec);
     s->sphere_count += count;
     return GR_OK;
 }

@@ -19,6 +19,7 @@ typedef struct gr_clump_template {
     double unit_volume;   ///< volume at bounding radius 1 (overlaps counted once)
     gr_vec3 unit_inertia; ///< principal moments at bounding radius 1 and density 1
     double min_radius;    ///< smallest sphere radius at bounding radius 1
+    gr_quat principal;    ///< the principal axes in the caller's frame (grain orientations are of that frame)
 } gr_clump_template;
 
 typedef struct gr_clump_store {

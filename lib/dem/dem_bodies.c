@@ -116,6 +116,7 @@ gr_status dem_body_added(void *state, uint32_t bs)
     st->c_mat[c] = b->material;
     st->c_body[c] = bs;
     st->c_fixed[c] = fixed ? 1 : 0;
+    st->c_frame[c] = b->principal;
     st->c_first[c] = st->nm;
     st->c_count[c] = count;
     double reach = 0;

@@ -35,6 +35,7 @@ static void clump_arrays(dem_state *st, gr_array_ref *a, size_t *n)
     a[k++] = (gr_array_ref){(void **)&st->c_mat, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->c_body, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->c_fixed, sizeof(uint8_t)};
+    a[k++] = (gr_array_ref){(void **)&st->c_frame, sizeof(gr_quat)};
     *n = k;
 }
 
@@ -49,7 +50,7 @@ static void member_arrays(dem_state *st, gr_array_ref *a)
 
 gr_status dem_reserve_clumps(dem_state *st, uint32_t clumps, uint32_t members)
 {
-    gr_array_ref a[16];
+    gr_array_ref a[24];
     size_t n;
     uint32_t ccap = st->c_cap, mcap = st->m_cap;
     if ((uint64_t)st->nc + clumps > st->c_cap) {
@@ -71,7 +72,7 @@ gr_status dem_reserve_clumps(dem_state *st, uint32_t clumps, uint32_t members)
 
 void dem_free_clumps(dem_state *st)
 {
-    gr_array_ref a[16];
+    gr_array_ref a[24];
     size_t n;
     clump_arrays(st, a, &n);
     gr_mem_free_arrays(st->mem, a, n, st->c_cap);
@@ -169,8 +170,11 @@ void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl)
     const double s3 = scale * scale * scale, s5 = s3 * scale * scale;
     const uint32_t c = st->nc++;
     const double mass = rho * t->unit_volume * s3;
+    /* the caller's orientation is of the template's frame; the clump turns in its principal frame */
+    const gr_quat q = quat_normalize(quat_mul(g->orientation, t->principal));
     st->c_x[c] = g->position;
-    st->c_q[c] = g->orientation;
+    st->c_q[c] = q;
+    st->c_frame[c] = t->principal;
     st->c_v[c] = g->velocity;
     st->c_inertia[c] = v3_scale(t->unit_inertia, rho * s5);
     st->c_m[c] = mass;
@@ -183,7 +187,7 @@ void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl)
     st->c_t[c] = v3(0, 0, 0);
     /* angular momentum from the given angular velocity: L = R I R^T w */
     double r[3][3];
-    rotation_matrix(g->orientation, r);
+    rotation_matrix(q, r);
     const gr_vec3 wl = mat_mul_t(r, g->angular_velocity);
     const gr_vec3 ic = st->c_inertia[c];
     st->c_L[c] = mat_mul(r, v3(wl.x * ic.x, wl.y * ic.y, wl.z * ic.z));
@@ -365,6 +369,7 @@ void dem_compact_clumps(dem_state *st)
         st->c_mat[nc] = st->c_mat[c];
         st->c_body[nc] = st->c_body[c];
         st->c_fixed[nc] = st->c_fixed[c];
+        st->c_frame[nc] = st->c_frame[c];
         st->c_first[nc] = nm;
         st->c_count[nc] = count;
         for (uint32_t k = 0; k < count; k++) {
@@ -395,9 +400,11 @@ void dem_clump_read(const dem_state *st, uint32_t c, gr_field field, double *o)
     case GR_FIELD_VELOCITY: a = st->c_v[c]; break;
     case GR_FIELD_ANGULAR_VELOCITY: a = st->c_w[c]; break;
     case GR_FIELD_FORCE: a = st->c_f[c]; break;
-    case GR_FIELD_ORIENTATION:
-        o[0] = st->c_q[c].x; o[1] = st->c_q[c].y; o[2] = st->c_q[c].z; o[3] = st->c_q[c].w;
+    case GR_FIELD_ORIENTATION: {
+        const gr_quat q = quat_normalize(quat_mul(st->c_q[c], quat_conj(st->c_frame[c])));
+        o[0] = q.x; o[1] = q.y; o[2] = q.z; o[3] = q.w;
         return;
+    }
     case GR_FIELD_RADIUS: o[0] = st->c_radius[c]; return;
     case GR_FIELD_MASS: o[0] = st->c_m[c]; return;
     case GR_FIELD_MATERIAL: o[0] = (double)st->c_mat[c]; return;
@@ -423,7 +430,7 @@ void dem_clump_write(dem_state *st, uint32_t c, gr_field field, const double *p)
     case GR_FIELD_ORIENTATION: {
         /* the body turns, its angular velocity stays: recompute L for the new frame */
         gr_quat q = {p[0], p[1], p[2], p[3]};
-        st->c_q[c] = q;
+        st->c_q[c] = quat_normalize(quat_mul(q, st->c_frame[c]));
         double w[4] = {st->c_w[c].x, st->c_w[c].y, st->c_w[c].z, 0};
         dem_clump_write(st, c, GR_FIELD_ANGULAR_VELOCITY, w);
         st->need_rebuild = true;

@@ -88,6 +88,7 @@ typedef struct dem_state {
     uint32_t *c_mat;
     uint32_t *c_body;     ///< body slot of a body's particle clump, GR_INVALID_INDEX for a grain
     uint8_t *c_fixed;     ///< a body clump that does not answer forces (static, kinematic)
+    gr_quat *c_frame;     ///< principal axes in the caller's frame: orientation = c_q * conj(c_frame)
     uint32_t nm, m_cap;   ///< member records
     uint32_t *m_sphere;   ///< current index of the member's sphere
     uint32_t *m_clump;    ///< the member's clump

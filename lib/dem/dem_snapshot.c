@@ -56,6 +56,7 @@ gr_status dem_save(const void *state, gr_stream_writer *w)
     gr_writer_u32s(w, st->c_mat, st->nc);
     gr_writer_u32s(w, st->c_body, st->nc);
     gr_writer_bytes(w, st->c_fixed, st->nc);
+    gr_writer_f64s(w, (const double *)st->c_frame, (size_t)st->nc * 4);
     gr_writer_u32s(w, st->m_sphere, st->nm);
     gr_writer_u32s(w, st->m_clump, st->nm);
     put_v3s(w, st->m_offset, st->nm);
@@ -166,7 +167,7 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     const gr_grain_table *t = &world->grains;
     /* clumps */
     const uint32_t nc = gr_reader_u32(r), nm = gr_reader_u32(r), nc_dead = gr_reader_u32(r);
-    LOAD_CHECK(nc <= n && nm <= n && nc_dead <= nc && fits(r, nc, 8 * 29) && fits(r, nm, 32));
+    LOAD_CHECK(nc <= n && nm <= n && nc_dead <= nc && fits(r, nc, 8 * 33) && fits(r, nm, 32));
     if (dem_reserve_clumps(st, GR_MAX(nc, 1u), GR_MAX(nm, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
     get_v3s(r, st->c_x, nc);
@@ -185,6 +186,7 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     gr_reader_u32s(r, st->c_mat, nc);
     gr_reader_u32s(r, st->c_body, nc);
     gr_reader_bytes(r, st->c_fixed, nc);
+    gr_reader_f64s(r, (double *)st->c_frame, (size_t)nc * 4);
     gr_reader_u32s(r, st->m_sphere, nm);
     gr_reader_u32s(r, st->m_clump, nm);
     get_v3s(r, st->m_offset, nm);
@@ -201,7 +203,8 @@ gr_status dem_load(void *state, gr_stream_reader *r)
         LOAD_CHECK(st->c_inertia[c].x > 0 && st->c_inertia[c].y > 0 && st->c_inertia[c].z > 0 &&
                    v3_finite(st->c_inertia[c]) && isfinite(st->c_radius[c]));
         LOAD_CHECK(v3_finite(st->c_x[c]) && v3_finite(st->c_v[c]) && v3_finite(st->c_w[c]) && v3_finite(st->c_L[c]) &&
-                   v3_finite(st->c_f[c]) && v3_finite(st->c_t[c]) && quat_finite(st->c_q[c]));
+                   v3_finite(st->c_f[c]) && v3_finite(st->c_t[c]) && quat_finite(st->c_q[c]) &&
+                   quat_finite(st->c_frame[c]) && fabs(quat_len2(st->c_frame[c]) - 1) < 1e-6);
         for (uint32_t m = st->c_first[c]; m < st->c_first[c] + st->c_count[c]; m++)
             LOAD_CHECK(st->m_clump[m] == c);
         if (st->c_slot[c] == GR_INVALID_INDEX) {
