@@ -105,7 +105,7 @@ static outcome run(const ex_args *args, double friction, unsigned nrings, const 
         for (int f = 0; f < 6; f++) /* a ring every 0.1 s */
             ex_ok(w, gr_step(w, dt), "gr_step");
     }
-    for (int f = 0; f < 150; f++)
+    for (int f = 0; f < 210; f++)
         ex_ok(w, gr_step(w, dt), "gr_step (settling)");
     outcome o = {nrings, 0, 0, 0, 0, 1e9, ex_now() - t0};
 
