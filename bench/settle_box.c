@@ -42,12 +42,14 @@ typedef struct scene {
 
 static const double R = 1.0e-3, S = 2.2e-3, JIT = 0.05e-3, LZ = 0.06;
 
-static int make_lattice(scene *sc, int nx, int ny, int nz)
+/* A jittered lattice of nx * ny * nz grains of radius r at spacing s (spheres: R and S;
+ * tetrahedral clumps: twice both, so that their member spheres have radius R). */
+static int make_lattice(scene *sc, int nx, int ny, int nz, double r, double s, gr_grain_shape shape)
 {
     sc->n = (uint32_t)(nx * ny * nz);
-    sc->lx = nx * S;
-    sc->ly = ny * S;
-    sc->lz = LZ;
+    sc->lx = nx * s;
+    sc->ly = ny * s;
+    sc->lz = nz * s + 0.01 > LZ ? nz * s + 0.01 : LZ;
     sc->grains = (gr_grain_def *)malloc(sizeof(gr_grain_def) * sc->n);
     if (!sc->grains)
         return -1;
@@ -58,10 +60,15 @@ static int make_lattice(scene *sc, int nx, int ny, int nz)
             for (int x = 0; x < nx; x++) {
                 gr_grain_def *g = &sc->grains[k++];
                 gr_grain_def_init(g);
-                g->radius = R;
-                g->position.x = (x + 0.5) * S + (2.0 * sm_uniform() - 1.0) * JIT;
-                g->position.y = (y + 0.5) * S + (2.0 * sm_uniform() - 1.0) * JIT;
-                g->position.z = (z + 0.5) * S + (2.0 * sm_uniform() - 1.0) * JIT;
+                g->shape = shape;
+                g->radius = r;
+                g->position.x = (x + 0.5) * s + (2.0 * sm_uniform() - 1.0) * JIT;
+                g->position.y = (y + 0.5) * s + (2.0 * sm_uniform() - 1.0) * JIT;
+                g->position.z = (z + 0.5) * s + (2.0 * sm_uniform() - 1.0) * JIT;
+                if (shape != GR_GRAIN_SPHERE) { /* a different turn for each */
+                    const double a = 6.283185307179586 * sm_uniform(), b = sm_uniform() - 0.5;
+                    g->orientation = (gr_quat){sin(a) * b, cos(a) * b, 0.3, 1.0};
+                }
             }
     return 0;
 }
@@ -144,7 +151,7 @@ static void wall(gr_world *w, gr_material m, gr_vec3 p, gr_vec3 nrm)
 int main(int argc, char **argv)
 {
     unsigned n = 10000, workers = 1;
-    const char *phase = "pour", *data = NULL;
+    const char *phase = "pour", *data = NULL, *shape_name = "sphere";
     int steps = -1, frame = 100;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--n") && i + 1 < argc) n = (unsigned)atoi(argv[++i]);
@@ -153,12 +160,19 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frame") && i + 1 < argc) frame = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--shape") && i + 1 < argc) shape_name = argv[++i];
         else {
-            fprintf(stderr, "usage: %s --n 10000|100000 --phase pour|dense [--data FILE] [--workers W] [--steps S]\n", argv[0]);
+            fprintf(stderr, "usage: %s --n 10000|100000 --phase pour|dense [--data FILE] [--workers W] [--steps S] "
+                            "[--shape sphere|tetra]\n", argv[0]);
             return 2;
         }
     }
     int dense = !strcmp(phase, "dense");
+    const int tetra = !strcmp(shape_name, "tetra");
+    if (tetra && dense) {
+        fprintf(stderr, "--shape tetra runs the pour phase only\n");
+        return 2;
+    }
     if (steps < 0)
         steps = dense ? 2000 : 4000;
     scene sc;
@@ -167,7 +181,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "phase dense needs --data settled_N.data (gunzipped)\n");
             return 1;
         }
-    } else if (make_lattice(&sc, n == 100000 ? 80 : 20, n == 100000 ? 50 : 20, 25) != 0) {
+    } else if (tetra) {
+        /* n spheres as n/4 tetrahedra of twice the radius (members of radius R) */
+        if (make_lattice(&sc, n == 100000 ? 40 : 10, 25, n == 100000 ? 25 : 10, 2 * R, 2 * S, GR_GRAIN_TETRAHEDRON) != 0)
+            return 1;
+    } else if (make_lattice(&sc, n == 100000 ? 80 : 20, n == 100000 ? 50 : 20, 25, R, S, GR_GRAIN_SPHERE) != 0) {
         return 1;
     }
 
@@ -223,10 +241,16 @@ int main(int argc, char **argv)
     gr_world_get_counters(w, &c);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
+    /* particles = spheres (a tetrahedron has 4) */
+    const uint32_t spheres = gr_world_get_render_point_count(w);
     printf("settle-box N=%u phase=%s workers=%u particle_steps_per_s=%.0f contacts_per_particle=%.2f "
-           "bytes_per_particle=%.0f rss_bytes_per_particle=%.0f\n",
-           sc.n, dense ? "dense" : "pour", workers, (double)sc.n * steps / wall_time, 2.0 * (double)c.contact_count / sc.n,
-           (double)c.bytes_peak / sc.n, (double)ru.ru_maxrss * 1024.0 / sc.n);
+           "bytes_per_particle=%.0f rss_bytes_per_particle=%.0f",
+           spheres, dense ? "dense" : "pour", workers, (double)spheres * steps / wall_time,
+           2.0 * (double)c.contact_count / spheres, (double)c.bytes_peak / spheres,
+           (double)ru.ru_maxrss * 1024.0 / spheres);
+    if (tetra)
+        printf(" shape=tetra grains=%u grain_steps_per_s=%.0f", sc.n, (double)sc.n * steps / wall_time);
+    printf("\n");
     fprintf(stderr, "  %d steps in %.3f s, %llu neighbour rebuilds, %llu substeps\n", steps, wall_time,
             (unsigned long long)c.neighbor_rebuilds, (unsigned long long)c.substep_count);
     gr_world_destroy(w);

@@ -188,6 +188,8 @@ void dem_reduce_clumps(dem_state *st);
 void dem_place_members(dem_state *st, uint32_t c);
 /// Drop removed clumps and their member records (after the spheres were compacted).
 void dem_compact_clumps(dem_state *st);
+/// Clumps and member records in the order of their spheres (after a rebuild's permutation).
+void dem_sort_clumps(dem_state *st);
 void dem_clump_read(const dem_state *st, uint32_t c, gr_field field, double *out);
 void dem_clump_write(dem_state *st, uint32_t c, gr_field field, const double *in);
 

@@ -499,6 +499,7 @@ gr_status dem_rebuild(dem_state *st)
     st->n = n;
     st->n_dead = 0;
     dem_compact_clumps(st);
+    dem_sort_clumps(st);
 
     /* 6. the new lists become current */
     { uint32_t *t = st->nb_start; st->nb_start = st->nb_start_old; st->nb_start_old = t; }
