@@ -10,48 +10,12 @@
 #include <stdlib.h>
 
 #include "common/example_util.h"
+#include "common/hourglass_mesh.h"
 
 #define PI 3.14159265358979323846
-enum { AROUND = 48, PROFILE = 5 };
 
-/* Inner profile (radius, height) from the bottom up: lower bulb, cone to the neck, cone out,
- * upper bulb. The wall is a shell `thick` thick, closed by rings at the bottom and the top. */
+/* the inner profile: bulbs of 3 cm radius, a neck of 1.25 cm, a wall 6 mm thick */
 static const double bulb_r = 0.03, neck_r = 0.0125, bulb_h = 0.035, cone_h = 0.03, thick = 0.006;
-
-static void hourglass_mesh(gr_vec3 *v, uint32_t *idx, uint32_t *nv, uint32_t *nt)
-{
-    const double pr[PROFILE] = {bulb_r, bulb_r, neck_r, bulb_r, bulb_r};
-    const double py[PROFILE] = {0, bulb_h, bulb_h + cone_h, bulb_h + 2 * cone_h, 2 * bulb_h + 2 * cone_h};
-    /* vertex (side s: 0 inner, 1 outer; profile i; angle j) */
-#define VTX(s, i, j) ((uint32_t)(((s) * PROFILE + (i)) * AROUND + ((j) % AROUND)))
-    for (int s = 0; s < 2; s++)
-        for (int i = 0; i < PROFILE; i++)
-            for (int j = 0; j < AROUND; j++) {
-                const double a = 2 * PI * j / AROUND, r = pr[i] + s * thick;
-                v[VTX(s, i, j)] = (gr_vec3){r * cos(a), py[i], r * sin(a)};
-            }
-    uint32_t t = 0;
-#define TRI(a, b, c) (idx[3 * t] = (a), idx[3 * t + 1] = (b), idx[3 * t + 2] = (c), t++)
-    for (int i = 0; i + 1 < PROFILE; i++)
-        for (int j = 0; j < AROUND; j++) {
-            /* inner wall faces the axis (out of the solid shell), outer wall faces away */
-            TRI(VTX(0, i, j), VTX(0, i, j + 1), VTX(0, i + 1, j));
-            TRI(VTX(0, i + 1, j), VTX(0, i, j + 1), VTX(0, i + 1, j + 1));
-            TRI(VTX(1, i, j), VTX(1, i + 1, j), VTX(1, i, j + 1));
-            TRI(VTX(1, i + 1, j), VTX(1, i + 1, j + 1), VTX(1, i, j + 1));
-        }
-    for (int j = 0; j < AROUND; j++) {
-        const int top = PROFILE - 1;
-        TRI(VTX(0, 0, j), VTX(1, 0, j), VTX(0, 0, j + 1)); /* bottom ring faces down */
-        TRI(VTX(0, 0, j + 1), VTX(1, 0, j), VTX(1, 0, j + 1));
-        TRI(VTX(0, top, j), VTX(0, top, j + 1), VTX(1, top, j)); /* top ring faces up */
-        TRI(VTX(0, top, j + 1), VTX(1, top, j + 1), VTX(1, top, j));
-    }
-#undef TRI
-#undef VTX
-    *nv = 2 * PROFILE * AROUND;
-    *nt = t;
-}
 
 int main(int argc, char **argv)
 {
@@ -73,10 +37,11 @@ int main(int argc, char **argv)
     gr_material sand;
     ex_ok(w, gr_add_material(w, &md, &sand), "gr_add_material");
 
-    static gr_vec3 v[2 * PROFILE * AROUND];
-    static uint32_t idx[3 * (4 * (PROFILE - 1) * AROUND + 4 * AROUND)];
+    static gr_vec3 v[HOURGLASS_MAX_VERTICES];
+    static uint32_t idx[3 * HOURGLASS_MAX_TRIANGLES];
     uint32_t nv, nt;
-    hourglass_mesh(v, idx, &nv, &nt);
+    const hourglass_shape shape = {bulb_r, neck_r, bulb_h, cone_h, thick};
+    hourglass_mesh(&shape, v, idx, &nv, &nt);
     gr_body_def hd;
     gr_body_def_init(&hd);
     hd.shape = GR_SHAPE_MESH;

@@ -450,11 +450,13 @@ static void test_bad_world_defs(void)
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.reserved0 = 3);
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.allocator.free = (void (*)(void *, size_t, void *))1);
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.tasks.finish = (void (*)(void *, void *))1);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.host.apply_impulse = (void (*)(gr_body, void *, gr_vec3, gr_vec3, void *))1);
     BAD_DEF(GR_ERROR_STRUCT_SIZE, dem.size = 0);
     BAD_DEF(GR_ERROR_UNKNOWN_ENUM, dem.normal_law = (gr_normal_law)12);
     BAD_DEF(GR_ERROR_UNKNOWN_ENUM, dem.tangential_law = (gr_tangential_law)12);
     BAD_DEF(GR_ERROR_UNKNOWN_ENUM, dem.rolling_law = (gr_rolling_law)12);
-    BAD_DEF(GR_ERROR_UNSUPPORTED, dem.integrator = GR_INTEGRATOR_RKF45);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.integrator = GR_INTEGRATOR_RKF45; dem.rkf_tolerance = 0);
+    BAD_DEF(GR_ERROR_NOT_FINITE, dem.rkf_tolerance = INFINITY);
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.skin = -1);
     BAD_DEF(GR_ERROR_NOT_FINITE, dem.contact_time = NAN);
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.contact_time = 0);

@@ -62,7 +62,7 @@ typedef enum gr_rolling_law {
 typedef enum gr_integrator {
     GR_INTEGRATOR_DEFAULT = 0,         ///< GR_INTEGRATOR_VELOCITY_VERLET
     GR_INTEGRATOR_VELOCITY_VERLET = 1, ///< 2nd order, symplectic, one force evaluation per substep
-    GR_INTEGRATOR_RKF45 = 2,           ///< adaptive Runge-Kutta-Fehlberg: not built yet
+    GR_INTEGRATOR_RKF45 = 2,           ///< adaptive Runge-Kutta-Fehlberg 4(5), error-controlled (rkf_tolerance)
     GR_INTEGRATOR_FORCE_U32 = 0x7fffffff
 } gr_integrator;
 
@@ -206,6 +206,9 @@ typedef struct gr_dem_def {
     double contact_time_fraction;
     /// Impact speed [m/s] used to estimate the contact time of the nonlinear law. Default 1.
     double reference_speed;
+    /// RKF45: the error allowed per step, relative: positions to this fraction of a grain's
+    /// radius, velocities to this fraction of its speed (at least sqrt(g r)). Default 1e-3.
+    double rkf_tolerance;
 } gr_dem_def;
 
 /// World parameters.

@@ -33,6 +33,7 @@ static void dem_defaults(gr_dem_def *d)
     d->rayleigh_fraction = 0.15;
     d->contact_time_fraction = 0.05;
     d->reference_speed = 1.0;
+    d->rkf_tolerance = 1e-3;
 }
 
 static void material_defaults(gr_material_def *d)

@@ -53,7 +53,7 @@ static void put_dem_def(gr_stream_writer *s, const gr_dem_def *d)
     const double v[] = {d->linear_stiffness, d->linear_damping, d->contact_time, d->nonlinear_a, d->nonlinear_b,
                         d->nonlinear_stiffness, d->nonlinear_damping, d->tangential_stiffness_ratio, d->shear_damping,
                         d->coulomb_slip_speed, d->rolling_damping, d->skin, d->rayleigh_fraction,
-                        d->contact_time_fraction, d->reference_speed};
+                        d->contact_time_fraction, d->reference_speed, d->rkf_tolerance};
     gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
     gr_writer_f64s(s, v, GR_COUNTOF(v));
 }
@@ -66,12 +66,12 @@ static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)
     d->rolling_law = (gr_rolling_law)gr_reader_u32(r);
     d->integrator = (gr_integrator)gr_reader_u32(r);
     d->clamp_normal_force = gr_reader_u32(r);
-    double v[15];
-    if (gr_reader_u32(r) != 15u) {
+    double v[16];
+    if (gr_reader_u32(r) != 16u) {
         r->bad = true;
         return;
     }
-    gr_reader_f64s(r, v, 15);
+    gr_reader_f64s(r, v, 16);
     d->linear_stiffness = v[0];
     d->linear_damping = v[1];
     d->contact_time = v[2];
@@ -87,6 +87,7 @@ static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)
     d->rayleigh_fraction = v[12];
     d->contact_time_fraction = v[13];
     d->reference_speed = v[14];
+    d->rkf_tolerance = v[15];
 }
 
 static void put_material(gr_stream_writer *s, const gr_material_def *m)

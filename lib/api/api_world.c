@@ -37,8 +37,7 @@ gr_status gr_validate_dem_def(const gr_world *w, const gr_dem_def *d, const char
     GR_CHECK(gr_check_enum(w, (uint32_t)d->tangential_law, 6, f, "dem.tangential_law"));
     GR_CHECK(gr_check_enum(w, (uint32_t)d->rolling_law, 4, f, "dem.rolling_law"));
     GR_CHECK(gr_check_enum(w, (uint32_t)d->integrator, 3, f, "dem.integrator"));
-    if (d->integrator == GR_INTEGRATOR_RKF45)
-        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "dem.integrator RKF45 is not built yet");
+    GR_CHECK(gr_check_positive(w, d->rkf_tolerance, false, f, "dem.rkf_tolerance"));
     if (d->clamp_normal_force > 1)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "dem.clamp_normal_force must be 0 or 1");
     GR_CHECK(gr_check_positive(w, d->linear_stiffness, true, f, "dem.linear_stiffness"));

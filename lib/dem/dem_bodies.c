@@ -80,11 +80,13 @@ static bool pose_from_body(dem_state *st, uint32_t c, const gr_body_data *b)
     return b->motion != GR_MOTION_STATIC;
 }
 
-void dem_sync_body_clump(dem_state *st, uint32_t c)
+bool dem_sync_body_clump(dem_state *st, uint32_t c)
 {
     const gr_body_data *b = &st->world->bodies.data[st->c_body[c]];
-    if (pose_from_body(st, c, b))
-        dem_place_members(st, c);
+    if (!pose_from_body(st, c, b))
+        return false;
+    dem_place_members(st, c);
+    return true;
 }
 
 gr_status dem_body_added(void *state, uint32_t bs)

@@ -36,6 +36,8 @@ static void clump_arrays(dem_state *st, gr_array_ref *a, size_t *n)
     a[k++] = (gr_array_ref){(void **)&st->c_body, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->c_fixed, sizeof(uint8_t)};
     a[k++] = (gr_array_ref){(void **)&st->c_frame, sizeof(gr_quat)};
+    a[k++] = (gr_array_ref){(void **)&st->c_fa_first, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->c_fa_count, sizeof(uint32_t)};
     *n = k;
 }
 
@@ -70,6 +72,54 @@ gr_status dem_reserve_clumps(dem_state *st, uint32_t clumps, uint32_t members)
     return GR_OK;
 }
 
+bool dem_reserve_fixed_active(dem_state *st)
+{
+    if (st->nm <= st->fa_cap)
+        return true;
+    const uint32_t cap = gr_grow_capacity(st->fa_cap, st->nm);
+    uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
+    if (!a)
+        return false;
+    gr_mem_free(st->mem, st->fa_member, sizeof(uint32_t) * st->fa_cap);
+    st->fa_member = a;
+    st->fa_cap = cap;
+    return true;
+}
+
+void dem_update_fixed_active(dem_state *st)
+{
+    const uint32_t n = st->n_built;
+    bool any = false;
+    for (uint32_t c = 0; c < st->nc; c++) {
+        st->c_fa_first[c] = st->c_fa_count[c] = 0;
+        any = any || (st->c_fixed[c] && st->c_slot[c] != GR_INVALID_INDEX);
+    }
+    if (!any)
+        return;
+    /* bit 0: a fixed clump's sphere; bit 1: it has a partner that is not fixed */
+    uint8_t *flag = st->sorted_fixed;
+    for (uint32_t i = 0; i < n; i++)
+        flag[i] = st->member[i] != GR_INVALID_INDEX && st->c_fixed[st->m_clump[st->member[i]]] ? 1u : 0u;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t e = st->nb_start[i]; e < st->nb_start[i + 1]; e++) {
+            const uint32_t j = st->nb_j[e] & DEM_INDEX_MASK;
+            if ((flag[i] ^ flag[j]) & 1u) {
+                flag[i] |= 2u;
+                flag[j] |= 2u;
+            }
+        }
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < st->nc; c++) {
+        if (!st->c_fixed[c] || st->c_slot[c] == GR_INVALID_INDEX)
+            continue;
+        st->c_fa_first[c] = k;
+        for (uint32_t m = st->c_first[c]; m < st->c_first[c] + st->c_count[c]; m++)
+            if (st->m_sphere[m] < n && (flag[st->m_sphere[m]] & 2u))
+                st->fa_member[k++] = m;
+        st->c_fa_count[c] = k - st->c_fa_first[c];
+    }
+}
+
 void dem_free_clumps(dem_state *st)
 {
     gr_array_ref a[24];
@@ -78,6 +128,9 @@ void dem_free_clumps(dem_state *st)
     gr_mem_free_arrays(st->mem, a, n, st->c_cap);
     member_arrays(st, a);
     gr_mem_free_arrays(st->mem, a, MEMBER_ARRAYS, st->m_cap);
+    gr_mem_free(st->mem, st->fa_member, sizeof(uint32_t) * st->fa_cap);
+    st->fa_member = NULL;
+    st->fa_cap = 0;
     st->c_cap = st->m_cap = st->nc = st->nm = st->nc_dead = 0;
 }
 
@@ -259,10 +312,18 @@ static void clump_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             /* a static, kinematic or host body: its pose comes from the body, not from forces */
             if (c->h == 0)
                 continue;
-            dem_sync_body_clump(st, i);
             st->c_f[i] = v3(0, 0, 0);
             st->c_t[i] = v3(0, 0, 0);
-            max_d2 = clear_members(st, i, max_d2);
+            if (dem_sync_body_clump(st, i)) {
+                max_d2 = clear_members(st, i, max_d2); /* it moves: every member counts */
+                continue;
+            }
+            /* a static body: only members with a neighbour can have been pushed */
+            for (uint32_t k = st->c_fa_first[i]; k < st->c_fa_first[i] + st->c_fa_count[i]; k++) {
+                const uint32_t s = st->m_sphere[st->fa_member[k]];
+                st->f[s] = v3(0, 0, 0);
+                st->t[s] = v3(0, 0, 0);
+            }
             continue;
         }
         const double inv_m = 1.0 / st->c_m[i];
@@ -340,6 +401,17 @@ static void reduce_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             continue;
         gr_vec3 f = st->c_f[i], t = st->c_t[i];
         const gr_vec3 x = st->c_x[i];
+        if (st->c_fixed[i]) {
+            /* a fixed body senses the force: only members with a neighbour carry any */
+            for (uint32_t k = st->c_fa_first[i]; k < st->c_fa_first[i] + st->c_fa_count[i]; k++) {
+                const uint32_t s = st->m_sphere[st->fa_member[k]];
+                f = v3_add(f, st->f[s]);
+                t = v3_add(t, v3_add(st->t[s], v3_cross(v3_sub(xr_pos(&st->xr[s]), x), st->f[s])));
+            }
+            st->c_f[i] = f;
+            st->c_t[i] = t;
+            continue;
+        }
         for (uint32_t k = st->c_first[i]; k < st->c_first[i] + st->c_count[i]; k++) {
             const uint32_t s = st->m_sphere[k];
             f = v3_add(f, st->f[s]);

@@ -529,7 +529,7 @@ static void force_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         c->fn(c->st, b, 2 * k + c->parity, c->h);
 }
 
-void dem_forces(dem_state *st, double h)
+void dem_forces(dem_state *st, double h, double w_impulse)
 {
     const uint32_t ns = st->nslabs;
     if (st->body_slots)
@@ -558,8 +558,8 @@ void dem_forces(dem_state *st, double h)
             fsum = v3_add(fsum, v3(sb[0], sb[1], sb[2]));
             tsum = v3_add(tsum, v3(sb[3], sb[4], sb[5]));
         }
-        st->body_impulse[2 * bs] = v3_madd(st->body_impulse[2 * bs], fsum, h);
-        st->body_impulse[2 * bs + 1] = v3_madd(st->body_impulse[2 * bs + 1], tsum, h);
+        st->body_impulse[2 * bs] = v3_madd(st->body_impulse[2 * bs], fsum, w_impulse);
+        st->body_impulse[2 * bs + 1] = v3_madd(st->body_impulse[2 * bs + 1], tsum, w_impulse);
     }
 }
 
@@ -575,6 +575,6 @@ void dem_compute_forces(dem_state *st)
         st->c_f[c] = st->c_fixed[c] ? v3(0, 0, 0) : v3_scale(g, st->c_m[c]);
         st->c_t[c] = v3(0, 0, 0);
     }
-    dem_forces(st, 0.0);
+    dem_forces(st, 0.0, 0.0);
     dem_reduce_clumps(st);
 }

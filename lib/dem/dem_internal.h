@@ -89,7 +89,10 @@ typedef struct dem_state {
     uint32_t *c_body;     ///< body slot of a body's particle clump, GR_INVALID_INDEX for a grain
     uint8_t *c_fixed;     ///< a body clump that does not answer forces (static, kinematic)
     gr_quat *c_frame;     ///< principal axes in the caller's frame: orientation = c_q * conj(c_frame)
+    uint32_t *c_fa_first, *c_fa_count; ///< fixed clumps: their members in a neighbour pair (fa_member)
     uint32_t nm, m_cap;   ///< member records
+    uint32_t *fa_member;  ///< [fa_cap] members of fixed clumps that have a neighbour (set at rebuild):
+    uint32_t fa_cap;      ///< only they can feel a force until the next rebuild
     uint32_t *m_sphere;   ///< current index of the member's sphere
     uint32_t *m_clump;    ///< the member's clump
     gr_vec3 *m_offset;    ///< member centre in the clump's body frame
@@ -116,6 +119,7 @@ typedef struct dem_state {
     gr_cell_grid grid;
     uint32_t *cell_tmp; ///< [cap] scratch: cell of each sorted grain at rebuild
     uint32_t *perm;     ///< [cap] scratch: new index -> old index at rebuild
+    uint8_t *sorted_fixed; ///< [cap] scratch: at rebuild, whether sorted grain k belongs to a fixed body
     uint32_t n_built;   ///< grains when the current lists were built (newer ones have no list)
 
     /* slabs of cell layers along the grid's major axis: the units of parallel force work */
@@ -154,6 +158,8 @@ typedef struct dem_state {
     uint64_t contacts, body_contacts;
     uint32_t unstable_count;
     uint32_t unstable_slot;
+    struct dem_rkf *rkf; ///< RKF45 scratch (dem_rkf45.c), allocated on first use
+    double rkf_h;        ///< RKF45: the step size to try next (0: the stable substep)
 } dem_state;
 
 /* dem_params.c */
@@ -190,6 +196,11 @@ void dem_place_members(dem_state *st, uint32_t c);
 void dem_compact_clumps(dem_state *st);
 /// Clumps and member records in the order of their spheres (after a rebuild's permutation).
 void dem_sort_clumps(dem_state *st);
+/// Room for the active member lists of fixed clumps (before a rebuild changes anything).
+bool dem_reserve_fixed_active(dem_state *st);
+/// The members of fixed clumps that appear in the neighbour list (after a rebuild or a load):
+/// a static wall's other particles cost nothing per substep.
+void dem_update_fixed_active(dem_state *st);
 void dem_clump_read(const dem_state *st, uint32_t c, gr_field field, double *out);
 void dem_clump_write(dem_state *st, uint32_t c, gr_field field, const double *in);
 
@@ -209,8 +220,9 @@ bool dem_body_is_fixed(const struct gr_body_data *b);
 /// Start of a step: fixed clumps and host-owned bodies' clumps take their body's pose and
 /// velocity (teleports, the host's new state).
 void dem_sync_bodies_in(dem_state *st);
-/// A fixed body clump: pose and velocity from its body (clump integration pass).
-void dem_sync_body_clump(dem_state *st, uint32_t c);
+/// A fixed body clump: pose and velocity from its body (clump integration pass); false for a
+/// static body (nothing moved).
+bool dem_sync_body_clump(dem_state *st, uint32_t c);
 /// Dynamic bodies take their clump's pose and velocity.
 void dem_write_back_bodies(dem_state *st);
 /// Add the contact force and torque on every particle-covered body over a substep of h.
@@ -219,9 +231,15 @@ void dem_sense_bodies(dem_state *st, double h);
 /* dem_step.c */
 gr_status dem_step(void *state, uint32_t n, double h);
 
+/* dem_rkf45.c */
+/// Advance by T seconds with the adaptive RKF45 integrator.
+gr_status dem_step_rkf45(dem_state *st, double T);
+void dem_free_rkf(dem_state *st);
+
 /* dem_forces.c */
-/// Contact forces at the current state with substep h (h = 0: no history increment).
-void dem_forces(dem_state *st, double h);
+/// Contact forces at the current state: contact histories advance by h (0: not at all), and
+/// the analytic bodies' impulses grow by their force times w_impulse.
+void dem_forces(dem_state *st, double h, double w_impulse);
 /// Gravity plus contact forces from scratch (after the state was edited).
 void dem_compute_forces(dem_state *st);
 gr_status dem_reserve_batches(dem_state *st);

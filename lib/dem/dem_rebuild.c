@@ -32,6 +32,7 @@ static void particle_arrays(dem_state *st, gr_array_ref *a, size_t *n)
     a[k++] = (gr_array_ref){(void **)&st->spare, 32};
     a[k++] = (gr_array_ref){(void **)&st->cell_tmp, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->perm, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->sorted_fixed, sizeof(uint8_t)};
     a[k++] = (gr_array_ref){(void **)&st->nb_start, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->nb_start_old, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->bc_start, sizeof(uint32_t)};
@@ -239,15 +240,18 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         const uint32_t mi = st->member[oi];
         const uint32_t ci = mi != GR_INVALID_INDEX ? st->m_clump[mi] : GR_INVALID_INDEX;
         /* particles of fixed bodies neither touch each other nor the analytic bodies */
-        const bool fixed_i = ci != GR_INVALID_INDEX && st->c_fixed[ci];
+        const bool fixed_i = st->sorted_fixed[i];
+        const uint8_t *restrict fixed = st->sorted_fixed;
         for (uint32_t run = 0; run < nruns; run++)
         for (uint32_t j = rb[run]; j < re[run]; j++) {
+            if (fixed_i && fixed[j])
+                continue; /* two fixed bodies' particles: nothing could move either */
             gr_vec3 d = v3_sub(xi, xr_pos(&c->xr[j]));
             double cut = ri + c->xr[j].r + c->skin;
             if (v3_len2(d) < cut * cut) {
                 if (ci != GR_INVALID_INDEX) {
                     const uint32_t mj = st->member[st->perm[j]];
-                    if (mj != GR_INVALID_INDEX && (st->m_clump[mj] == ci || (fixed_i && st->c_fixed[st->m_clump[mj]])))
+                    if (mj != GR_INVALID_INDEX && st->m_clump[mj] == ci)
                         continue;
                 }
                 if (c->fill) {
@@ -346,8 +350,10 @@ static void pass_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
     case PASS_SORTED: {
         const gr_cell_grid *g = &st->grid;
         for (uint32_t k = begin; k < end; k++) {
-            c->sorted[k] = st->xr[st->perm[k]];
+            const uint32_t o = st->perm[k];
+            c->sorted[k] = st->xr[o];
             st->cell_tmp[k] = g->cell_of[g->order[k]];
+            st->sorted_fixed[k] = st->member[o] != GR_INVALID_INDEX && st->c_fixed[st->m_clump[st->member[o]]];
         }
         break;
     }
@@ -418,7 +424,8 @@ void dem_update_uniform_material(dem_state *st)
  * balances the cost of longer lists. */
 static double adapt_skin(dem_state *st, double r_max)
 {
-    const double lo = 0.4 * r_max, hi = 1.2 * r_max;
+    /* RKF45's steps are long (and its stages many): a wider skin that lets a step run pays */
+    const double lo = 0.4 * r_max, hi = (st->world->dem.integrator == GR_INTEGRATOR_RKF45 ? 4.0 : 1.2) * r_max;
     double s = st->skin_auto;
     if (!(s > 0) || st->rebuilds == 0)
         s = lo;
@@ -487,7 +494,8 @@ gr_status dem_rebuild(dem_state *st)
     const uint32_t nb_total = c.nb_count[n], bc_total = c.bc_count[n];
 
     /* 4. everything that allocates, before the state changes */
-    if (!reserve_next_lists(st, nb_total, bc_total) || !dem_reserve_slabs(st, (uint32_t)g->dims[0], bodies->slot_count))
+    if (!dem_reserve_fixed_active(st) || !reserve_next_lists(st, nb_total, bc_total) ||
+        !dem_reserve_slabs(st, (uint32_t)g->dims[0], bodies->slot_count)) /* the slabs last: they keep no contents */
         return GR_ERROR_OUT_OF_MEMORY;
 
     /* 5. fill the new lists (reading the old ones through perm), then permute the grains */
@@ -515,6 +523,7 @@ gr_status dem_rebuild(dem_state *st)
     st->nb_count = nb_total;
     st->bc_count = bc_total;
     st->n_built = n;
+    dem_update_fixed_active(st);
 
     /* 7. slabs: one per cell layer along the major axis */
     const uint32_t layer = (uint32_t)g->dims[1] * (uint32_t)g->dims[2];

@@ -94,6 +94,7 @@ gr_status dem_save(const void *state, gr_stream_writer *w)
     gr_writer_u64(w, st->contacts);
     gr_writer_u64(w, st->body_contacts);
     gr_writer_u32(w, st->unstable_count);
+    gr_writer_f64(w, st->rkf_h);
     return GR_OK;
 }
 
@@ -322,6 +323,9 @@ gr_status dem_load(void *state, gr_stream_reader *r)
         LOAD_CHECK(saved_slots <= st->body_slots && fits(r, saved_slots, 16));
         gr_reader_f64s(r, st->body_bound, saved_slots);
         gr_reader_f64s(r, st->body_reach, saved_slots);
+        if (!dem_reserve_fixed_active(st))
+            return GR_ERROR_OUT_OF_MEMORY;
+        dem_update_fixed_active(st); /* derived from the lists, as a rebuild does */
         st->rebuilds = 1; /* marks lists as built; the real count follows */
     }
     const uint32_t mcap = gr_reader_u32(r);
@@ -347,6 +351,8 @@ gr_status dem_load(void *state, gr_stream_reader *r)
     st->contacts = gr_reader_u64(r);
     st->body_contacts = gr_reader_u64(r);
     st->unstable_count = gr_reader_u32(r);
+    st->rkf_h = gr_reader_f64(r);
+    LOAD_CHECK(isfinite(st->rkf_h) && st->rkf_h >= 0);
     LOAD_CHECK(isfinite(st->skin) && st->skin >= 0 && isfinite(st->skin_auto) && st->skin_auto >= 0);
     if (built == 0)
         st->need_rebuild = true;

@@ -37,6 +37,7 @@ static void dem_destroy(void *state)
     dem_free_batches(st);
     dem_free_clumps(st);
     dem_free_body_map(st);
+    dem_free_rkf(st);
     gr_cell_grid_free(&st->grid, mem);
     gr_mem_free(mem, st->pairs, sizeof(dem_pair_params) * st->pair_dim * st->pair_dim);
     gr_mem_free(mem, st->mat_rmin, sizeof(double) * st->mat_rmin_cap);

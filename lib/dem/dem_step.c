@@ -157,6 +157,8 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
     dem_state *st = (dem_state *)state;
     gr_world *world = st->world;
     gr_status s;
+    if (world->dem.integrator == GR_INTEGRATOR_RKF45)
+        return dem_step_rkf45(st, h * nsub);
 
     /* Everything that may allocate, before any state changes. */
     if ((s = dem_update_pairs(st)) != GR_OK || (s = reserve_blocks(st)) != GR_OK ||
@@ -203,7 +205,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
                 st->need_rebuild = true;
             }
         }
-        dem_forces(st, h);
+        dem_forces(st, h, h);
         dem_reduce_clumps(st);
         dem_sense_bodies(st, h);
         st->substeps_since_rebuild++;
