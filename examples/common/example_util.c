@@ -157,6 +157,7 @@ int ex_render_png_with(const gr_world *w, const ex_args *args, const char *name,
         return -1;
     }
     splat_camera cam;
+    memset(&cam, 0, sizeof cam); /* perspective, default field of view */
     float default_dir[3] = {-0.55f * upv[1] - 0.6f * upv[2], -0.55f, -0.6f};
     if (upv[2] > 0.9f) { /* Z-up: look down from +x -y */
         default_dir[0] = -0.55f;

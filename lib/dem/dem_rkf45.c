@@ -395,16 +395,23 @@ static void run(dem_state *st, rkf_pass pass, int stage, double h, double *disp2
 
 /* ---- bodies and histories ------------------------------------------------------------------------ */
 
+/* memcpy that accepts empty (possibly NULL) arrays. */
+static inline void copy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes)
+        memcpy(dst, src, bytes);
+}
+
 static void save_step(dem_state *st)
 {
     struct dem_rkf *r = st->rkf;
     const bool roll = st->law.rolling == GR_ROLLING_EPSD;
-    memcpy(r->nb_j, st->nb_j, sizeof(uint32_t) * st->nb_count);
-    memcpy(r->nb_hist, st->nb_hist, sizeof(gr_vec3) * st->nb_count);
-    memcpy(r->bc_hist, st->bc_hist, sizeof(gr_vec3) * st->bc_count);
+    copy(r->nb_j, st->nb_j, sizeof(uint32_t) * st->nb_count);
+    copy(r->nb_hist, st->nb_hist, sizeof(gr_vec3) * st->nb_count);
+    copy(r->bc_hist, st->bc_hist, sizeof(gr_vec3) * st->bc_count);
     if (roll) {
-        memcpy(r->nb_roll, st->nb_roll, sizeof(gr_vec3) * st->nb_count);
-        memcpy(r->bc_roll, st->bc_roll, sizeof(gr_vec3) * st->bc_count);
+        copy(r->nb_roll, st->nb_roll, sizeof(gr_vec3) * st->nb_count);
+        copy(r->bc_roll, st->bc_roll, sizeof(gr_vec3) * st->bc_count);
     }
     const gr_body_store *bodies = &st->world->bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
@@ -422,12 +429,12 @@ static void save_step(dem_state *st)
 static void restore_histories(dem_state *st)
 {
     struct dem_rkf *r = st->rkf;
-    memcpy(st->nb_j, r->nb_j, sizeof(uint32_t) * st->nb_count);
-    memcpy(st->nb_hist, r->nb_hist, sizeof(gr_vec3) * st->nb_count);
-    memcpy(st->bc_hist, r->bc_hist, sizeof(gr_vec3) * st->bc_count);
+    copy(st->nb_j, r->nb_j, sizeof(uint32_t) * st->nb_count);
+    copy(st->nb_hist, r->nb_hist, sizeof(gr_vec3) * st->nb_count);
+    copy(st->bc_hist, r->bc_hist, sizeof(gr_vec3) * st->bc_count);
     if (st->law.rolling == GR_ROLLING_EPSD) {
-        memcpy(st->nb_roll, r->nb_roll, sizeof(gr_vec3) * st->nb_count);
-        memcpy(st->bc_roll, r->bc_roll, sizeof(gr_vec3) * st->bc_count);
+        copy(st->nb_roll, r->nb_roll, sizeof(gr_vec3) * st->nb_count);
+        copy(st->bc_roll, r->bc_roll, sizeof(gr_vec3) * st->bc_count);
     }
 }
 

@@ -535,6 +535,7 @@ class gr_dem_def(_Def):
         ("rayleigh_fraction", c_double),
         ("contact_time_fraction", c_double),
         ("reference_speed", c_double),
+        ("rkf_tolerance", c_double),
     ]
 
 
@@ -1046,6 +1047,7 @@ _EXPECTED_DEFAULTS = {
         "rolling_damping": 0.3,
         "rayleigh_fraction": 0.15,
         "reference_speed": 1.0,
+        "rkf_tolerance": 1e-3,
     },
     DefKind.MATERIAL: {"density": 2500.0, "youngs_modulus": 5e6, "poisson_ratio": 0.3, "kinetic_friction": 0.5},
     DefKind.MATERIAL_PAIR: {"restitution": 0.5, "friction": 0.5, "rolling_friction": 0.0},

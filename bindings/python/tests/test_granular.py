@@ -890,6 +890,15 @@ def test_host_owned_body_through_callbacks():
             crate.set_pose((0, 1, 0))
 
 
+def test_rkf45_integrator_free_fall():
+    with granular.World(dem={"integrator": granular.Integrator.RKF45, "rkf_tolerance": 1e-4}) as w:
+        g = w.add_grain(position=(0, 5, 0), velocity=(1, 0, 0), radius=0.01)
+        w.step(1.0)
+        s = w.grain_state(g)
+        assert s.position[0] == pytest.approx(1.0, abs=1e-12)
+        assert s.position[1] == pytest.approx(5 - 0.5 * 9.81, abs=1e-12)
+
+
 # ================================================================================= materials
 
 
