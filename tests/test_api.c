@@ -100,6 +100,8 @@ CASE(gravity_nan, GR_ERROR_NOT_FINITE, return gr_world_set_gravity(c->w, (gr_vec
 CASE(counters_null, GR_ERROR_NULL_ARGUMENT, return gr_world_get_counters(c->w, NULL);)
 CASE(counters_size0, GR_ERROR_STRUCT_SIZE, gr_counters k; memset(&k, 0, sizeof k); return gr_world_get_counters(c->w, &k);)
 CASE(get_def_null, GR_ERROR_NULL_ARGUMENT, return gr_world_get_def(c->w, NULL, NULL);)
+CASE(get_pbd_def_null, GR_ERROR_NULL_ARGUMENT, return gr_world_get_pbd_def(c->w, NULL);)
+CASE(get_pbd_def_size, GR_ERROR_STRUCT_SIZE, gr_pbd_def d; d.size = 0; return gr_world_get_pbd_def(c->w, &d);)
 CASE(save_null, GR_ERROR_NULL_ARGUMENT, return gr_world_save(c->w, NULL, NULL);)
 CASE(load_null, GR_ERROR_NULL_ARGUMENT, return gr_world_load(c->w, NULL, NULL);)
 CASE(load_garbage, GR_ERROR_CORRUPT_DATA, tu_stream s; tu_stream_init(&s);
@@ -265,6 +267,7 @@ static const bad_case cases[] = {
     ENTRY(step_absurd, GR_ERROR_INVALID_ARGUMENT), ENTRY(step_null, GR_ERROR_NULL_ARGUMENT),
     ENTRY(gravity_nan, GR_ERROR_NOT_FINITE), ENTRY(counters_null, GR_ERROR_NULL_ARGUMENT),
     ENTRY(counters_size0, GR_ERROR_STRUCT_SIZE), ENTRY(get_def_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(get_pbd_def_null, GR_ERROR_NULL_ARGUMENT), ENTRY(get_pbd_def_size, GR_ERROR_STRUCT_SIZE),
     ENTRY(save_null, GR_ERROR_NULL_ARGUMENT), ENTRY(load_null, GR_ERROR_NULL_ARGUMENT),
     ENTRY(load_garbage, GR_ERROR_CORRUPT_DATA), ENTRY(load_empty, GR_ERROR_CORRUPT_DATA),
     ENTRY(mat_null, GR_ERROR_NULL_ARGUMENT), ENTRY(mat_size0, GR_ERROR_STRUCT_SIZE),
@@ -440,7 +443,12 @@ static void test_bad_world_defs(void)
     BAD_DEF(GR_ERROR_STRUCT_SIZE, d.size = 0);
     BAD_DEF(GR_ERROR_STRUCT_SIZE, d.size = 100000);
     BAD_DEF(GR_ERROR_UNKNOWN_ENUM, d.solver = (gr_solver_kind)9);
-    BAD_DEF(GR_ERROR_UNSUPPORTED, d.solver = GR_SOLVER_PBD);
+    gr_pbd_def bad_pbd;
+    memset(&bad_pbd, 0, sizeof bad_pbd); /* size 0: never initialised */
+    BAD_DEF(GR_ERROR_STRUCT_SIZE, d.solver = GR_SOLVER_PBD; d.pbd = &bad_pbd);
+    gr_pbd_def_init(&bad_pbd);
+    bad_pbd.iterations = 0;
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.solver = GR_SOLVER_PBD; d.pbd = &bad_pbd);
     BAD_DEF(GR_ERROR_UNSUPPORTED, d.solver = GR_SOLVER_CONTINUUM);
     BAD_DEF(GR_ERROR_NOT_FINITE, d.gravity.y = NAN);
     BAD_DEF(GR_ERROR_NOT_FINITE, d.gravity.x = INFINITY);

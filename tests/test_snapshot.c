@@ -7,29 +7,7 @@
 #include "harness.h"
 #include "test_util.h"
 
-static uint32_t crc32_ref(const unsigned char *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++)
-            c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
-    }
-    return ~c;
-}
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-/* Recompute both checksums after editing a snapshot (to get past them on purpose). */
-static void reseal(tu_stream *s)
-{
-    put32(s->data + 24, crc32_ref(s->data + 32, s->size - 32));
-    put32(s->data + 28, crc32_ref(s->data, 28));
-}
 
 static gr_world *scene(unsigned workers, gr_body *bodies)
 {
@@ -198,7 +176,7 @@ static void test_crafted_content_never_crashes(void)
             unsigned char v = (unsigned char)(rng >> 40);
             s.data[pos] = (trial & 1) ? v : (unsigned char)(s.data[pos] ^ (1u << (rng % 8)));
         }
-        reseal(&s);
+        tu_reseal(&s);
         s.pos = 0;
         gr_status st = gr_world_load(a, tu_stream_read, &s);
         if (st == GR_OK) {
@@ -238,21 +216,21 @@ static void test_version_solver_and_io_errors(void)
     /* a future format version */
     uint32_t version;
     memcpy(&version, s.data + 8, 4); /* little-endian hosts */
-    put32(s.data + 8, 99);
-    reseal(&s);
+    tu_put32(s.data + 8, 99);
+    tu_reseal(&s);
     s.pos = 0;
     CHECK_STATUS(GR_ERROR_VERSION, gr_world_load(a, tu_stream_read, &s));
-    put32(s.data + 8, version);
+    tu_put32(s.data + 8, version);
     /* another solver's snapshot */
-    put32(s.data + 12, (uint32_t)GR_SOLVER_PBD);
-    reseal(&s);
+    tu_put32(s.data + 12, (uint32_t)GR_SOLVER_PBD);
+    tu_reseal(&s);
     s.pos = 0;
     CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_load(a, tu_stream_read, &s));
     CHECK(tu_state_hash(a, ba, 2) == h);
     /* an impossible declared size */
-    put32(s.data + 12, (uint32_t)GR_SOLVER_DEM);
-    put32(s.data + 20, 0x7fffffffu);
-    put32(s.data + 28, crc32_ref(s.data, 28));
+    tu_put32(s.data + 12, (uint32_t)GR_SOLVER_DEM);
+    tu_put32(s.data + 20, 0x7fffffffu);
+    tu_put32(s.data + 28, tu_crc32(s.data, 28));
     s.pos = 0;
     CHECK_STATUS(GR_ERROR_CORRUPT_DATA, gr_world_load(a, tu_stream_read, &s));
     /* a write callback that fails part-way */

@@ -187,3 +187,26 @@ double tu_kinetic_energy(const gr_world *w)
     free(r);
     return e;
 }
+
+uint32_t tu_crc32(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+void tu_put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+void tu_reseal(tu_stream *s)
+{
+    tu_put32(s->data + 24, tu_crc32(s->data + 32, s->size - 32));
+    tu_put32(s->data + 28, tu_crc32(s->data, 28));
+}

@@ -42,6 +42,12 @@ gr_status tu_world(gr_world **out, unsigned workers, const gr_allocator *alloc);
 /// container handle in *box (may be NULL).
 gr_status tu_pile(gr_world *w, double half, double r, unsigned n_max, gr_body *box);
 
+/// CRC-32 (IEEE) as the snapshot format uses it; put32 stores little-endian.
+uint32_t tu_crc32(const unsigned char *p, size_t n);
+void tu_put32(unsigned char *p, uint32_t v);
+/// Recompute both checksums of a snapshot after editing it (to reach the content checks).
+void tu_reseal(tu_stream *s);
+
 /// Sum of kinetic energy (translation + rotation) of all grains.
 double tu_kinetic_energy(const gr_world *w);
 

@@ -24,7 +24,7 @@ extern "C" {
 typedef enum gr_solver_kind {
     GR_SOLVER_DEFAULT = 0,   ///< GR_SOLVER_DEM
     GR_SOLVER_DEM = 1,       ///< discrete elements (Bell, Yu, Mucha 2005)
-    GR_SOLVER_PBD = 2,       ///< position-based + upsampling (Sommer & Schwanecke): not built yet
+    GR_SOLVER_PBD = 2,       ///< position-based (Sommer & Schwanecke; docs/pbd.md)
     GR_SOLVER_CONTINUUM = 3, ///< Narain, Golas, Lin 2010: not built yet
     GR_SOLVER_FORCE_U32 = 0x7fffffff
 } gr_solver_kind;
@@ -154,6 +154,7 @@ typedef enum gr_def_kind {
     GR_DEF_FILL = 6,
     GR_DEF_MATERIAL_PAIR = 7,
     GR_DEF_CLUMP = 8,
+    GR_DEF_PBD = 9,
     GR_DEF_FORCE_U32 = 0x7fffffff
 } gr_def_kind;
 
@@ -211,6 +212,32 @@ typedef struct gr_dem_def {
     double rkf_tolerance;
 } gr_dem_def;
 
+/// Position-based solver parameters (pointed to by gr_world_def.pbd; NULL = all defaults).
+/// See docs/pbd.md (Sommer & Schwanecke; Macklin et al. 2014).
+typedef struct gr_pbd_def {
+    uint32_t size;                     ///< sizeof(gr_pbd_def), set by gr_pbd_def_init
+    uint32_t iterations;               ///< solver iterations per substep >= 1, default 4
+    /// Contact-only passes applied to positions and predictions alike (remove overlap
+    /// without creating velocity), default 1.
+    uint32_t stabilization_iterations;
+    uint32_t reserved0;                ///< must be 0
+    double relaxation;                 ///< omega of the averaged Jacobi update, in (0, 2), default 1
+    /// Neighbour-list margin as a fraction of the largest particle radius, >= 0, default 0.25.
+    double collision_margin;
+    /// Mass scaling k for stable piles: inverse mass x exp(k x height above the lowest grain
+    /// / particle diameter) in grain contacts. >= 0, 0 = off, default 1.
+    double mass_scaling;
+    /// Grains in contact slower than this multiple of |g| x substep stay where they are (no
+    /// creep; a grain that loses its support gains 1 x |g| h in one substep). 0 = off,
+    /// default 0.5.
+    double sleep_threshold;
+    /// Automatic substep: no particle travels more than cfl x the smallest radius per
+    /// substep. > 0, default 0.5.
+    double cfl;
+    /// Largest automatic substep [s] > 0, default 1/120.
+    double max_substep;
+} gr_pbd_def;
+
 /// World parameters.
 typedef struct gr_world_def {
     uint32_t size;          ///< sizeof(gr_world_def), set by gr_world_def_init
@@ -235,6 +262,7 @@ typedef struct gr_world_def {
     gr_vec3 bounds_min;
     gr_vec3 bounds_max;
     gr_host_hooks host;     ///< for host-owned bodies (GR_MOTION_HOST); both hooks or neither
+    const gr_pbd_def *pbd;  ///< PBD parameters; NULL = defaults. Copied at creation.
 } gr_world_def;
 
 /// Material properties (SI). Pair rules: E* and G* by Hertz-Mindlin; restitution, friction
@@ -398,6 +426,7 @@ static inline void gr_grain_def_init(gr_grain_def *def) { GR__DEF_INIT(GR_DEF_GR
 static inline void gr_body_def_init(gr_body_def *def) { GR__DEF_INIT(GR_DEF_BODY, def); }
 static inline void gr_fill_def_init(gr_fill_def *def) { GR__DEF_INIT(GR_DEF_FILL, def); }
 static inline void gr_clump_def_init(gr_clump_def *def) { GR__DEF_INIT(GR_DEF_CLUMP, def); }
+static inline void gr_pbd_def_init(gr_pbd_def *def) { GR__DEF_INIT(GR_DEF_PBD, def); }
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,9 @@ GR_API gr_status gr_world_get_counters(const gr_world *world, gr_counters *out);
 /// The world's def as resolved at creation (defaults filled, dem copied into *dem_out when
 /// non-NULL). Set the size fields of both outputs first.
 GR_API gr_status gr_world_get_def(const gr_world *world, gr_world_def *out, gr_dem_def *dem_out);
+/// The world's PBD parameters as resolved at creation (defaults filled). Set out->size first.
+/// Any solver kind answers (a DEM world reports the defaults it would use).
+GR_API gr_status gr_world_get_pbd_def(const gr_world *world, gr_pbd_def *out);
 /// Change gravity [m/s^2] between steps (tilting a scene, switching Y-up to Z-up).
 GR_API gr_status gr_world_set_gravity(gr_world *world, gr_vec3 gravity);
 GR_API void *gr_world_get_user_data(const gr_world *world);

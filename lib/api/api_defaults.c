@@ -36,6 +36,18 @@ static void dem_defaults(gr_dem_def *d)
     d->rkf_tolerance = 1e-3;
 }
 
+static void pbd_defaults(gr_pbd_def *d)
+{
+    d->iterations = 4;
+    d->stabilization_iterations = 1;
+    d->relaxation = 1.0;
+    d->collision_margin = 0.25;
+    d->mass_scaling = 0.25;
+    d->sleep_threshold = 0.5;
+    d->cfl = 0.5;
+    d->max_substep = 1.0 / 120.0;
+}
+
 static void material_defaults(gr_material_def *d)
 {
     d->density = 2500.0;
@@ -95,6 +107,7 @@ size_t gr_def_full_size(gr_def_kind kind)
     case GR_DEF_BODY: return sizeof(gr_body_def);
     case GR_DEF_FILL: return sizeof(gr_fill_def);
     case GR_DEF_CLUMP: return sizeof(gr_clump_def);
+    case GR_DEF_PBD: return sizeof(gr_pbd_def);
     default: return 0;
     }
 }
@@ -112,6 +125,7 @@ void gr_def_defaults_full(gr_def_kind kind, void *def)
     case GR_DEF_GRAIN: grain_defaults((gr_grain_def *)def); break;
     case GR_DEF_BODY: body_defaults((gr_body_def *)def); break;
     case GR_DEF_FILL: fill_defaults((gr_fill_def *)def); break;
+    case GR_DEF_PBD: pbd_defaults((gr_pbd_def *)def); break;
     default: break;
     }
 }
@@ -135,6 +149,7 @@ GR_API gr_status gr_def_set_defaults(gr_def_kind kind, void *def)
         gr_body_def b;
         gr_fill_def f;
         gr_clump_def c;
+        gr_pbd_def pb;
     } tmp;
     gr_def_defaults_full(kind, &tmp);
     /* only the fields the caller's struct has; its size field stays as it is */

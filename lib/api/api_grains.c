@@ -32,6 +32,10 @@ gr_status gr_add_resolved_grains(gr_world *w, gr_grain_init *g, uint32_t count, 
     if (!gr_grain_table_reserve(&w->grains, &w->mem, count))
         return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating handles for %u grains failed", count);
     gr_status s = w->solver->reserve(w->solver_state, g, count);
+    if (s == GR_ERROR_UNSUPPORTED)
+        return gr_fail(w, s, f, "the %s solver has spherical grains only (no clump shapes)", w->solver->name);
+    if (s == GR_ERROR_TOO_MANY)
+        return gr_fail(w, s, f, "%u more grains would exceed the solver's GR_MAX_GRAINS spheres", count);
     if (s != GR_OK)
         return gr_fail(w, s, f, "allocating storage for %u grains failed", count);
     for (uint32_t k = 0; k < count; k++) {

@@ -18,6 +18,7 @@ gr_status gr_def_read(const gr_world *w, gr_def_kind kind, const void *user, voi
                       const char *what);
 
 gr_status gr_validate_dem_def(const gr_world *w, const gr_dem_def *d, const char *func);
+gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char *f);
 gr_status gr_validate_material_def(const gr_world *w, const gr_material_def *d, const char *func);
 
 /* Argument checks: each returns the status (and records the message) or GR_OK. */

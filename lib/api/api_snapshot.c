@@ -7,7 +7,7 @@
 #include "api_internal.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 2u
+#define SNAPSHOT_VERSION 3u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -56,6 +56,34 @@ static void put_dem_def(gr_stream_writer *s, const gr_dem_def *d)
                         d->contact_time_fraction, d->reference_speed, d->rkf_tolerance};
     gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
     gr_writer_f64s(s, v, GR_COUNTOF(v));
+}
+
+static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
+{
+    gr_writer_u32(s, d->iterations);
+    gr_writer_u32(s, d->stabilization_iterations);
+    const double v[] = {d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl, d->max_substep};
+    gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
+    gr_writer_f64s(s, v, GR_COUNTOF(v));
+}
+
+static void get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
+{
+    gr_def_defaults_full(GR_DEF_PBD, d);
+    d->iterations = gr_reader_u32(r);
+    d->stabilization_iterations = gr_reader_u32(r);
+    double v[6];
+    if (gr_reader_u32(r) != 6u) {
+        r->bad = true;
+        return;
+    }
+    gr_reader_f64s(r, v, 6);
+    d->relaxation = v[0];
+    d->collision_margin = v[1];
+    d->mass_scaling = v[2];
+    d->sleep_threshold = v[3];
+    d->cfl = v[4];
+    d->max_substep = v[5];
 }
 
 static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)
@@ -129,6 +157,7 @@ static void write_payload(const gr_world *w, gr_stream_writer *s)
     put_vec(s, w->def.bounds_max);
     gr_writer_u32(s, w->default_material);
     put_dem_def(s, &w->dem);
+    put_pbd_def(s, &w->pbd);
     /* materials */
     gr_writer_u32(s, w->materials.count);
     for (uint32_t i = 0; i < w->materials.count; i++)
@@ -255,6 +284,7 @@ GR_API gr_status gr_world_save(gr_world *w, gr_write_fn *write, void *user)
 
 typedef struct world_parts {
     gr_dem_def dem;
+    gr_pbd_def pbd;
     gr_vec3 gravity;
     double substep;
     uint64_t seed;
@@ -303,12 +333,14 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
     p->bounds_max = get_vec(r);
     p->default_material = gr_reader_u32(r);
     get_dem_def(r, &p->dem);
+    get_pbd_def(r, &p->pbd);
     RCHECK(v3_finite(p->gravity) && isfinite(p->substep) && p->substep >= 0 && isfinite(p->time) &&
            v3_finite(p->bounds_min) && v3_finite(p->bounds_max));
     /* the physics settings must pass the same checks as a def (errors are corrupt data here) */
     gr_world probe;
     memset(&probe, 0, sizeof probe);
     RCHECK(gr_validate_dem_def(&probe, &p->dem, "load") == GR_OK);
+    RCHECK(gr_validate_pbd_def(&probe, &p->pbd, "load") == GR_OK);
 
     uint32_t mcount = gr_reader_u32(r);
     RCHECK(mcount >= 1 && mcount <= GR_MAX_MATERIALS && p->default_material < mcount);
@@ -564,6 +596,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     gr_body_store old_bodies = w->bodies;
     gr_grain_table old_grains = w->grains;
     gr_dem_def old_dem = w->dem;
+    gr_pbd_def old_pbd = w->pbd;
     void *old_state = w->solver_state;
     void *new_state = NULL;
     if (st == GR_OK) {
@@ -572,6 +605,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         w->bodies = p.bodies;
         w->grains = p.grains;
         w->dem = p.dem;
+        w->pbd = p.pbd;
         st = w->solver->create(w, &new_state);
         if (st == GR_OK)
             st = w->solver->load(new_state, &r);
@@ -590,13 +624,15 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         w->bodies = old_bodies;
         w->grains = old_grains;
         w->dem = old_dem;
+        w->pbd = old_pbd;
         w->solver_state = old_state;
         parts_free(&p, &w->mem);
         gr_mem_free(&w->mem, data, (size_t)size);
         if (st == GR_ERROR_OUT_OF_MEMORY)
             return gr_fail(w, st, f, "out of memory while loading; the world is unchanged");
-        return gr_fail(w, st, f, "the snapshot content is inconsistent (check %s:%d); the world is unchanged",
-                       r.fail_line > 0 ? "api_snapshot.c" : "dem_snapshot.c", r.fail_line > 0 ? r.fail_line : -r.fail_line);
+        return gr_fail(w, st, f, "the snapshot content is inconsistent (check %s%s:%d); the world is unchanged",
+                       r.fail_line > 0 ? "api" : w->solver->name, "_snapshot.c",
+                       r.fail_line > 0 ? r.fail_line : -r.fail_line);
     }
     /* commit */
     w->solver->destroy(old_state);

@@ -76,9 +76,31 @@ gr_status gr_validate_material_def(const gr_world *w, const gr_material_def *d, 
     return GR_OK;
 }
 
+gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char *f)
+{
+    if (d->iterations < 1 || d->iterations > 1000)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.iterations = %u: must be in [1, 1000]", d->iterations);
+    if (d->stabilization_iterations > 1000)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.stabilization_iterations = %u: at most 1000",
+                       d->stabilization_iterations);
+    if (d->reserved0 != 0)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.reserved0 must be 0");
+    GR_CHECK(gr_check_positive(w, d->relaxation, false, f, "pbd.relaxation"));
+    if (!(d->relaxation < 2.0))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.relaxation = %g: must be below 2 (over-relaxation "
+                       "beyond that diverges)", d->relaxation);
+    GR_CHECK(gr_check_range(w, d->collision_margin, 0.0, 10.0, f, "pbd.collision_margin"));
+    GR_CHECK(gr_check_range(w, d->mass_scaling, 0.0, 50.0, f, "pbd.mass_scaling"));
+    GR_CHECK(gr_check_range(w, d->sleep_threshold, 0.0, 1.0, f, "pbd.sleep_threshold"));
+    GR_CHECK(gr_check_range(w, d->cfl, 1e-6, 10.0, f, "pbd.cfl"));
+    GR_CHECK(gr_check_positive(w, d->max_substep, false, f, "pbd.max_substep"));
+    return GR_OK;
+}
+
 /* A world def is checked before the world exists: messages go to the def's logger through a
  * stand-in world (see gr_world_create). */
-static gr_status validate_world_def(const gr_world *w, const gr_world_def *d, gr_dem_def *dem_out)
+static gr_status validate_world_def(const gr_world *w, const gr_world_def *d, gr_dem_def *dem_out,
+                                    gr_pbd_def *pbd_out)
 {
     const char *f = "gr_world_create";
     GR_CHECK(gr_check_enum(w, (uint32_t)d->solver, 4, f, "def.solver"));
@@ -106,8 +128,13 @@ static gr_status validate_world_def(const gr_world *w, const gr_world_def *d, gr
     if (d->dem)
         GR_CHECK(gr_def_read(w, GR_DEF_DEM, d->dem, dem_out, f, "def.dem"));
     GR_CHECK(gr_validate_dem_def(w, dem_out, f));
-    if (d->solver != GR_SOLVER_DEM && d->solver != GR_SOLVER_DEFAULT)
-        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "solver %u is not built yet (only GR_SOLVER_DEM)", (unsigned)d->solver);
+    gr_def_defaults_full(GR_DEF_PBD, pbd_out);
+    if (d->pbd)
+        GR_CHECK(gr_def_read(w, GR_DEF_PBD, d->pbd, pbd_out, f, "def.pbd"));
+    GR_CHECK(gr_validate_pbd_def(w, pbd_out, f));
+    if (!gr_solver_find(d->solver == GR_SOLVER_DEFAULT ? GR_SOLVER_DEM : d->solver))
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "solver %u is not built yet (GR_SOLVER_DEM and GR_SOLVER_PBD are)",
+                       (unsigned)d->solver);
     return GR_OK;
 }
 
@@ -124,6 +151,7 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
     static const char func[] = "gr_world_create";
     gr_world_def def;
     gr_dem_def dem;
+    gr_pbd_def pbd;
     gr_world *tmp;
     gr_world probe;
     memset(&probe, 0, sizeof probe);
@@ -137,7 +165,7 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
         return gr_fail(&probe, GR_ERROR_NULL_ARGUMENT, func, "out is NULL");
     GR_CHECK(gr_def_read(&probe, GR_DEF_WORLD, user_def, &def, func, "def"));
     probe.def.logger = def.logger;
-    GR_CHECK(validate_world_def(&probe, &def, &dem));
+    GR_CHECK(validate_world_def(&probe, &def, &dem, &pbd));
     if (def.solver == GR_SOLVER_DEFAULT)
         def.solver = GR_SOLVER_DEM;
     if (def.worker_count == 0)
@@ -152,6 +180,8 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
     tmp->def = def;
     tmp->dem = dem;
     tmp->def.dem = &tmp->dem;
+    tmp->pbd = pbd;
+    tmp->def.pbd = &tmp->pbd;
     tmp->tag = make_tag(tmp, def.seed);
     gr_materials_init(&tmp->materials);
     gr_clump_store_init(&tmp->clumps);
@@ -397,6 +427,7 @@ GR_API gr_status gr_world_get_def(const gr_world *w, gr_world_def *out, gr_dem_d
         return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "dem_out->size is %u: set it to sizeof(gr_dem_def)", dem_out->size);
     gr_world_def d = w->def;
     d.dem = dem_out;
+    d.pbd = NULL; /* gr_world_get_pbd_def reads it */
     uint32_t size = out->size;
     memcpy(out, &d, size < sizeof d ? size : sizeof d);
     out->size = size;
@@ -405,6 +436,20 @@ GR_API gr_status gr_world_get_def(const gr_world *w, gr_world_def *out, gr_dem_d
         memcpy(dem_out, &w->dem, ds < sizeof w->dem ? ds : sizeof w->dem);
         dem_out->size = ds;
     }
+    return GR_OK;
+}
+
+GR_API gr_status gr_world_get_pbd_def(const gr_world *w, gr_pbd_def *out)
+{
+    static const char f[] = "gr_world_get_pbd_def";
+    GR_CHECK(gr_check_world(w, f));
+    if (!out)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
+    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
+        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_pbd_def)", out->size);
+    const uint32_t size = out->size;
+    memcpy(out, &w->pbd, size < sizeof w->pbd ? size : sizeof w->pbd);
+    out->size = size;
     return GR_OK;
 }
 

@@ -15,6 +15,7 @@ struct gr_world {
     gr_mem mem;
     gr_world_def def; ///< resolved; def.dem points at `dem`
     gr_dem_def dem;
+    gr_pbd_def pbd;   ///< resolved; def.pbd points at `pbd`
     uint16_t tag;      ///< stamped into every handle this world issues
     bool busy;         ///< inside gr_step
     char last_error[256];

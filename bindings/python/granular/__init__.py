@@ -61,6 +61,7 @@ Vec3 = ffi.gr_vec3
 Quat = ffi.gr_quat
 WorldDef = ffi.gr_world_def
 DemDef = ffi.gr_dem_def
+PbdDef = ffi.gr_pbd_def
 MaterialDef = ffi.gr_material_def
 MaterialPairDef = ffi.gr_material_pair_def
 GrainDef = ffi.gr_grain_def
@@ -80,6 +81,7 @@ __all__ = [
     "Quat",
     "WorldDef",
     "DemDef",
+    "PbdDef",
     "MaterialDef",
     "MaterialPairDef",
     "GrainDef",

@@ -266,6 +266,8 @@ class World:
             Default: unbounded.
         dem: DEM parameters: a ``gr_dem_def`` (``granular.DemDef.init(...)``) or a dict of
             its fields.
+        pbd: position-based solver parameters (``solver=SolverKind.PBD``): a ``gr_pbd_def``
+            (``granular.PbdDef.init(...)``) or a dict of its fields.
         logger: ``callable(level: LogLevel, message: str)`` receiving the library's log
             messages (errors are raised as :class:`GranularError` anyway).
         executor: a :class:`concurrent.futures.Executor` that runs the library's parallel
@@ -287,6 +289,7 @@ class World:
         seed=None,
         bounds=None,
         dem=None,
+        pbd=None,
         logger=None,
         executor=None,
         user_data=None,
@@ -319,6 +322,13 @@ class World:
                 raise TypeError("dem must be a gr_dem_def or a dict of its fields")
             self._dem = dem
             d.dem = ctypes.pointer(dem)
+        if pbd is not None:
+            if isinstance(pbd, dict):
+                pbd = ffi.gr_pbd_def.init(**pbd)
+            elif not isinstance(pbd, ffi.gr_pbd_def):
+                raise TypeError("pbd must be a gr_pbd_def or a dict of its fields")
+            self._pbd = pbd
+            d.pbd = ctypes.pointer(pbd)
 
         d.logger.func = self._hooks.log_cb
         if host is not None:
@@ -448,6 +458,13 @@ class World:
         self._check(lib.gr_world_get_def(self.ptr, byref(d), byref(dem)))
         d.dem = None  # it pointed at our local struct
         return d, dem
+
+    def get_pbd_def(self):
+        """``gr_world_get_pbd_def``: the position-based solver's parameters as resolved."""
+        d = ffi.gr_pbd_def()
+        d.size = sizeof(d)
+        self._check(lib.gr_world_get_pbd_def(self.ptr, byref(d)))
+        return d
 
     def counters(self) -> dict:
         """``gr_world_get_counters`` as a dict (every field but ``size``)."""

@@ -222,6 +222,7 @@ class DefKind(enum.IntEnum):
     FILL = 6
     MATERIAL_PAIR = 7
     CLUMP = 8
+    PBD = 9
 
 
 #: Every mirrored enum and the prefix that turns a member name into its C name.
@@ -539,6 +540,24 @@ class gr_dem_def(_Def):
     ]
 
 
+class gr_pbd_def(_Def):
+    """``gr_pbd_def``: position-based solver parameters (docs/pbd.md)."""
+
+    _kind_ = DefKind.PBD
+    _fields_ = [
+        ("size", c_uint32),
+        ("iterations", c_uint32),
+        ("stabilization_iterations", c_uint32),
+        ("reserved0", c_uint32),
+        ("relaxation", c_double),
+        ("collision_margin", c_double),
+        ("mass_scaling", c_double),
+        ("sleep_threshold", c_double),
+        ("cfl", c_double),
+        ("max_substep", c_double),
+    ]
+
+
 class gr_world_def(_Def):
     """``gr_world_def``: world parameters."""
 
@@ -559,6 +578,7 @@ class gr_world_def(_Def):
         ("bounds_min", gr_vec3),
         ("bounds_max", gr_vec3),
         ("host", gr_host_hooks),
+        ("pbd", POINTER(gr_pbd_def)),
     ]
 
     @classmethod
@@ -740,6 +760,7 @@ STRUCTS = {
         gr_host_body_state,
         gr_host_hooks,
         gr_dem_def,
+        gr_pbd_def,
         gr_world_def,
         gr_material_def,
         gr_material_pair_def,
@@ -761,6 +782,7 @@ DEF_STRUCTS = {
     DefKind.FILL: gr_fill_def,
     DefKind.MATERIAL_PAIR: gr_material_pair_def,
     DefKind.CLUMP: gr_clump_def,
+    DefKind.PBD: gr_pbd_def,
 }
 
 # ======================================================================== library loading
@@ -848,6 +870,7 @@ _PROTOTYPES = [
     ("gr_world_get_substep", c_double, [gr_world_p]),
     ("gr_world_get_counters", c_enum, [gr_world_p, _P(gr_counters)]),
     ("gr_world_get_def", c_enum, [gr_world_p, _P(gr_world_def), _P(gr_dem_def)]),
+    ("gr_world_get_pbd_def", c_enum, [gr_world_p, _P(gr_pbd_def)]),
     ("gr_world_set_gravity", c_enum, [gr_world_p, gr_vec3]),
     ("gr_world_get_user_data", c_void_p, [gr_world_p]),
     ("gr_world_get_grain_count", c_uint32, [gr_world_p]),
@@ -966,6 +989,11 @@ def gr_dem_def_init(d: gr_dem_def) -> None:
     _def_init(d)
 
 
+def gr_pbd_def_init(d: gr_pbd_def) -> None:
+    """Mirror of the header-inline ``gr_pbd_def_init``."""
+    _def_init(d)
+
+
 def gr_material_def_init(d: gr_material_def) -> None:
     """Mirror of the header-inline ``gr_material_def_init``."""
     _def_init(d)
@@ -1074,6 +1102,16 @@ _EXPECTED_DEFAULTS = {
         "clump": 0,
     },
     DefKind.CLUMP: {"count": 0},
+    DefKind.PBD: {
+        "iterations": 4,
+        "stabilization_iterations": 1,
+        "relaxation": 1.0,
+        "collision_margin": 0.25,
+        "mass_scaling": 0.25,
+        "sleep_threshold": 0.5,
+        "cfl": 0.5,
+        "max_substep": 1.0 / 120.0,
+    },
 }
 
 
@@ -1166,6 +1204,7 @@ __all__ = (
         "gr_read_fn",
         "gr_world_def_init",
         "gr_dem_def_init",
+        "gr_pbd_def_init",
         "gr_material_def_init",
         "gr_material_pair_def_init",
         "gr_grain_def_init",

@@ -583,7 +583,7 @@ def test_bad_inputs_raise_with_status(world):
     with pytest.raises(granular.NotFiniteError):
         world.add_grain((0, float("inf"), 0))
     with pytest.raises(granular.UnsupportedError) as exc:
-        granular.World(solver=granular.SolverKind.PBD)
+        granular.World(solver=granular.SolverKind.CONTINUUM)
     assert exc.value.status == granular.Status.ERROR_UNSUPPORTED
     assert "solver" in exc.value.message  # the creation message reaches the exception
     with pytest.raises(granular.UnknownEnumError):
@@ -899,6 +899,20 @@ def test_rkf45_integrator_free_fall():
         assert s.position[1] == pytest.approx(5 - 0.5 * 9.81, abs=1e-12)
 
 
+def test_pbd_solver_grain_rests_on_plane():
+    pbd = {"iterations": 6, "sleep_threshold": 0.0}
+    with granular.World(solver=granular.SolverKind.PBD, pbd=pbd) as w:
+        assert w.get_pbd_def().iterations == 6
+        w.add_plane()
+        g = w.add_grain(position=(0, 0.01, 0), radius=0.01)
+        w.step(0.5)
+        s = w.grain_state(g)
+        assert s.position[1] == pytest.approx(0.01, abs=1e-9)
+        assert abs(s.velocity[1]) < 1e-9
+    with pytest.raises(granular.InvalidArgumentError):
+        granular.World(solver=granular.SolverKind.PBD, pbd={"relaxation": 3.0})
+
+
 # ================================================================================= materials
 
 
@@ -1045,6 +1059,7 @@ def _c_layout_program() -> str:
         "    { gr_world_def d; gr_world_def_init(&d, GR_SOLVER_DEFAULT); dump(\"gr_world_def\", &d, sizeof d); }",
         "    { gr_world_def d; gr_world_def_init(&d, GR_SOLVER_DEM); dump(\"gr_world_def_dem\", &d, sizeof d); }",
         "    { gr_dem_def d; gr_dem_def_init(&d); dump(\"gr_dem_def\", &d, sizeof d); }",
+        "    { gr_pbd_def d; gr_pbd_def_init(&d); dump(\"gr_pbd_def\", &d, sizeof d); }",
         "    { gr_material_def d; gr_material_def_init(&d); dump(\"gr_material_def\", &d, sizeof d); }",
         "    { gr_material_pair_def d; gr_material_pair_def_init(&d); dump(\"gr_material_pair_def\", &d, sizeof d); }",
         "    { gr_grain_def d; gr_grain_def_init(&d); dump(\"gr_grain_def\", &d, sizeof d); }",

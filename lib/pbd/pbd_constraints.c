@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/* Contact and friction constraints of the PBD solver (Sommer & Schwanecke eq. 1-4, after
+ * Macklin et al. 2014), solved by Jacobi iterations with constraint averaging: each particle
+ * gathers its own share of every contact it takes part in (so no two threads write the same
+ * particle, and the result does not depend on the worker count), then all particles move by
+ * (omega / n_i) * sum of their shares.
+ *
+ * For a pair (i, j) at distance |x_ij| < d = r_i + r_j, with n = x_ij / |x_ij| and depth
+ * delta = d - |x_ij|:
+ *     dx_i = + w_i / (w_i + w_j) * delta * n                                      (eq. 1, 2)
+ * then with the relative displacement over the substep dp = (x*_i - x_i) - (x*_j - x_j)
+ * (positions after the normal correction) and its tangential part dt:
+ *     |dt| <  mu_s delta:  the whole dt is removed (static friction)                (eq. 3)
+ *     else                 dt * min(mu_k delta / |dt|, 1) is removed (kinetic)      (eq. 4)
+ * in the ratio w_i / (w_i + w_j). Grain-grain pairs use the height-scaled inverse masses w*
+ * (stacks converge faster, Macklin sec. 5.1); pairs with body particles use the true masses so
+ * that grains and bodies exchange momentum exactly. Exact (primitive) bodies are infinitely
+ * heavy: the grain takes the whole correction, after the particle contacts of the same
+ * iteration (so the floor always wins over the averaging).
+ *
+ * Every particle reads the previous iterate and writes only itself, in fixed blocks: the
+ * result does not depend on the worker count. */
+
+#include <math.h>
+
+#include "../bodies/body_store.h"
+#include "../geom/vec3.h"
+#include "pbd_internal.h"
+
+typedef struct sweep_ctx {
+    pbd_state *st;
+    gr_vec3 *p;     ///< positions the constraints are evaluated at
+    gr_vec3 *also;  ///< stabilisation: x* takes the same corrections
+    bool friction;
+    bool stabilize; ///< the stabilisation pass (kinematic exact bodies sit it out)
+    bool sense;     ///< record the impulses bodies receive
+    double h;
+} sweep_ctx;
+
+/* Remove the tangential slip dt as the friction law allows for depth delta. */
+static inline gr_vec3 friction_correction(gr_vec3 dt, double delta, double mu_s, double mu_k)
+{
+    const double lt = v3_len(dt);
+    if (!(lt > 0))
+        return v3(0, 0, 0);
+    if (lt < mu_s * delta)
+        return dt;
+    const double s = mu_k * delta / lt;
+    return v3_scale(dt, s < 1.0 ? s : 1.0);
+}
+
+/* Contact of particle i (slip si over the substep so far) with an immovable surface of
+ * normal nrm and depth delta whose own displacement this substep is sb: the whole correction
+ * goes to i. */
+static inline gr_vec3 boundary_correction(const sweep_ctx *c, gr_vec3 si, gr_vec3 nrm, double delta, gr_vec3 sb,
+                                          const double *mu)
+{
+    gr_vec3 corr = v3_scale(nrm, delta);
+    if (c->friction) {
+        const gr_vec3 dp = v3_add(v3_sub(si, sb), corr);
+        const gr_vec3 dt = v3_madd(dp, nrm, -v3_dot(dp, nrm));
+        corr = v3_sub(corr, friction_correction(dt, delta, mu[0], mu[1]));
+    }
+    return corr;
+}
+
+/* The body received `impulse` (moment arm `lever` from its position) from particle i. */
+static inline void sense(pbd_state *st, uint32_t i, uint32_t slot, gr_vec3 impulse, gr_vec3 lever)
+{
+    for (uint32_t k = 2 * i; k < 2 * i + 2; k++) {
+        if (st->sense_slot[k] == GR_INVALID_INDEX)
+            st->sense_slot[k] = slot;
+        if (st->sense_slot[k] == slot) {
+            st->sense_imp[k] = v3_add(st->sense_imp[k], impulse);
+            st->sense_ang[k] = v3_add(st->sense_ang[k], v3_cross(lever, impulse));
+            return;
+        }
+    }
+    /* a third body in one substep: too rare to keep room for; its share is not reported */
+}
+
+/* Where particle i goes in this sweep (from positions p). */
+static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
+{
+    pbd_state *st = c->st;
+    const gr_vec3 *p = c->p;
+    const gr_body_store *bs = &st->world->bodies;
+    const gr_vec3 pi = p[i], si = v3_sub(st->xp[i], st->x[i]);
+    const bool grain_i = st->owner[i] == GR_INVALID_INDEX;
+    /* group 1: contacts with movable particles, each from the previous iterate, averaged */
+    gr_vec3 sum = {0, 0, 0};
+    uint32_t count = 0, boundary = 0;
+    for (uint32_t k = st->nb_start[i]; k < st->nb_start[i + 1]; k++) {
+        const uint32_t j = st->nb_j[k];
+        if (st->inv_m[j] == 0.0)
+            continue; /* group 2 */
+        const double d = st->r[i] + st->r[j];
+        const gr_vec3 xij = v3_sub(pi, p[j]);
+        const double l2 = v3_len2(xij);
+        if (l2 >= d * d)
+            continue;
+        const double len = sqrt(l2);
+        /* coincident centres: separate along "up", the lower index below */
+        const gr_vec3 nrm = len > 1e-9 * d ? v3_scale(xij, 1.0 / len) : (i < j ? st->up : v3_neg(st->up));
+        const double delta = d - len;
+        const bool both_grains = grain_i && st->owner[j] == GR_INVALID_INDEX;
+        const double wi = both_grains ? st->w_star[i] : st->inv_m[i];
+        const double wj = both_grains ? st->w_star[j] : st->inv_m[j];
+        const double ai = wi / (wi + wj), aj = wj / (wi + wj);
+        gr_vec3 corr = v3_scale(nrm, ai * delta);
+        if (c->friction) {
+            const gr_vec3 sj = v3_sub(st->xp[j], st->x[j]);
+            /* dp with both particles' normal corrections included */
+            const gr_vec3 dp = v3_add(v3_sub(si, sj), v3_scale(nrm, (ai + aj) * delta));
+            const gr_vec3 dt = v3_madd(dp, nrm, -v3_dot(dp, nrm));
+            const double *mu = pbd_mu(st, st->mat[i], st->mat[j]);
+            corr = v3_madd(corr, friction_correction(dt, delta, mu[0], mu[1]), -ai);
+        }
+        sum = v3_add(sum, corr);
+        count++;
+    }
+    gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation / (double)count) : pi;
+    /* group 2: immovable surfaces (exact bodies, fixed body particles), each projected in
+     * turn onto the particle's updated position */
+    const double m_over_h = c->sense ? 1.0 / (st->inv_m[i] * c->h) : 0.0;
+    for (uint32_t k = st->nb_start[i]; k < st->nb_start[i + 1]; k++) {
+        const uint32_t j = st->nb_j[k];
+        if (st->inv_m[j] != 0.0)
+            continue;
+        const double d = st->r[i] + st->r[j];
+        const gr_vec3 xij = v3_sub(q, p[j]);
+        const double l2 = v3_len2(xij);
+        if (l2 >= d * d)
+            continue;
+        const double len = sqrt(l2);
+        const gr_vec3 nrm = len > 1e-9 * d ? v3_scale(xij, 1.0 / len) : st->up;
+        const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, d - len,
+                                                 v3_sub(st->xp[j], st->x[j]), pbd_mu(st, st->mat[i], st->mat[j]));
+        q = v3_add(q, corr);
+        boundary++;
+        if (c->sense) {
+            const uint32_t slot = st->bodies[st->owner[j]].slot;
+            sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(p[j], bs->data[slot].position));
+        }
+    }
+    /* exact surfaces: every one, every iteration (they are few, and a particle pushed far in
+     * one sweep must still meet the wall) */
+    for (uint32_t e = 0; e < st->exact_count; e++) {
+        const uint32_t slot = st->exact[e];
+        const gr_body_data *b = &bs->data[slot];
+        if (c->stabilize && b->motion == GR_MOTION_KINEMATIC)
+            continue; /* its push must become velocity */
+        const double bound = st->exact_bound[e];
+        if (bound < INFINITY && v3_len2(v3_sub(q, b->position)) > (bound + st->r[i]) * (bound + st->r[i]))
+            continue;
+        const uint32_t nf = gr_body_feature_count(b);
+        for (uint32_t f = 0; f < nf; f++) {
+            if (!gr_body_feature_enabled(b, f))
+                continue;
+            gr_vec3 nrm, pt;
+            const double delta = st->r[i] - gr_body_feature_distance(b, f, q, &nrm, &pt);
+            if (!(delta > 0))
+                continue;
+            const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, delta,
+                                                     v3_scale(gr_body_point_velocity(b, pt), c->h),
+                                                     pbd_mu(st, st->mat[i], b->material));
+            q = v3_add(q, corr);
+            boundary++;
+            if (c->sense)
+                sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(pt, b->position));
+        }
+    }
+    st->touch[i] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
+    return q;
+}
+
+/* ---- Jacobi ------------------------------------------------------------------------------- */
+
+static void jacobi_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const sweep_ctx *c = (const sweep_ctx *)vctx;
+    pbd_state *st = c->st;
+    for (uint32_t i = begin; i < end; i++)
+        st->dx[i] = st->inv_m[i] == 0.0 ? v3(0, 0, 0) : v3_sub(solve_particle(c, i), c->p[i]);
+}
+
+static void apply_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const sweep_ctx *c = (const sweep_ctx *)vctx;
+    for (uint32_t i = begin; i < end; i++) {
+        const gr_vec3 d = c->st->dx[i];
+        c->p[i] = v3_add(c->p[i], d);
+        if (c->also)
+            c->also[i] = v3_add(c->also[i], d);
+    }
+}
+
+/* ---- sensing ------------------------------------------------------------------------------ */
+
+gr_status pbd_reserve_sensing(pbd_state *st)
+{
+    if (st->sense_cap >= st->cap)
+        return GR_OK;
+    const gr_array_ref arrays[] = {{(void **)&st->sense_slot, 2 * sizeof(uint32_t)},
+                                   {(void **)&st->sense_imp, 2 * sizeof(gr_vec3)},
+                                   {(void **)&st->sense_ang, 2 * sizeof(gr_vec3)}};
+    if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->sense_cap, st->cap, 0))
+        return GR_ERROR_OUT_OF_MEMORY;
+    st->sense_cap = st->cap;
+    for (uint32_t k = 0; k < 2 * st->cap; k++) {
+        st->sense_slot[k] = GR_INVALID_INDEX;
+        st->sense_imp[k] = st->sense_ang[k] = v3(0, 0, 0);
+    }
+    return GR_OK;
+}
+
+void pbd_collect_impulses(pbd_state *st)
+{
+    for (uint32_t k = 0; k < 2 * st->n; k++) {
+        const uint32_t slot = st->sense_slot[k];
+        if (slot == GR_INVALID_INDEX)
+            continue;
+        if (slot < st->imp_slots) {
+            st->body_imp[2 * slot] = v3_add(st->body_imp[2 * slot], st->sense_imp[k]);
+            st->body_imp[2 * slot + 1] = v3_add(st->body_imp[2 * slot + 1], st->sense_ang[k]);
+        }
+        st->sense_slot[k] = GR_INVALID_INDEX;
+        st->sense_imp[k] = st->sense_ang[k] = v3(0, 0, 0);
+    }
+}
+
+void pbd_contact_sweep(pbd_state *st, gr_vec3 *p, bool friction, bool stabilize, double h)
+{
+    const uint32_t n = st->n;
+    if (!n)
+        return;
+    sweep_ctx c = {st, p, stabilize ? st->xp : NULL, friction, stabilize, friction && st->sense_cap > 0, h};
+    gr_parallel_for(&st->world->tasks, n, PBD_BLOCK, jacobi_range, &c);
+    gr_parallel_for_affine(&st->world->tasks, n, PBD_BLOCK, apply_range, &c);
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* Neighbour lists of the PBD solver, built once per substep on the predicted positions with a
+ * collision margin and then fixed for all iterations (Macklin 2014, sec. 5; docs/pbd.md):
+ * particle pairs within r_i + r_j + margin (both directions: each particle gathers),
+ * and the list of exact (primitive) bodies with their bounding radii.
+ * Lists are compressed rows (start offsets + entries), counted then filled, so their order is
+ * the grid's scan order: deterministic for any worker count. */
+#include <math.h>
+
+#include "../bodies/body_store.h"
+#include "../geom/vec3.h"
+#include "pbd_internal.h"
+
+void pbd_free_lists(pbd_state *st)
+{
+    gr_mem_free(st->mem, st->nb_j, sizeof(uint32_t) * st->nb_cap);
+    gr_mem_free(st->mem, st->exact, sizeof(uint32_t) * st->exact_cap);
+    gr_mem_free(st->mem, st->exact_bound, sizeof(double) * st->exact_cap);
+    st->nb_j = st->exact = NULL;
+    st->exact_bound = NULL;
+    st->nb_cap = st->exact_cap = 0;
+}
+
+typedef struct list_ctx {
+    pbd_state *st;
+    double margin;  ///< particle pairs
+    double h;       ///< substep (kinematic bodies' motion)
+    bool fill;      ///< false: count into the start arrays, true: write entries
+} list_ctx;
+
+static bool fixed_particle(const pbd_state *st, uint32_t i) { return st->inv_m[i] == 0.0; }
+
+static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const list_ctx *c = (const list_ctx *)vctx;
+    pbd_state *st = c->st;
+    const gr_cell_grid *g = &st->grid;
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t count = 0, at = c->fill ? st->nb_start[i] : 0;
+        if (fixed_particle(st, i)) {
+            if (!c->fill)
+                st->nb_start[i + 1] = 0; /* fixed particles gather nothing */
+            continue;
+        }
+        const gr_vec3 pi = st->xp[i];
+        const uint32_t own = st->owner[i];
+        int32_t cc[3];
+        gr_cell_grid_coords(g, pi, cc);
+        for (int32_t a = cc[0] - 1; a <= cc[0] + 1; a++) {
+            if (a < 0 || a >= g->dims[0])
+                continue;
+            for (int32_t b = cc[1] - 1; b <= cc[1] + 1; b++) {
+                if (b < 0 || b >= g->dims[1])
+                    continue;
+                const int32_t lo[3] = {a, b, GR_MAX(cc[2] - 1, 0)};
+                const int32_t c2hi = GR_MIN(cc[2] + 1, g->dims[2] - 1);
+                const uint32_t c0 = gr_cell_grid_index(g, lo);
+                const uint32_t s0 = g->cell_start[c0], s1 = g->cell_start[c0 + (uint32_t)(c2hi - lo[2]) + 1];
+                for (uint32_t s = s0; s < s1; s++) {
+                    const uint32_t j = g->order[s];
+                    if (j == i || (own != GR_INVALID_INDEX && st->owner[j] == own))
+                        continue;
+                    const double reach = st->r[i] + st->r[j] + c->margin;
+                    if (v3_len2(v3_sub(pi, st->xp[j])) >= reach * reach)
+                        continue;
+                    if (c->fill)
+                        st->nb_j[at++] = j;
+                    count++;
+                }
+            }
+        }
+        if (!c->fill)
+            st->nb_start[i + 1] = count;
+    }
+}
+
+static bool grow_u32(gr_mem *mem, uint32_t **a, uint32_t *cap, uint64_t need)
+{
+    if (need <= *cap)
+        return true;
+    if (need > UINT32_MAX)
+        return false;
+    const uint32_t nc = gr_grow_capacity(*cap, (uint32_t)need);
+    uint32_t *p = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * nc);
+    if (!p)
+        return false;
+    gr_mem_free(mem, *a, sizeof(uint32_t) * *cap);
+    *a = p;
+    *cap = nc;
+    return true;
+}
+
+/* Prefix sum of counts stored at start[1..n] into offsets start[0..n]. */
+static uint64_t prefix(uint32_t *start, uint32_t n)
+{
+    uint64_t sum = 0;
+    start[0] = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sum += start[i + 1];
+        start[i + 1] = (uint32_t)GR_MIN(sum, (uint64_t)UINT32_MAX);
+    }
+    return sum;
+}
+
+gr_status pbd_build_lists(pbd_state *st, double h)
+{
+    gr_world *world = st->world;
+    const uint32_t n = st->n;
+    /* exact bodies: every live body without particles */
+    const gr_body_store *bs = &world->bodies;
+    if (bs->count > st->exact_cap) {
+        const uint32_t cap = gr_grow_capacity(st->exact_cap, bs->count);
+        uint32_t *e = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
+        double *eb = (double *)gr_mem_alloc(st->mem, sizeof(double) * cap);
+        if (!e || !eb) {
+            gr_mem_free(st->mem, e, sizeof(uint32_t) * cap);
+            gr_mem_free(st->mem, eb, sizeof(double) * cap);
+            return GR_ERROR_OUT_OF_MEMORY;
+        }
+        gr_mem_free(st->mem, st->exact, sizeof(uint32_t) * st->exact_cap);
+        gr_mem_free(st->mem, st->exact_bound, sizeof(double) * st->exact_cap);
+        st->exact = e;
+        st->exact_bound = eb;
+        st->exact_cap = cap;
+    }
+    st->exact_count = 0;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const gr_body_data *b = &bs->data[bs->active[a]];
+        if (b->particles)
+            continue;
+        st->exact_bound[st->exact_count] = gr_body_bound_radius(b);
+        st->exact[st->exact_count++] = bs->active[a];
+    }
+
+    const double margin = st->par.margin_fraction * st->r_max;
+    const double cell = 2.0 * st->r_max + margin;
+    if (n && !gr_cell_grid_build(&st->grid, st->mem, (const double *)st->xp, 3, n, cell, GR_MAX(4u * n, 64u)))
+        return GR_ERROR_OUT_OF_MEMORY;
+    list_ctx c = {st, margin, h, false};
+    gr_tasks *tasks = &world->tasks;
+    if (n)
+        gr_parallel_for(tasks, n, PBD_BLOCK, pairs_range, &c);
+    const uint64_t pairs = n ? prefix(st->nb_start, n) : 0; /* no particles: maybe no arrays yet */
+    if (!grow_u32(st->mem, &st->nb_j, &st->nb_cap, GR_MAX(pairs, 1u)))
+        return GR_ERROR_OUT_OF_MEMORY;
+    c.fill = true;
+    if (n)
+        gr_parallel_for(tasks, n, PBD_BLOCK, pairs_range, &c);
+    st->rebuilds++;
+    return GR_OK;
+}

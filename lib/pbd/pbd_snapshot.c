@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* PBD snapshot section: the particles (grains and body particles, in storage order) and the
+ * particle-covered bodies. Lists, scaled masses and scratch are rebuilt every substep, so
+ * stepping a loaded world is bit-identical. Loading checks every index it will follow. */
+#include <math.h>
+
+#include "../core/stream.h"
+#include "../geom/vec3.h"
+#include "pbd_internal.h"
+
+#define PBD_SECTION_TAG 0x44425031u /* "1PBD" */
+
+static void put_v3s(gr_stream_writer *w, const gr_vec3 *v, uint32_t n) { gr_writer_f64s(w, (const double *)v, (size_t)n * 3); }
+static void get_v3s(gr_stream_reader *r, gr_vec3 *v, uint32_t n) { gr_reader_f64s(r, (double *)v, (size_t)n * 3); }
+
+gr_status pbd_save(const void *state, gr_stream_writer *w)
+{
+    const pbd_state *st = (const pbd_state *)state;
+    const uint32_t n = st->n;
+    gr_writer_u32(w, PBD_SECTION_TAG);
+    gr_writer_u32(w, n);
+    gr_writer_u32(w, st->n_grains);
+    put_v3s(w, st->x, n);
+    put_v3s(w, st->v, n);
+    put_v3s(w, st->f, n);
+    put_v3s(w, st->rest, n);
+    put_v3s(w, st->anchor, n);
+    gr_writer_f64s(w, st->r, n);
+    gr_writer_f64s(w, st->inv_m, n);
+    gr_writer_u32s(w, st->mat, n);
+    gr_writer_u32s(w, st->owner, n);
+    gr_writer_u32s(w, st->slot, n);
+    gr_writer_u32s(w, st->touch, n);
+    gr_writer_u32(w, st->nb);
+    for (uint32_t b = 0; b < st->nb; b++) {
+        const pbd_body *pb = &st->bodies[b];
+        gr_writer_u32(w, pb->slot);
+        gr_writer_u32(w, pb->first);
+        gr_writer_u32(w, pb->count);
+        gr_writer_u32(w, pb->fixed);
+        gr_writer_f64(w, pb->particle_mass);
+        gr_writer_f64s(w, (const double *)&pb->centroid, 3);
+        gr_writer_f64s(w, (const double *)&pb->rot, 4);
+        gr_writer_f64s(w, (const double *)&pb->momentum, 3);
+        gr_writer_f64s(w, (const double *)&pb->spin, 3);
+    }
+    gr_writer_u64(w, st->contact_pairs);
+    gr_writer_u64(w, st->body_pairs);
+    gr_writer_u64(w, st->rebuilds);
+    return GR_OK;
+}
+
+#define LOAD_CHECK(cond)                  \
+    do {                                  \
+        if (!(cond) || r->bad) {          \
+            r->fail_line = -__LINE__;     \
+            return GR_ERROR_CORRUPT_DATA; \
+        }                                 \
+    } while (0)
+
+/* Load into a fresh state created for the snapshot's world (bodies, materials and the grain
+ * table already restored and validated by the caller). */
+gr_status pbd_load(void *state, gr_stream_reader *r)
+{
+    pbd_state *st = (pbd_state *)state;
+    gr_world *world = st->world;
+    LOAD_CHECK(gr_reader_u32(r) == PBD_SECTION_TAG);
+    const uint32_t n = gr_reader_u32(r), n_grains = gr_reader_u32(r);
+    /* 17 doubles and 4 words per particle must still be in the stream */
+    LOAD_CHECK(n <= GR_MAX_GRAINS && n_grains <= n && n <= gr_reader_left(r) / (8 * 17 + 4 * 4));
+    if (pbd_reserve_particles(st, GR_MAX(n, 1u)) != GR_OK)
+        return GR_ERROR_OUT_OF_MEMORY;
+    get_v3s(r, st->x, n);
+    get_v3s(r, st->v, n);
+    get_v3s(r, st->f, n);
+    get_v3s(r, st->rest, n);
+    get_v3s(r, st->anchor, n);
+    gr_reader_f64s(r, st->r, n);
+    gr_reader_f64s(r, st->inv_m, n);
+    gr_reader_u32s(r, st->mat, n);
+    gr_reader_u32s(r, st->owner, n);
+    gr_reader_u32s(r, st->slot, n);
+    gr_reader_u32s(r, st->touch, n);
+    const uint32_t nb = gr_reader_u32(r);
+    LOAD_CHECK(nb <= n && nb <= gr_reader_left(r) / (4 * 4 + 8 * 14));
+    const gr_body_store *bs = &world->bodies;
+    gr_status s = GR_OK;
+    for (uint32_t b = 0; b < nb && s == GR_OK; b++) {
+        /* records are added through the same path as a new body, then overwritten */
+        pbd_body pb;
+        pb.slot = gr_reader_u32(r);
+        pb.first = gr_reader_u32(r);
+        pb.count = gr_reader_u32(r);
+        pb.fixed = gr_reader_u32(r);
+        pb.particle_mass = gr_reader_f64(r);
+        gr_reader_f64s(r, (double *)&pb.centroid, 3);
+        gr_reader_f64s(r, (double *)&pb.rot, 4);
+        gr_reader_f64s(r, (double *)&pb.momentum, 3);
+        gr_reader_f64s(r, (double *)&pb.spin, 3);
+        LOAD_CHECK(pb.slot < bs->slot_count && bs->alive[pb.slot] && bs->data[pb.slot].particles);
+        LOAD_CHECK(pb.first <= n && pb.count >= 1 && pb.count <= n - pb.first && pb.fixed <= 1);
+        LOAD_CHECK(pb.count == bs->data[pb.slot].particle_count);
+        LOAD_CHECK(isfinite(pb.particle_mass) && pb.particle_mass > 0 && v3_finite(pb.centroid) &&
+                   quat_finite(pb.rot) && fabs(quat_len2(pb.rot) - 1.0) < 1e-6 && v3_finite(pb.momentum) &&
+                   v3_finite(pb.spin));
+        if (st->nb == st->b_cap) {
+            /* grow the records through the body path's allocator helpers */
+            const uint32_t cap = gr_grow_capacity(st->b_cap, st->nb + 1);
+            pbd_body *a = (pbd_body *)gr_mem_alloc(st->mem, sizeof(pbd_body) * cap);
+            if (!a)
+                return GR_ERROR_OUT_OF_MEMORY;
+            if (st->nb)
+                memcpy(a, st->bodies, sizeof(pbd_body) * st->nb);
+            gr_mem_free(st->mem, st->bodies, sizeof(pbd_body) * st->b_cap);
+            st->bodies = a;
+            st->b_cap = cap;
+        }
+        st->bodies[st->nb++] = pb;
+    }
+    st->contact_pairs = gr_reader_u64(r);
+    st->body_pairs = gr_reader_u64(r);
+    st->rebuilds = gr_reader_u64(r);
+    LOAD_CHECK(true);
+    /* body slot map */
+    const uint32_t slots = GR_MAX(bs->slot_count, 1u);
+    uint32_t *map = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * slots);
+    if (!map)
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < slots; k++)
+        map[k] = GR_INVALID_INDEX;
+    st->body_of_slot = map;
+    st->b_slot_cap = slots;
+    for (uint32_t b = 0; b < nb; b++) {
+        LOAD_CHECK(map[st->bodies[b].slot] == GR_INVALID_INDEX); /* one record per body */
+        map[st->bodies[b].slot] = b;
+    }
+    /* every body with particles has its record */
+    for (uint32_t a = 0; a < bs->count; a++)
+        LOAD_CHECK(!bs->data[bs->active[a]].particles || map[bs->active[a]] != GR_INVALID_INDEX);
+    /* particles: owners and grain slots consistent with the records and the grain table */
+    gr_grain_table *t = &world->grains;
+    LOAD_CHECK(n_grains == t->count);
+    uint32_t grains = 0;
+    st->r_min = INFINITY;
+    st->r_max = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        LOAD_CHECK(v3_finite(st->x[i]) && v3_finite(st->v[i]) && v3_finite(st->f[i]) && v3_finite(st->rest[i]) &&
+                   v3_finite(st->anchor[i]));
+        LOAD_CHECK(isfinite(st->r[i]) && st->r[i] > 0 && isfinite(st->inv_m[i]) && st->inv_m[i] >= 0);
+        LOAD_CHECK(st->mat[i] < world->materials.count);
+        const uint32_t o = st->owner[i];
+        if (o == GR_INVALID_INDEX) {
+            const uint32_t slot = st->slot[i];
+            LOAD_CHECK(slot < t->slot_count && t->alive[slot] && t->dense[slot] == GR_INVALID_INDEX &&
+                       st->inv_m[i] > 0);
+            t->dense[slot] = i;
+            grains++;
+        } else {
+            LOAD_CHECK(o < nb && i >= st->bodies[o].first && i < st->bodies[o].first + st->bodies[o].count &&
+                       st->slot[i] == GR_INVALID_INDEX);
+            LOAD_CHECK((st->inv_m[i] == 0) == (st->bodies[o].fixed == 1));
+        }
+        st->xp[i] = st->x[i];
+        st->w_star[i] = st->inv_m[i];
+        st->dx[i] = v3(0, 0, 0);
+        st->r_min = GR_MIN(st->r_min, st->r[i]);
+        st->r_max = GR_MAX(st->r_max, st->r[i]);
+    }
+    LOAD_CHECK(grains == n_grains);
+    for (uint32_t b = 0; b < nb; b++) /* every particle of a record's range is its own */
+        for (uint32_t i = st->bodies[b].first; i < st->bodies[b].first + st->bodies[b].count; i++)
+            LOAD_CHECK(st->owner[i] == b);
+    st->n = n;
+    st->n_grains = n_grains;
+    return GR_OK;
+}

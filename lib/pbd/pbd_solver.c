@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/* PBD solver: lifetime, particles in and out, field access, and its function table. */
+#include <math.h>
+
+#include "../geom/vec3.h"
+#include "pbd_internal.h"
+
+static void params_from_def(pbd_params *p, const gr_pbd_def *d)
+{
+    p->iterations = d->iterations;
+    p->stabilization_iterations = d->stabilization_iterations;
+    p->relaxation = d->relaxation;
+    p->margin_fraction = d->collision_margin;
+    p->mass_scaling = d->mass_scaling;
+    p->sleep_threshold = d->sleep_threshold;
+    p->cfl = d->cfl;
+    p->max_substep = d->max_substep;
+}
+
+static gr_status pbd_create(gr_world *world, void **out)
+{
+    pbd_state *st = (pbd_state *)gr_mem_calloc(&world->mem, sizeof(pbd_state));
+    if (!st)
+        return GR_ERROR_OUT_OF_MEMORY;
+    st->world = world;
+    st->mem = &world->mem;
+    params_from_def(&st->par, &world->pbd);
+    gr_cell_grid_init(&st->grid);
+    st->r_min = INFINITY;
+    st->r_max = 0;
+    st->mat_revision = UINT32_MAX;
+    *out = st;
+    return GR_OK;
+}
+
+#define PARTICLE_ARRAYS(st)                                                                                       \
+    {(void **)&(st)->x, sizeof(gr_vec3)},       {(void **)&(st)->xp, sizeof(gr_vec3)},                           \
+        {(void **)&(st)->v, sizeof(gr_vec3)},   {(void **)&(st)->dx, sizeof(gr_vec3)},                           \
+        {(void **)&(st)->f, sizeof(gr_vec3)},   {(void **)&(st)->rest, sizeof(gr_vec3)},                         \
+        {(void **)&(st)->anchor, sizeof(gr_vec3)},                                                                \
+        {(void **)&(st)->r, sizeof(double)},    {(void **)&(st)->inv_m, sizeof(double)},                         \
+        {(void **)&(st)->w_star, sizeof(double)}, {(void **)&(st)->mat, sizeof(uint32_t)},                       \
+        {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                     \
+        {(void **)&(st)->flag, sizeof(uint32_t)},                                                                \
+    {                                                                                                             \
+        (void **)&(st)->touch, sizeof(uint32_t)                                                                   \
+    }
+
+gr_status pbd_reserve_particles(pbd_state *st, uint32_t need)
+{
+    if (need <= st->cap)
+        return GR_OK;
+    const uint32_t cap = gr_grow_capacity(st->cap, need);
+    const gr_array_ref arrays[] = {PARTICLE_ARRAYS(st)};
+    /* the list heads have cap + 1 entries: grow them first (all or nothing) */
+    uint32_t *nbs = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * ((size_t)cap + 1));
+    if (!nbs || !gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->cap, cap, st->n)) {
+        gr_mem_free(st->mem, nbs, sizeof(uint32_t) * ((size_t)cap + 1));
+        return GR_ERROR_OUT_OF_MEMORY;
+    }
+    if (st->cap)
+        gr_mem_free(st->mem, st->nb_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
+    memset(nbs, 0, sizeof(uint32_t) * ((size_t)cap + 1));
+    st->nb_start = nbs;
+    st->cap = cap;
+    return GR_OK;
+}
+
+static void pbd_destroy(void *state)
+{
+    pbd_state *st = (pbd_state *)state;
+    if (!st)
+        return;
+    gr_mem *mem = st->mem;
+    const gr_array_ref arrays[] = {PARTICLE_ARRAYS(st)};
+    gr_mem_free_arrays(mem, arrays, GR_COUNTOF(arrays), st->cap);
+    if (st->cap)
+        gr_mem_free(mem, st->nb_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
+    pbd_free_lists(st);
+    {
+        const gr_array_ref sensing[] = {{(void **)&st->sense_slot, 2 * sizeof(uint32_t)},
+                                        {(void **)&st->sense_imp, 2 * sizeof(gr_vec3)},
+                                        {(void **)&st->sense_ang, 2 * sizeof(gr_vec3)}};
+        gr_mem_free_arrays(mem, sensing, GR_COUNTOF(sensing), st->sense_cap);
+    }
+    pbd_free_bodies(st);
+    gr_cell_grid_free(&st->grid, mem);
+    gr_mem_free(mem, st->mu, sizeof(double) * 2 * st->pair_dim * st->pair_dim);
+    gr_mem_free(mem, st, sizeof(pbd_state));
+}
+
+/* Friction coefficients of every material pair (static, kinetic), refreshed when the
+ * materials change. */
+gr_status pbd_update_materials(pbd_state *st)
+{
+    const gr_materials *m = &st->world->materials;
+    if (st->mat_revision == m->revision && st->pair_dim == m->count)
+        return GR_OK;
+    const uint32_t dim = m->count;
+    double *mu = st->mu;
+    if (dim != st->pair_dim) {
+        mu = (double *)gr_mem_alloc(st->mem, sizeof(double) * 2 * dim * dim);
+        if (!mu)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_mem_free(st->mem, st->mu, sizeof(double) * 2 * st->pair_dim * st->pair_dim);
+    }
+    for (uint32_t a = 0; a < dim; a++) {
+        for (uint32_t b = 0; b < dim; b++) {
+            gr_pair_coeffs c;
+            gr_materials_pair(m, a, b, &c);
+            mu[2 * ((size_t)a * dim + b)] = c.static_friction;
+            mu[2 * ((size_t)a * dim + b) + 1] = GR_MIN(c.kinetic_friction, c.static_friction);
+        }
+    }
+    st->mu = mu;
+    st->pair_dim = dim;
+    st->mat_revision = m->revision;
+    return GR_OK;
+}
+
+static gr_status pbd_reserve(void *state, const gr_grain_init *g, uint32_t count)
+{
+    pbd_state *st = (pbd_state *)state;
+    for (uint32_t k = 0; k < count; k++)
+        if (g[k].clump != GR_INVALID_INDEX)
+            return GR_ERROR_UNSUPPORTED;
+    if ((uint64_t)st->n + count > GR_MAX_GRAINS)
+        return GR_ERROR_TOO_MANY;
+    return pbd_reserve_particles(st, st->n + count);
+}
+
+static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
+{
+    pbd_state *st = (pbd_state *)state;
+    const gr_materials *mats = &st->world->materials;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = st->n++;
+        const double r = g[k].radius;
+        const double m = mats->defs[g[k].material].density * 4.0 / 3.0 * GR_PI * r * r * r;
+        st->x[i] = st->xp[i] = g[k].position;
+        st->v[i] = g[k].velocity;
+        st->dx[i] = st->f[i] = st->rest[i] = v3(0, 0, 0);
+        st->anchor[i] = g[k].position;
+        st->r[i] = r;
+        st->inv_m[i] = st->w_star[i] = 1.0 / m;
+        st->mat[i] = g[k].material;
+        st->owner[i] = GR_INVALID_INDEX;
+        st->slot[i] = g[k].slot;
+        st->touch[i] = 0;
+        st->world->grains.dense[g[k].slot] = i;
+        st->r_min = GR_MIN(st->r_min, r);
+        st->r_max = GR_MAX(st->r_max, r);
+        st->n_grains++;
+    }
+}
+
+static void pbd_remove_grains(void *state, const uint32_t *dense, uint32_t count)
+{
+    pbd_state *st = (pbd_state *)state;
+    for (uint32_t k = 0; k < count; k++) {
+        st->slot[dense[k]] = GR_INVALID_INDEX;
+        st->owner[dense[k]] = GR_INVALID_INDEX;
+        st->n_dead++;
+        st->n_grains--;
+    }
+    pbd_compact(st); /* dense indices stay valid for the API between calls */
+}
+
+/* Drop dead grains, keeping the order (so a body's particles stay contiguous), and renumber. */
+void pbd_compact(pbd_state *st)
+{
+    if (!st->n_dead)
+        return;
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        const bool dead = st->owner[i] == GR_INVALID_INDEX && st->slot[i] == GR_INVALID_INDEX;
+        if (dead)
+            continue;
+        if (out != i) {
+            st->x[out] = st->x[i];
+            st->xp[out] = st->xp[i];
+            st->v[out] = st->v[i];
+            st->f[out] = st->f[i];
+            st->rest[out] = st->rest[i];
+            st->anchor[out] = st->anchor[i];
+            st->r[out] = st->r[i];
+            st->inv_m[out] = st->inv_m[i];
+            st->w_star[out] = st->w_star[i];
+            st->mat[out] = st->mat[i];
+            st->owner[out] = st->owner[i];
+            st->slot[out] = st->slot[i];
+            st->touch[out] = st->touch[i];
+        }
+        if (st->owner[out] == GR_INVALID_INDEX)
+            st->world->grains.dense[st->slot[out]] = out;
+        out++;
+    }
+    /* bodies keep their particles contiguous: the first of each is the smallest new index */
+    for (uint32_t b = 0; b < st->nb; b++)
+        st->bodies[b].first = UINT32_MAX;
+    for (uint32_t i = 0; i < out; i++) {
+        const uint32_t o = st->owner[i];
+        if (o != GR_INVALID_INDEX && st->bodies[o].first == UINT32_MAX)
+            st->bodies[o].first = i;
+    }
+    st->n = out;
+    st->n_dead = 0;
+}
+
+static void pbd_read_field(const void *state, gr_field field, const uint32_t *dense, uint32_t count, double *out)
+{
+    const pbd_state *st = (const pbd_state *)state;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = dense[k];
+        double *o = out + 4 * (size_t)k;
+        gr_vec3 a = {0, 0, 0};
+        switch (field) {
+        case GR_FIELD_POSITION: a = st->x[i]; break;
+        case GR_FIELD_VELOCITY: a = st->v[i]; break;
+        case GR_FIELD_FORCE: a = st->f[i]; break;
+        case GR_FIELD_ORIENTATION: o[0] = o[1] = o[2] = 0; o[3] = 1; continue;
+        case GR_FIELD_RADIUS: o[0] = st->r[i]; continue;
+        case GR_FIELD_MASS: o[0] = 1.0 / st->inv_m[i]; continue;
+        case GR_FIELD_MATERIAL: o[0] = (double)st->mat[i]; continue;
+        default: break; /* angular velocity: PBD grains do not spin */
+        }
+        o[0] = a.x;
+        o[1] = a.y;
+        o[2] = a.z;
+    }
+}
+
+static void pbd_write_field(void *state, gr_field field, const uint32_t *dense, uint32_t count, const double *in)
+{
+    pbd_state *st = (pbd_state *)state;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = dense[k];
+        const double *p = in + 4 * (size_t)k;
+        switch (field) {
+        case GR_FIELD_POSITION: st->x[i] = st->xp[i] = v3(p[0], p[1], p[2]); break;
+        case GR_FIELD_VELOCITY: st->v[i] = v3(p[0], p[1], p[2]); break;
+        default: break; /* orientation and spin of a PBD sphere have no effect */
+        }
+    }
+}
+
+static uint32_t pbd_render_point_count(const void *state)
+{
+    const pbd_state *st = (const pbd_state *)state;
+    return st->n_grains;
+}
+
+/* Render points: the grains in bulk order. */
+static void pbd_read_render_points(const void *state, uint32_t first, uint32_t count, float *dst, size_t stride)
+{
+    const pbd_state *st = (const pbd_state *)state;
+    const gr_grain_table *t = &st->world->grains;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = t->dense[t->list[first + k]];
+        const float p[4] = {(float)st->x[i].x, (float)st->x[i].y, (float)st->x[i].z, (float)st->r[i]};
+        memcpy((char *)dst + (size_t)k * stride, p, sizeof p);
+    }
+}
+
+static void pbd_contact_counts(const void *state, uint64_t *pairs, uint64_t *body_pairs, uint64_t *rebuilds)
+{
+    const pbd_state *st = (const pbd_state *)state;
+    *pairs = st->contact_pairs;
+    *body_pairs = st->body_pairs;
+    *rebuilds = st->rebuilds;
+}
+
+static void pbd_invalidate(void *state) { (void)state; /* lists are rebuilt every substep */ }
+
+const gr_solver_vtable gr_pbd_solver = {
+    GR_SOLVER_PBD,
+    "pbd",
+    pbd_create,
+    pbd_destroy,
+    pbd_reserve,
+    pbd_add_grains,
+    pbd_remove_grains,
+    pbd_step,
+    pbd_stable_substep,
+    pbd_read_field,
+    pbd_write_field,
+    pbd_render_point_count,
+    pbd_read_render_points,
+    pbd_contact_counts,
+    pbd_save,
+    pbd_load,
+    pbd_invalidate,
+    pbd_body_added,
+    pbd_body_removed,
+    pbd_body_moved,
+};

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/* One PBD substep (Sommer & Schwanecke, Algorithm 1; Macklin et al. 2014; docs/pbd.md):
+ *   1. kinematic bodies advance; fixed body particles are placed at the new pose
+ *   2. predict  x* = x + h (v + h g); height-scaled inverse masses w* for the contacts
+ *   3. neighbour lists on x* with a margin (fixed for the rest of the substep)
+ *   4. stabilisation: contacts only, evaluated at x, the correction applied to x and x*
+ *      alike (removes leftover overlap without creating velocity)
+ *   5. solver iterations: contacts with friction (Jacobi, averaged, relaxation omega), then
+ *      shape matching of the free bodies
+ *   6. v = (x* - x) / h; particles in contact slower than the sleep threshold stay put.
+ * Every phase runs in fixed blocks that gather (never scatter), so the result is bit-identical
+ * for any worker count. */
+#include <math.h>
+
+#include "../bodies/body_store.h"
+#include "../geom/vec3.h"
+#include "pbd_internal.h"
+
+/* Most pieces the CFL rule cuts one substep into (an absurd speed, e.g. from a host's write,
+ * must not stall gr_step: beyond this the step is taken with larger pieces). */
+#define PBD_MAX_SPLIT 64u
+
+/* Largest exponent of the mass scaling: exp(50) keeps far inside double range. */
+#define PBD_MAX_SCALING_EXPONENT 50.0
+
+typedef struct predict_ctx {
+    pbd_state *st;
+    double h;
+    gr_vec3 g;
+} predict_ctx;
+
+static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const predict_ctx *c = (const predict_ctx *)vctx;
+    pbd_state *st = c->st;
+    const double h = c->h;
+    for (uint32_t i = begin; i < end; i++) {
+        if (st->inv_m[i] == 0.0)
+            continue;
+        st->xp[i] = v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
+    }
+}
+
+typedef struct scale_ctx {
+    pbd_state *st;
+    double k;      ///< mass scaling per metre of height
+    double ref;
+} scale_ctx;
+
+static void scale_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const scale_ctx *c = (const scale_ctx *)vctx;
+    pbd_state *st = c->st;
+    for (uint32_t i = begin; i < end; i++) {
+        if (st->owner[i] != GR_INVALID_INDEX)
+            continue;
+        double e = c->k * (v3_dot(st->xp[i], st->up) - c->ref);
+        e = e < 0 ? 0 : (e > PBD_MAX_SCALING_EXPONENT ? PBD_MAX_SCALING_EXPONENT : e);
+        st->w_star[i] = st->inv_m[i] * exp(e);
+    }
+}
+
+typedef struct finish_ctx {
+    pbd_state *st;
+    double h;
+    gr_vec3 g;
+} finish_ctx;
+
+static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const finish_ctx *c = (const finish_ctx *)vctx;
+    pbd_state *st = c->st;
+    const double inv_h = 1.0 / c->h, sleep = st->par.sleep_threshold * v3_len(c->g) * c->h;
+    for (uint32_t i = begin; i < end; i++) {
+        st->flag[i] = 0;
+        if (st->inv_m[i] == 0.0) { /* fixed body particle: moved with its body */
+            st->v[i] = v3_scale(v3_sub(st->xp[i], st->x[i]), inv_h);
+            st->x[i] = st->xp[i];
+            continue;
+        }
+        gr_vec3 vn = v3_scale(v3_sub(st->xp[i], st->x[i]), inv_h);
+        if (!v3_finite(vn)) {
+            /* keep the last finite state; the step reports GR_ERROR_UNSTABLE */
+            st->v[i] = v3(0, 0, 0);
+            st->xp[i] = st->x[i];
+            st->f[i] = v3(0, 0, 0);
+            st->flag[i] = 1; /* scratch: marks the particle for the check after the pass */
+            continue;
+        }
+        const gr_vec3 v_free = v3_madd(st->v[i], c->g, c->h); /* without constraints */
+        const double m = 1.0 / st->inv_m[i];
+        /* sleeping: a grain in contact slower than the threshold loses its velocity (the
+         * unconverged remainder of the solve, not motion), as long as it stays within a tenth
+         * of its radius of where it fell asleep; beyond that it was really sliding and wakes */
+        if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && st->touch[i] && v3_len2(vn) < sleep * sleep &&
+            v3_len2(v3_sub(st->xp[i], st->anchor[i])) < 0.01 * st->r[i] * st->r[i]) {
+            vn = v3(0, 0, 0);
+        } else {
+            st->anchor[i] = st->xp[i];
+        }
+        st->f[i] = v3_madd(v3_scale(v3_sub(vn, v_free), m * inv_h), c->g, m);
+        st->v[i] = vn;
+        st->x[i] = st->xp[i];
+    }
+}
+
+static void advance_fixed_bodies(pbd_state *st, double h)
+{
+    gr_body_store *bs = &st->world->bodies;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        gr_body_data *b = &bs->data[bs->active[a]];
+        if (b->motion == GR_MOTION_KINEMATIC)
+            gr_body_integrate(b, h);
+    }
+    for (uint32_t r = 0; r < st->nb; r++) {
+        const pbd_body *pb = &st->bodies[r];
+        if (pb->fixed)
+            pbd_place_body(st, pb, st->xp);
+    }
+}
+
+static void count_contacts(pbd_state *st)
+{
+    uint64_t pairs = 0, bodies = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        pairs += st->touch[i] & 0xffffu;
+        bodies += st->touch[i] >> 16;
+    }
+    st->contact_pairs = pairs / 2;
+    st->body_pairs = bodies;
+}
+
+/* Fastest free particle or kinematic body point [m/s]. */
+static double fastest(const pbd_state *st)
+{
+    double v2 = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        if (st->inv_m[i] > 0)
+            v2 = GR_MAX(v2, v3_len2(st->v[i]));
+    const gr_body_store *bs = &st->world->bodies;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const gr_body_data *b = &bs->data[bs->active[a]];
+        if (b->motion != GR_MOTION_KINEMATIC)
+            continue;
+        const double bound = gr_body_bound_radius(b);
+        const double vb = v3_len(b->linear_velocity) + (isfinite(bound) ? bound * v3_len(b->angular_velocity) : 0.0);
+        v2 = GR_MAX(v2, vb * vb);
+    }
+    return sqrt(v2);
+}
+
+/* CFL: no particle travels more than cfl x the smallest radius in one substep of h (with the
+ * speed gravity adds during it). */
+static double cfl_substep(const pbd_state *st, double h)
+{
+    const double vmax = fastest(st) + v3_len(st->world->def.gravity) * h;
+    if (!(vmax > 0) || !isfinite(vmax) || !st->n_grains)
+        return h;
+    return GR_MIN(h, st->par.cfl * st->r_min / vmax);
+}
+
+double pbd_stable_substep(void *state)
+{
+    const pbd_state *st = (const pbd_state *)state;
+    return cfl_substep(st, st->par.max_substep);
+}
+
+/* One substep of h (the algorithm at the top of this file). */
+static gr_status substep(pbd_state *st, double h)
+{
+    gr_tasks *tasks = &st->world->tasks;
+    const gr_vec3 g = st->world->def.gravity;
+    const double gl = v3_len(g);
+    gr_status s;
+    /* lists first (on the predicted positions of this substep): if they cannot be allocated,
+     * nothing has moved yet */
+    predict_ctx pc = {st, h, g};
+    gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, predict_range, &pc);
+    if ((s = pbd_build_lists(st, h)) != GR_OK) {
+        for (uint32_t i = 0; i < st->n; i++)
+            st->xp[i] = st->x[i];
+        return s;
+    }
+    /* mass scaling: w* = w exp(k (height - lowest grain's height) / diameter) */
+    if (st->par.mass_scaling > 0 && gl > 0 && st->n_grains) {
+        double ref = INFINITY;
+        for (uint32_t i = 0; i < st->n; i++)
+            if (st->owner[i] == GR_INVALID_INDEX)
+                ref = GR_MIN(ref, v3_dot(st->xp[i], st->up));
+        scale_ctx sc = {st, st->par.mass_scaling / (2.0 * st->r_max), ref};
+        gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, scale_range, &sc);
+    }
+    for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
+        pbd_contact_sweep(st, st->x, false, true, h);
+    advance_fixed_bodies(st, h);
+    for (uint32_t it = 0; it < st->par.iterations; it++) {
+        pbd_contact_sweep(st, st->xp, true, false, h);
+        pbd_shape_match(st);
+    }
+    finish_ctx fc = {st, h, g};
+    gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, finish_range, &fc);
+    pbd_bodies_write_back(st, h);
+    pbd_collect_impulses(st);
+    st->world->substep_count++;
+    for (uint32_t i = 0; i < st->n; i++)
+        if (st->flag[i])
+            return GR_ERROR_UNSTABLE;
+    return GR_OK;
+}
+
+gr_status pbd_step(void *state, uint32_t nsub, double h)
+{
+    pbd_state *st = (pbd_state *)state;
+    gr_world *world = st->world;
+    gr_status s;
+    if ((s = pbd_update_materials(st)) != GR_OK || (s = pbd_reserve_impulses(st)) != GR_OK ||
+        (s = pbd_reserve_sensing(st)) != GR_OK)
+        return s;
+    pbd_bodies_sync_in(st);
+    memset(st->body_imp, 0, sizeof(gr_vec3) * 2 * (size_t)st->imp_slots);
+    const gr_vec3 g = world->def.gravity;
+    const double gl = v3_len(g);
+    st->up = gl > 0 ? v3_scale(g, -1.0 / gl) : v3(0, 1, 0);
+    const double t0 = world->time;
+    gr_status result = GR_OK;
+    double total = 0, last = h;
+    for (uint32_t k = 0; k < nsub && result == GR_OK; k++) {
+        /* the caller's substep, split further when grains got fast during the step (the CFL
+         * rule holds for every substep, not only at the start of gr_step) */
+        const double hc = cfl_substep(st, h);
+        const double parts = ceil(h / hc * (1.0 - 1e-12));
+        const uint32_t m = parts > 1 ? (parts < PBD_MAX_SPLIT ? (uint32_t)parts : PBD_MAX_SPLIT) : 1u;
+        const double hs = h / (double)m;
+        for (uint32_t j = 0; j < m && result == GR_OK; j++) {
+            result = substep(st, hs);
+            if (result == GR_ERROR_OUT_OF_MEMORY)
+                break; /* nothing moved in this substep */
+            total += hs;
+            last = hs;
+            world->time = j + 1 == m ? t0 + (double)(k + 1) * h : t0 + (double)k * h + (double)(j + 1) * hs;
+        }
+    }
+    count_contacts(st);
+    world->last_substep = last;
+    const gr_body_store *bs = &world->bodies;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const uint32_t slot = bs->active[a];
+        if (slot < st->imp_slots && total > 0) {
+            world->bodies.data[slot].force = v3_scale(st->body_imp[2 * slot], 1.0 / total);
+            world->bodies.data[slot].torque = v3_scale(st->body_imp[2 * slot + 1], 1.0 / total);
+        }
+    }
+    return result;
+}
