@@ -6,12 +6,14 @@
 #include <granular/granular.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "test_util.h"
 
 #define GR_TEST_PI 3.14159265358979323846
 #define GR_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define GR_MIN(a, b) ((a) < (b) ? (a) : (b))
 
 static gr_status pbd_world(gr_world **w, unsigned workers, const gr_pbd_def *pbd, gr_vec3 gravity)
 {
@@ -423,11 +425,13 @@ static void test_pbd_crafted_snapshots(void)
         st.pos = 0;
         if (gr_world_load(w, tu_stream_read, &st) == GR_OK) {
             ok++;
-            /* a load that passed the checks steps, or refuses with a reason (a valid but absurd
-             * setting such as a 1e-321 s substep) */
+            /* a load that passed the checks steps, or refuses with a reason: a valid but absurd
+             * setting (a 1e-321 s substep; points so small that sampling needs more memory
+             * than there is) */
             const gr_status s = gr_step(w, 1.0 / 60);
             if (!(s == GR_OK || s == GR_ERROR_UNSTABLE))
-                CHECK(s == GR_ERROR_INVALID_ARGUMENT && gr_world_last_error(w)[0] != 0);
+                CHECK((s == GR_ERROR_INVALID_ARGUMENT || s == GR_ERROR_OUT_OF_MEMORY || s == GR_ERROR_TOO_MANY) &&
+                      gr_world_last_error(w)[0] != 0);
         } else {
             refused++;
             CHECK(tu_state_hash(w, bodies, 2) == h);
@@ -475,6 +479,266 @@ static void test_pbd_steady_state_allocates_nothing(void)
     CHECK(a.live == 0);
 }
 
+/* ---- high-resolution upsampling ----------------------------------------------------------- */
+
+static gr_status hr_world(gr_world **w, double hr_radius, gr_vec3 gravity, uint64_t seed)
+{
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.hr_radius = hr_radius;
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_PBD);
+    def.pbd = &pbd;
+    def.gravity = gravity;
+    def.seed = seed;
+    def.worker_count = 2;
+    return gr_world_create(&def, w);
+}
+
+/* A lattice block of nx x ny x nz grains of radius r with its low corner at `lo`. */
+static gr_status grain_block(gr_world *w, gr_vec3 lo, int nx, int ny, int nz, double r, gr_vec3 v)
+{
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++)
+            for (int k = 0; k < nz; k++) {
+                gr_status s = add_sphere(w, (gr_material){0}, r,
+                                         (gr_vec3){lo.x + r + 2 * r * i, lo.y + r + 2 * r * j, lo.z + r + 2 * r * k}, v, NULL);
+                if (s != GR_OK)
+                    return s;
+            }
+    return GR_OK;
+}
+
+static float *render_points(const gr_world *w, uint32_t *n)
+{
+    *n = gr_world_get_render_point_count(w);
+    float *p = (float *)malloc(sizeof(float) * 4 * (*n ? *n : 1));
+    gr_read_render_points(w, 0, *n, p, 0);
+    return p;
+}
+
+/* Points are at least 2 r_H apart, inside the grains, as many as the volume asks for, and the
+ * same for the same seed. */
+static void test_pbd_hr_sampling_invariants(void)
+{
+    const double r = 0.01, rh = 0.003;
+    uint32_t counts[2];
+    uint64_t hashes[3];
+    for (int run = 0; run < 3; run++) {
+        gr_world *w;
+        CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, run == 2 ? 7 : 1));
+        const int nx = run == 1 ? 8 : 4;
+        CHECK_OK(w, grain_block(w, (gr_vec3){0, 0, 0}, nx, 4, 4, r, (gr_vec3){0, 0, 0}));
+        CHECK(gr_world_get_render_point_count(w) == 0); /* sampled by the next step */
+        CHECK_OK(w, gr_step(w, 1e-4));
+        uint32_t n;
+        float *p = render_points(w, &n);
+        uint64_t h = 1469598103934665603ull;
+        for (uint32_t k = 0; k < 4 * n; k++) {
+            uint32_t bits;
+            memcpy(&bits, &p[k], 4);
+            h = (h ^ bits) * 1099511628211ull;
+        }
+        hashes[run] = h;
+        double dmin = 1e9, outside = 0;
+        for (uint32_t a = 0; a < n; a++) {
+            for (uint32_t b = a + 1; b < n; b++) {
+                const double dx = p[4 * a] - p[4 * b], dy = p[4 * a + 1] - p[4 * b + 1], dz = p[4 * a + 2] - p[4 * b + 2];
+                dmin = GR_MIN(dmin, sqrt(dx * dx + dy * dy + dz * dz));
+            }
+            /* inside a grain: the lattice makes the nearest grain the one of its cell */
+            const double gx = r + 2 * r * floor(p[4 * a] / (2 * r)), gy = r + 2 * r * floor(p[4 * a + 1] / (2 * r)),
+                         gz = r + 2 * r * floor(p[4 * a + 2] / (2 * r));
+            const double dg = sqrt((p[4 * a] - gx) * (p[4 * a] - gx) + (p[4 * a + 1] - gy) * (p[4 * a + 1] - gy) +
+                                   (p[4 * a + 2] - gz) * (p[4 * a + 2] - gz));
+            outside = GR_MAX(outside, dg - r);
+        }
+        if (run < 2)
+            counts[run] = n;
+        printf("  %d x 4 x 4 grains: %u points, closest pair %.5f m (2 r_H = %.3f), furthest outside a grain %.2g m\n",
+               nx, n, dmin, 2 * rh, outside);
+        CHECK(n > 0);
+        CHECK(dmin >= 2 * rh * (1 - 1e-6));
+        CHECK(outside <= 1e-6);
+        CHECK(p[3] == (float)rh);
+        free(p);
+        /* stepping again samples nothing new */
+        CHECK_OK(w, gr_step(w, 1e-4));
+        CHECK(gr_world_get_render_point_count(w) == n);
+        gr_world_destroy(w);
+    }
+    /* each grain of radius r holds (r / r_H)^3 x the packing of random sequential addition */
+    printf("  twice the grains: %.3f x the points; another seed: %s\n", (double)counts[1] / counts[0],
+           hashes[2] != hashes[0] ? "other points" : "the same points");
+    CHECK(fabs((double)counts[1] / counts[0] - 2.0) < 0.1);
+    CHECK(hashes[2] != hashes[0]);
+    /* the same seed again: identical */
+    gr_world *w;
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 1));
+    CHECK_OK(w, grain_block(w, (gr_vec3){0, 0, 0}, 4, 4, 4, r, (gr_vec3){0, 0, 0}));
+    CHECK_OK(w, gr_step(w, 1e-4));
+    uint32_t n;
+    float *p = render_points(w, &n);
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t k = 0; k < 4 * n; k++) {
+        uint32_t bits;
+        memcpy(&bits, &p[k], 4);
+        h = (h ^ bits) * 1099511628211ull;
+    }
+    free(p);
+    gr_world_destroy(w);
+    CHECK(h == hashes[0]);
+}
+
+/* A block of grains moving as one (no gravity, no contacts): points deep inside move exactly
+ * with it; then, with the grains gone, points fly ballistically under gravity and stop on the
+ * floor. */
+static void test_pbd_hr_flow_and_free_flight(void)
+{
+    const double r = 0.01, rh = 0.004, dt = 1.0 / 60;
+    gr_world *w;
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 3));
+    const gr_vec3 u = {0.3, -0.1, 0.2};
+    CHECK_OK(w, grain_block(w, (gr_vec3){0, 0, 0}, 8, 8, 8, r, u));
+    CHECK_OK(w, gr_step(w, 1e-6));
+    uint32_t n;
+    float *a = render_points(w, &n);
+    CHECK_OK(w, gr_step(w, dt));
+    uint32_t n2;
+    float *b = render_points(w, &n2);
+    CHECK(n2 == n);
+    uint32_t interior = 0;
+    double worst = 0;
+    const double R = 3 * r, lo = R + 1e-6, hi = 16 * r - R - 1e-6;
+    for (uint32_t q = 0; q < n; q++) {
+        if (a[4 * q] < lo || a[4 * q] > hi || a[4 * q + 1] < lo || a[4 * q + 1] > hi || a[4 * q + 2] < lo ||
+            a[4 * q + 2] > hi)
+            continue;
+        interior++;
+        worst = GR_MAX(worst, fabs((b[4 * q] - a[4 * q]) - u.x * dt));
+        worst = GR_MAX(worst, fabs((b[4 * q + 1] - a[4 * q + 1]) - u.y * dt));
+        worst = GR_MAX(worst, fabs((b[4 * q + 2] - a[4 * q + 2]) - u.z * dt));
+    }
+    printf("  %u of %u points deep inside the block: displacement off the grains' by %.2g m at most\n", interior, n,
+           worst);
+    CHECK(interior > 100);
+    CHECK(worst < 1e-6); /* float render positions */
+    free(a);
+    free(b);
+    gr_world_destroy(w);
+
+    /* no grains near: free flight under gravity onto a floor */
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, -9.81, 0}, 3));
+    CHECK_OK(w, add_plane(w, (gr_vec3){0, 1, 0}, (gr_material){0}, NULL));
+    CHECK_OK(w, grain_block(w, (gr_vec3){0, 0.5, 0}, 2, 2, 2, r, (gr_vec3){0, 0, 0}));
+    CHECK_OK(w, gr_step(w, 1e-6));
+    a = render_points(w, &n);
+    gr_grain all[8];
+    CHECK_OK(w, gr_read_grains(w, GR_FIELD_HANDLE, GR_TYPE_U64, 0, 8, all, 0));
+    CHECK_OK(w, gr_remove_grains(w, all, 8));
+    const int steps = 12;
+    for (int k = 0; k < steps; k++)
+        CHECK_OK(w, gr_step(w, dt));
+    b = render_points(w, &n2);
+    CHECK(n2 == n && n > 0);
+    /* free fall from rest, all alike: g t^2 / 2 to within the first-order error of symplectic
+     * Euler with pieces of at most dt (g t dt / 2) */
+    const double t = steps * dt, drop = 0.5 * 9.81 * t * t;
+    double fmin = 1e9, fmax = -1e9;
+    for (uint32_t q = 0; q < n; q++) {
+        fmin = GR_MIN(fmin, a[4 * q + 1] - b[4 * q + 1]);
+        fmax = GR_MAX(fmax, a[4 * q + 1] - b[4 * q + 1]);
+    }
+    printf("  free flight: %u points fell %.4f to %.4f m (g t^2 / 2 = %.4f m)\n", n, fmin, fmax, drop);
+    CHECK(fmax - fmin < 1e-5);
+    CHECK(fabs(fmin - drop) <= 0.5 * 9.81 * t * dt);
+    for (int k = 0; k < 60; k++)
+        CHECK_OK(w, gr_step(w, dt));
+    free(b);
+    b = render_points(w, &n2);
+    double lowest = 1e9;
+    for (uint32_t q = 0; q < n2; q++)
+        lowest = GR_MIN(lowest, b[4 * q + 1]);
+    printf("  on the floor: lowest point at %.5f m (r_H = %.3f)\n", lowest, rh);
+    CHECK(lowest >= rh - 1e-6);
+    free(a);
+    free(b);
+    gr_world_destroy(w);
+}
+
+/* Points stay inside the material: a mesh paddle (covered with particles) stands in sand and
+ * is lifted out; afterwards no point is below the floor and none floats where the paddle was
+ * (points near the paddle's particles but no grain fall instead of following it). */
+static void test_pbd_hr_points_stay_in_the_sand(void)
+{
+    const double r = 0.01, rh = 0.004;
+    gr_world *w;
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, -9.81, 0}, 5));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_CONTAINER;
+    bd.open_faces = GR_FACE_POS_Y;
+    bd.half_extents = (gr_vec3){0.12, 0.1, 0.06};
+    bd.position = (gr_vec3){0, 0.1, 0};
+    CHECK_OK(w, gr_add_body(w, &bd, NULL));
+    static const gr_vec3 cv[8] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                  {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+    static const uint32_t ci[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                    2, 3, 7, 2, 7, 6, 1, 2, 6, 1, 6, 5, 0, 4, 7, 0, 7, 3};
+    gr_vec3 verts[8];
+    for (int k = 0; k < 8; k++)
+        verts[k] = (gr_vec3){0.01 * cv[k].x, 0.05 * cv[k].y, 0.04 * cv[k].z};
+    gr_body_def pd;
+    gr_body_def_init(&pd);
+    pd.shape = GR_SHAPE_MESH;
+    pd.motion = GR_MOTION_KINEMATIC;
+    pd.mesh_vertices = verts;
+    pd.mesh_indices = ci;
+    pd.mesh_vertex_count = 8;
+    pd.mesh_triangle_count = 12;
+    pd.particle_radius = 0.005;
+    pd.position = (gr_vec3){0, 0.05, 0};
+    gr_body paddle;
+    CHECK_OK(w, gr_add_body(w, &pd, &paddle));
+    gr_fill_def f;
+    gr_fill_def_init(&f);
+    f.min = (gr_vec3){-0.12, 0.0, -0.06};
+    f.max = (gr_vec3){0.12, 0.07, 0.06};
+    f.radius = r;
+    CHECK_OK(w, gr_fill_box(w, &f, NULL, NULL, 0));
+    for (int k = 0; k < 30; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    CHECK_OK(w, gr_body_set_velocity(w, paddle, (gr_vec3){0, 0.5, 0}, (gr_vec3){0, 0, 0}));
+    for (int k = 0; k < 30; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    CHECK_OK(w, gr_body_set_velocity(w, paddle, (gr_vec3){0, 0, 0}, (gr_vec3){0, 0, 0}));
+    for (int k = 0; k < 60; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    uint32_t n;
+    float *p = render_points(w, &n);
+    const uint32_t ng = gr_world_get_grain_count(w);
+    double *x = (double *)malloc(sizeof(double) * 3 * ng);
+    CHECK_OK(w, gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, ng, x, 0));
+    double lowest = 1e9, loose = 0;
+    for (uint32_t q = 0; q < n; q++) {
+        lowest = GR_MIN(lowest, p[4 * q + 1]);
+        double best = 1e9;
+        for (uint32_t i = 0; i < ng; i++) {
+            const double dx = p[4 * q] - x[3 * i], dy = p[4 * q + 1] - x[3 * i + 1], dz = p[4 * q + 2] - x[3 * i + 2];
+            best = GR_MIN(best, dx * dx + dy * dy + dz * dz);
+        }
+        loose = GR_MAX(loose, sqrt(best));
+    }
+    printf("  %u points, %u grains: lowest point %.4f m, farthest from a grain %.4f m (grain radius %.3f)\n", n, ng,
+           lowest, loose, r);
+    CHECK(ng > 100 && n > 1000);
+    CHECK(lowest >= rh - 1e-4);
+    CHECK(loose < 2 * r); /* within the material's skin, not floating */
+    free(x);
+    free(p);
+    gr_world_destroy(w);
+}
+
 static void test_pbd_bad_parameters(void)
 {
     gr_world *w = NULL;
@@ -493,6 +757,15 @@ static void test_pbd_bad_parameters(void)
     CHECK_STATUS(GR_ERROR_NOT_FINITE, pbd_world(&w, 1, &pbd, (gr_vec3){0, -9.81, 0}));
     gr_pbd_def_init(&pbd);
     pbd.cfl = 0;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, pbd_world(&w, 1, &pbd, (gr_vec3){0, -9.81, 0}));
+    gr_pbd_def_init(&pbd);
+    pbd.hr_radius = -0.001;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, pbd_world(&w, 1, &pbd, (gr_vec3){0, -9.81, 0}));
+    gr_pbd_def_init(&pbd);
+    pbd.hr_support = 1.0;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, pbd_world(&w, 1, &pbd, (gr_vec3){0, -9.81, 0}));
+    gr_pbd_def_init(&pbd);
+    pbd.hr_candidates = 0;
     CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, pbd_world(&w, 1, &pbd, (gr_vec3){0, -9.81, 0}));
     CHECK(w == NULL);
     /* clump grains are a DEM feature: refused, the world unchanged */
@@ -524,6 +797,9 @@ int main(int argc, char **argv)
         {"pbd_determinism_and_snapshot", test_pbd_determinism_and_snapshot},
         {"pbd_crafted_snapshots", test_pbd_crafted_snapshots},
         {"pbd_steady_state_allocates_nothing", test_pbd_steady_state_allocates_nothing},
+        {"pbd_hr_sampling_invariants", test_pbd_hr_sampling_invariants},
+        {"pbd_hr_flow_and_free_flight", test_pbd_hr_flow_and_free_flight},
+        {"pbd_hr_points_stay_in_the_sand", test_pbd_hr_points_stay_in_the_sand},
         {"pbd_bad_parameters", test_pbd_bad_parameters},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));

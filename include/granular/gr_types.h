@@ -236,6 +236,26 @@ typedef struct gr_pbd_def {
     double cfl;
     /// Largest automatic substep [s] > 0, default 1/120.
     double max_substep;
+    /// High-resolution upsampling (Ihmsen et al. 2012 as Sommer & Schwanecke use it): radius
+    /// [m] of points that fill the grains' volume and follow their flow; they become the
+    /// world's render points. 0 (default): off (the render points are the grains).
+    double hr_radius;
+    /// Support radius of the point-to-grain weights, as a multiple of the grain radius.
+    /// > 1, default 3.
+    double hr_support;
+    /// Sparse-region blend c: a point is guided fully where its weights sum to at least c x
+    /// the weight at one grain radius, and falls freely where no grain is near. > 0, default 2.
+    double hr_density;
+    /// Largest step of the points' advection [s] > 0, default 1/60 (decoupled from the
+    /// grains' substep; the points move after the grains each gr_step).
+    double hr_substep;
+    /// Random candidates tried per sampling cell, 1..1000, default 20.
+    uint32_t hr_candidates;
+    uint32_t reserved1; ///< must be 0
+    /// Largest velocity change the constraints may give a grain, as an acceleration [m/s^2]
+    /// (positions are still corrected in full). Keeps grains squeezed between a moving body
+    /// and a wall from being shot out. > 0, default 500 (about 50 g).
+    double max_acceleration;
 } gr_pbd_def;
 
 /// World parameters.

@@ -46,6 +46,12 @@ static void pbd_defaults(gr_pbd_def *d)
     d->sleep_threshold = 0.5;
     d->cfl = 0.5;
     d->max_substep = 1.0 / 120.0;
+    d->hr_radius = 0.0;
+    d->hr_support = 3.0;
+    d->hr_density = 2.0;
+    d->hr_substep = 1.0 / 60.0;
+    d->hr_candidates = 20;
+    d->max_acceleration = 500.0;
 }
 
 static void material_defaults(gr_material_def *d)

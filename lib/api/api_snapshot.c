@@ -62,7 +62,9 @@ static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
 {
     gr_writer_u32(s, d->iterations);
     gr_writer_u32(s, d->stabilization_iterations);
-    const double v[] = {d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl, d->max_substep};
+    gr_writer_u32(s, d->hr_candidates);
+    const double v[] = {d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl, d->max_substep,
+                        d->hr_radius,  d->hr_support,       d->hr_density,   d->hr_substep, d->max_acceleration};
     gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
     gr_writer_f64s(s, v, GR_COUNTOF(v));
 }
@@ -72,18 +74,24 @@ static void get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
     gr_def_defaults_full(GR_DEF_PBD, d);
     d->iterations = gr_reader_u32(r);
     d->stabilization_iterations = gr_reader_u32(r);
-    double v[6];
-    if (gr_reader_u32(r) != 6u) {
+    d->hr_candidates = gr_reader_u32(r);
+    double v[11];
+    if (gr_reader_u32(r) != 11u) {
         r->bad = true;
         return;
     }
-    gr_reader_f64s(r, v, 6);
+    gr_reader_f64s(r, v, 11);
     d->relaxation = v[0];
     d->collision_margin = v[1];
     d->mass_scaling = v[2];
     d->sleep_threshold = v[3];
     d->cfl = v[4];
     d->max_substep = v[5];
+    d->hr_radius = v[6];
+    d->hr_support = v[7];
+    d->hr_density = v[8];
+    d->hr_substep = v[9];
+    d->max_acceleration = v[10];
 }
 
 static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)

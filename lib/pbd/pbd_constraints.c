@@ -123,10 +123,29 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
     /* group 2: immovable surfaces (exact bodies, fixed body particles), each projected in
      * turn onto the particle's updated position */
     const double m_over_h = c->sense ? 1.0 / (st->inv_m[i] * c->h) : 0.0;
+    const uint32_t trapped = st->trap_slot[i];
+    if (trapped != GR_INVALID_INDEX && !c->stabilize) {
+        /* inside a body: out along its surface normal (Macklin 2014 sec. 5.2, with the body's
+         * exact distance instead of a stored SDF) */
+        const gr_vec3 nrm = st->trap_normal[i];
+        const double delta = st->trap_depth[i] + st->r[i] - v3_dot(v3_sub(q, st->trap_at[i]), nrm);
+        if (delta > 0) {
+            const gr_body_data *b = &bs->data[trapped];
+            const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, delta,
+                                                     v3_scale(gr_body_point_velocity(b, q), c->h),
+                                                     pbd_mu(st, st->mat[i], b->material));
+            q = v3_add(q, corr);
+            boundary++;
+            if (c->sense)
+                sense(st, i, trapped, v3_scale(corr, -m_over_h), v3_sub(q, b->position));
+        }
+    }
     for (uint32_t k = st->nb_start[i]; k < st->nb_start[i + 1]; k++) {
         const uint32_t j = st->nb_j[k];
         if (st->inv_m[j] != 0.0)
             continue;
+        if (trapped != GR_INVALID_INDEX && st->bodies[st->owner[j]].slot == trapped)
+            continue; /* the normal above replaces this body's particles */
         const double d = st->r[i] + st->r[j];
         const gr_vec3 xij = v3_sub(q, p[j]);
         const double l2 = v3_len2(xij);

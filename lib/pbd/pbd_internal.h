@@ -60,6 +60,13 @@ typedef struct pbd_state {
     uint32_t *slot;  ///< grain handle slot (GR_INVALID_INDEX for body particles and dead grains)
     uint32_t *touch; ///< contacts at the last iteration: particles | exact surfaces << 16
     uint32_t *flag;  ///< scratch: particle became non-finite this substep
+    uint8_t *sampled; ///< grains: their volume has high-resolution points
+    /* grains whose centre is inside a particle-covered body (pushed through its shell): they
+     * leave along the body's surface normal instead of rattling between its particles */
+    uint32_t *trap_slot; ///< body slot, GR_INVALID_INDEX = not trapped
+    gr_vec3 *trap_normal; ///< outward surface normal at the list build
+    gr_vec3 *trap_at;    ///< the grain's position then
+    double *trap_depth;  ///< how far inside the surface it was then (> 0)
     uint32_t n_grains;
     uint32_t n_dead;
     double r_min, r_max;
@@ -92,6 +99,12 @@ typedef struct pbd_state {
     uint32_t sense_cap;
     uint32_t imp_slots;
     gr_vec3 *body_imp;    ///< [imp_slots * 2] accumulated over the step
+
+    /* high-resolution points (pbd_upsample.c) */
+    uint32_t hr_n, hr_cap;
+    gr_vec3 *hr_x, *hr_v;
+    gr_cell_grid hr_grid; ///< scratch: grains and body particles by cells of the support radius
+    uint64_t hr_batches;  ///< sampling passes so far (seeds the next)
 
     double height_ref;   ///< mass scaling reference height this substep
     gr_vec3 up;
@@ -137,6 +150,13 @@ void pbd_bodies_write_back(pbd_state *st, double h);
 /// Host-owned bodies restart from the host's state; static bodies that were teleported.
 void pbd_bodies_sync_in(pbd_state *st);
 gr_status pbd_reserve_impulses(pbd_state *st);
+
+/* pbd_upsample.c */
+gr_status pbd_reserve_points(pbd_state *st, uint32_t need);
+gr_status pbd_sample_new_grains(pbd_state *st);
+gr_status pbd_advect_points(pbd_state *st, double dt);
+void pbd_cull_points(pbd_state *st);
+void pbd_free_upsampling(pbd_state *st);
 
 /* pbd_step.c */
 gr_status pbd_step(void *state, uint32_t n, double h);

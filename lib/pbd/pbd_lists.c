@@ -70,8 +70,29 @@ static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
                 }
             }
         }
-        if (!c->fill)
+        if (!c->fill) {
             st->nb_start[i + 1] = count;
+            continue;
+        }
+        /* inside a particle-covered body? (its particles are in the list: test each body once) */
+        st->trap_slot[i] = GR_INVALID_INDEX;
+        uint32_t last = GR_INVALID_INDEX;
+        for (uint32_t k = st->nb_start[i]; k < at; k++) {
+            const uint32_t o = st->owner[st->nb_j[k]];
+            if (o == GR_INVALID_INDEX || o == own || o == last)
+                continue;
+            last = o;
+            const gr_body_data *b = &st->world->bodies.data[st->bodies[o].slot];
+            gr_vec3 nrm, pt;
+            const double d = gr_body_feature_distance(b, 0, pi, &nrm, &pt);
+            if (d < 0) {
+                st->trap_slot[i] = st->bodies[o].slot;
+                st->trap_normal[i] = nrm;
+                st->trap_at[i] = pi;
+                st->trap_depth[i] = -d;
+                break;
+            }
+        }
     }
 }
 

@@ -47,6 +47,11 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
     gr_writer_u64(w, st->contact_pairs);
     gr_writer_u64(w, st->body_pairs);
     gr_writer_u64(w, st->rebuilds);
+    gr_writer_bytes(w, st->sampled, n);
+    gr_writer_u64(w, st->hr_batches);
+    gr_writer_u32(w, st->hr_n);
+    put_v3s(w, st->hr_x, st->hr_n);
+    put_v3s(w, st->hr_v, st->hr_n);
     return GR_OK;
 }
 
@@ -120,7 +125,21 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     st->contact_pairs = gr_reader_u64(r);
     st->body_pairs = gr_reader_u64(r);
     st->rebuilds = gr_reader_u64(r);
+    LOAD_CHECK(n <= gr_reader_left(r));
+    gr_reader_bytes(r, st->sampled, n);
+    st->hr_batches = gr_reader_u64(r);
+    const uint32_t hr_n = gr_reader_u32(r);
+    LOAD_CHECK(hr_n <= GR_MAX_GRAINS && hr_n <= gr_reader_left(r) / 48);
+    if (pbd_reserve_points(st, GR_MAX(hr_n, 1u)) != GR_OK)
+        return GR_ERROR_OUT_OF_MEMORY;
+    get_v3s(r, st->hr_x, hr_n);
+    get_v3s(r, st->hr_v, hr_n);
     LOAD_CHECK(true);
+    for (uint32_t q = 0; q < hr_n; q++)
+        LOAD_CHECK(v3_finite(st->hr_x[q]) && v3_finite(st->hr_v[q]));
+    st->hr_n = hr_n;
+    for (uint32_t i = 0; i < n; i++)
+        st->sampled[i] = st->sampled[i] ? 1 : 0;
     /* body slot map */
     const uint32_t slots = GR_MAX(bs->slot_count, 1u);
     uint32_t *map = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * slots);

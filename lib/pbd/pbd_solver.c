@@ -26,6 +26,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     st->mem = &world->mem;
     params_from_def(&st->par, &world->pbd);
     gr_cell_grid_init(&st->grid);
+    gr_cell_grid_init(&st->hr_grid);
     st->r_min = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;
@@ -41,7 +42,9 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->r, sizeof(double)},    {(void **)&(st)->inv_m, sizeof(double)},                         \
         {(void **)&(st)->w_star, sizeof(double)}, {(void **)&(st)->mat, sizeof(uint32_t)},                       \
         {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                     \
-        {(void **)&(st)->flag, sizeof(uint32_t)},                                                                \
+        {(void **)&(st)->flag, sizeof(uint32_t)},   {(void **)&(st)->sampled, sizeof(uint8_t)},                   \
+        {(void **)&(st)->trap_slot, sizeof(uint32_t)}, {(void **)&(st)->trap_normal, sizeof(gr_vec3)},           \
+        {(void **)&(st)->trap_at, sizeof(gr_vec3)}, {(void **)&(st)->trap_depth, sizeof(double)},                \
     {                                                                                                             \
         (void **)&(st)->touch, sizeof(uint32_t)                                                                   \
     }
@@ -77,6 +80,7 @@ static void pbd_destroy(void *state)
     if (st->cap)
         gr_mem_free(mem, st->nb_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
     pbd_free_lists(st);
+    pbd_free_upsampling(st);
     {
         const gr_array_ref sensing[] = {{(void **)&st->sense_slot, 2 * sizeof(uint32_t)},
                                         {(void **)&st->sense_imp, 2 * sizeof(gr_vec3)},
@@ -147,6 +151,7 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->owner[i] = GR_INVALID_INDEX;
         st->slot[i] = g[k].slot;
         st->touch[i] = 0;
+        st->sampled[i] = 0;
         st->world->grains.dense[g[k].slot] = i;
         st->r_min = GR_MIN(st->r_min, r);
         st->r_max = GR_MAX(st->r_max, r);
@@ -190,6 +195,7 @@ void pbd_compact(pbd_state *st)
             st->owner[out] = st->owner[i];
             st->slot[out] = st->slot[i];
             st->touch[out] = st->touch[i];
+            st->sampled[out] = st->sampled[i];
         }
         if (st->owner[out] == GR_INVALID_INDEX)
             st->world->grains.dense[st->slot[out]] = out;
@@ -244,16 +250,27 @@ static void pbd_write_field(void *state, gr_field field, const uint32_t *dense, 
     }
 }
 
+static bool upsampling(const pbd_state *st) { return st->world->pbd.hr_radius > 0; }
+
 static uint32_t pbd_render_point_count(const void *state)
 {
     const pbd_state *st = (const pbd_state *)state;
-    return st->n_grains;
+    return upsampling(st) ? st->hr_n : st->n_grains;
 }
 
-/* Render points: the grains in bulk order. */
+/* Render points: the high-resolution points when upsampling, else the grains in bulk order. */
 static void pbd_read_render_points(const void *state, uint32_t first, uint32_t count, float *dst, size_t stride)
 {
     const pbd_state *st = (const pbd_state *)state;
+    if (upsampling(st)) {
+        const float rh = (float)st->world->pbd.hr_radius;
+        for (uint32_t k = 0; k < count; k++) {
+            const gr_vec3 x = st->hr_x[first + k];
+            const float p[4] = {(float)x.x, (float)x.y, (float)x.z, rh};
+            memcpy((char *)dst + (size_t)k * stride, p, sizeof p);
+        }
+        return;
+    }
     const gr_grain_table *t = &st->world->grains;
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = t->dense[t->list[first + k]];

@@ -18,7 +18,7 @@
 
 /* Most pieces the CFL rule cuts one substep into (an absurd speed, e.g. from a host's write,
  * must not stall gr_step: beyond this the step is taken with larger pieces). */
-#define PBD_MAX_SPLIT 64u
+#define PBD_MAX_SPLIT 8u
 
 /* Largest exponent of the mass scaling: exp(50) keeps far inside double range. */
 #define PBD_MAX_SCALING_EXPONENT 50.0
@@ -92,6 +92,11 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         }
         const gr_vec3 v_free = v3_madd(st->v[i], c->g, c->h); /* without constraints */
         const double m = 1.0 / st->inv_m[i];
+        /* the constraints' velocity change is bounded (the position correction is not) */
+        const gr_vec3 dv = v3_sub(vn, v_free);
+        const double dv2 = v3_len2(dv), dv_max = st->world->pbd.max_acceleration * c->h;
+        if (dv2 > dv_max * dv_max)
+            vn = v3_madd(v_free, dv, dv_max / sqrt(dv2));
         /* sleeping: a grain in contact slower than the threshold loses its velocity (the
          * unconverged remainder of the solve, not motion), as long as it stays within a tenth
          * of its radius of where it fell asleep; beyond that it was really sliding and wakes */
@@ -164,8 +169,11 @@ static double cfl_substep(const pbd_state *st, double h)
 
 double pbd_stable_substep(void *state)
 {
+    /* never below an eighth of the largest substep: a trapped grain's velocity (v = overlap /
+     * h) must not shrink the substep without bound (with the split inside the step, speeds up
+     * to 64 x the CFL speed are followed; beyond that grains may tunnel) */
     const pbd_state *st = (const pbd_state *)state;
-    return cfl_substep(st, st->par.max_substep);
+    return GR_MAX(cfl_substep(st, st->par.max_substep), st->par.max_substep / PBD_MAX_SPLIT);
 }
 
 /* One substep of h (the algorithm at the top of this file). */
@@ -217,7 +225,7 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     gr_world *world = st->world;
     gr_status s;
     if ((s = pbd_update_materials(st)) != GR_OK || (s = pbd_reserve_impulses(st)) != GR_OK ||
-        (s = pbd_reserve_sensing(st)) != GR_OK)
+        (s = pbd_reserve_sensing(st)) != GR_OK || (s = pbd_sample_new_grains(st)) != GR_OK)
         return s;
     pbd_bodies_sync_in(st);
     memset(st->body_imp, 0, sizeof(gr_vec3) * 2 * (size_t)st->imp_slots);
@@ -245,6 +253,13 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     }
     count_contacts(st);
     world->last_substep = last;
+    if (total > 0 && result != GR_ERROR_OUT_OF_MEMORY) {
+        /* the high-resolution points follow the grains over the time just simulated */
+        const gr_status a = pbd_advect_points(st, total);
+        if (a != GR_OK && result == GR_OK)
+            result = a;
+        pbd_cull_points(st);
+    }
     const gr_body_store *bs = &world->bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         const uint32_t slot = bs->active[a];

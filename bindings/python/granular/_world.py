@@ -430,7 +430,8 @@ class World:
 
     @property
     def render_point_count(self) -> int:
-        """Number of render points (DEM: one per grain)."""
+        """Number of render points (DEM: one per sphere; PBD: the grains, or the
+        high-resolution points when upsampling)."""
         return lib.gr_world_get_render_point_count(self.ptr)
 
     @property

@@ -555,6 +555,13 @@ class gr_pbd_def(_Def):
         ("sleep_threshold", c_double),
         ("cfl", c_double),
         ("max_substep", c_double),
+        ("hr_radius", c_double),
+        ("hr_support", c_double),
+        ("hr_density", c_double),
+        ("hr_substep", c_double),
+        ("hr_candidates", c_uint32),
+        ("reserved1", c_uint32),
+        ("max_acceleration", c_double),
     ]
 
 
@@ -1111,6 +1118,12 @@ _EXPECTED_DEFAULTS = {
         "sleep_threshold": 0.5,
         "cfl": 0.5,
         "max_substep": 1.0 / 120.0,
+        "hr_radius": 0.0,
+        "hr_support": 3.0,
+        "hr_density": 2.0,
+        "hr_substep": 1.0 / 60.0,
+        "hr_candidates": 20,
+        "max_acceleration": 500.0,
     },
 }
 

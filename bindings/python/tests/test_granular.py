@@ -913,6 +913,17 @@ def test_pbd_solver_grain_rests_on_plane():
         granular.World(solver=granular.SolverKind.PBD, pbd={"relaxation": 3.0})
 
 
+def test_pbd_upsampling_render_points():
+    with granular.World(solver=granular.SolverKind.PBD, pbd={"hr_radius": 0.003}, gravity=(0, 0, 0)) as w:
+        for i in range(3):
+            w.add_grain(position=(0.02 * i, 0.0, 0.0), radius=0.01)
+        w.step(1e-4)
+        n = w.render_point_count
+        assert n > 30
+        pts = w.render_points()
+        assert len(pts) == n
+
+
 # ================================================================================= materials
 
 

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/* High-resolution upsampling (Sommer & Schwanecke sec. 4 after Ihmsen, Wahl, Teschner 2012;
+ * docs/pbd.md "Upsampling"): many small points fill the volume of the low-resolution grains
+ * and follow their flow, without colliding with each other.
+ *
+ * Sampling: the volume within one grain radius of the grains that have no points yet is cut
+ * into cells of side 2 r_H / sqrt(3) (a cell's diagonal is one point diameter, so it holds at
+ * most one point); each cell tries `hr_candidates` uniform random positions and keeps the
+ * first one that is inside the grains' volume and at least 2 r_H from every accepted point.
+ * Cells are visited in a fixed order with a seeded generator: the same seed, the same points.
+ *
+ * Advection, per point i with grains j within R = hr_support x r_L:
+ *     w_ij = max(0, 1 - |x_i - x_j|^2 / R^2)^3,    W = sum w_ij,    vbar = sum w_ij v_j / W
+ *     alpha = clamp(1 - W / (c w_rho), 0, 1),      w_rho = (1 - r_L^2 / R^2)^3
+ *     v_i <- (1 - alpha) vbar + alpha (v_i + dt g)     (no grain near: v_i + dt g)
+ *     x_i <- x_i + dt v_i,  then pushed out of bodies (inward normal speed removed)
+ * Body particles count only when at least one grain is near (a point beside a moved body with
+ * no sand around falls instead of sticking to it). Points are independent: parallel and the
+ * same for any worker count. */
+#include <math.h>
+
+#include "../bodies/body_store.h"
+#include "../core/rng.h"
+#include "../geom/vec3.h"
+#include "pbd_internal.h"
+
+void pbd_free_upsampling(pbd_state *st)
+{
+    gr_mem_free(st->mem, st->hr_x, sizeof(gr_vec3) * st->hr_cap);
+    gr_mem_free(st->mem, st->hr_v, sizeof(gr_vec3) * st->hr_cap);
+    st->hr_x = st->hr_v = NULL;
+    st->hr_n = st->hr_cap = 0;
+    gr_cell_grid_free(&st->hr_grid, st->mem);
+}
+
+gr_status pbd_reserve_points(pbd_state *st, uint32_t need)
+{
+    if (need <= st->hr_cap)
+        return GR_OK;
+    if (need > GR_MAX_GRAINS)
+        return GR_ERROR_TOO_MANY;
+    const uint32_t cap = gr_grow_capacity(st->hr_cap, need);
+    const gr_array_ref arrays[] = {{(void **)&st->hr_x, sizeof(gr_vec3)}, {(void **)&st->hr_v, sizeof(gr_vec3)}};
+    if (!gr_mem_grow_arrays(st->mem, arrays, 2, st->hr_cap, cap, st->hr_n))
+        return GR_ERROR_OUT_OF_MEMORY;
+    st->hr_cap = cap;
+    return GR_OK;
+}
+
+static inline double kernel(double d2, double inv_r2)
+{
+    const double t = 1.0 - d2 * inv_r2;
+    return t > 0 ? t * t * t : 0.0;
+}
+
+/* ---- sampling ------------------------------------------------------------------------------ */
+
+/* Cells of the sampling lattice, with the accepted point of each (or GR_INVALID_INDEX). */
+typedef struct sample_lattice {
+    gr_vec3 lo;
+    double a;        ///< cell side
+    int32_t dims[3];
+    uint32_t *point; ///< [dims product]
+    size_t count;
+} sample_lattice;
+
+static size_t lattice_index(const sample_lattice *L, int32_t i, int32_t j, int32_t k)
+{
+    return ((size_t)i * (size_t)L->dims[1] + (size_t)j) * (size_t)L->dims[2] + (size_t)k;
+}
+
+static bool lattice_cell(const sample_lattice *L, gr_vec3 p, int32_t c[3])
+{
+    const double q[3] = {(p.x - L->lo.x) / L->a, (p.y - L->lo.y) / L->a, (p.z - L->lo.z) / L->a};
+    for (int d = 0; d < 3; d++) {
+        if (!(q[d] >= 0) || q[d] >= (double)L->dims[d])
+            return false;
+        c[d] = (int32_t)q[d];
+    }
+    return true;
+}
+
+/* Is any accepted point within `dmin` of p? (cells within two of p's: 2 a >= dmin) */
+static bool too_close(const pbd_state *st, const sample_lattice *L, gr_vec3 p, const int32_t c[3], double dmin)
+{
+    for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->dims[0] - 1); i++)
+        for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->dims[1] - 1); j++)
+            for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->dims[2] - 1); k++) {
+                const uint32_t q = L->point[lattice_index(L, i, j, k)];
+                if (q != GR_INVALID_INDEX && v3_len2(v3_sub(st->hr_x[q], p)) < dmin * dmin)
+                    return true;
+            }
+    return false;
+}
+
+/* The new grain whose sphere contains p (GR_INVALID_INDEX: none), from the grid over them. */
+static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 p)
+{
+    int32_t c[3];
+    gr_cell_grid_coords(g, p, c);
+    for (int32_t a = c[0] - 1; a <= c[0] + 1; a++) {
+        if (a < 0 || a >= g->dims[0])
+            continue;
+        for (int32_t b = c[1] - 1; b <= c[1] + 1; b++) {
+            if (b < 0 || b >= g->dims[1])
+                continue;
+            for (int32_t d = GR_MAX(c[2] - 1, 0); d <= GR_MIN(c[2] + 1, g->dims[2] - 1); d++) {
+                const int32_t cc[3] = {a, b, d};
+                const uint32_t cell = gr_cell_grid_index(g, cc);
+                for (uint32_t s = g->cell_start[cell]; s < g->cell_start[cell + 1]; s++) {
+                    const uint32_t i = grains[g->order[s]];
+                    if (v3_len2(v3_sub(p, st->x[i])) <= st->r[i] * st->r[i])
+                        return i;
+                }
+            }
+        }
+    }
+    return GR_INVALID_INDEX;
+}
+
+/* Most lattice cells one sampling pass may use (4 bytes each). */
+#define PBD_MAX_SAMPLE_CELLS (1u << 28)
+
+/* Fill the volume of the grains not sampled yet with points. All or nothing. */
+gr_status pbd_sample_new_grains(pbd_state *st)
+{
+    const double rh = st->world->pbd.hr_radius;
+    if (!(rh > 0))
+        return GR_OK;
+    uint32_t nnew = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        nnew += st->owner[i] == GR_INVALID_INDEX && !st->sampled[i];
+    if (!nnew)
+        return GR_OK;
+    gr_mem *mem = st->mem;
+    /* the new grains, their bounding box and a grid over them */
+    uint32_t *grains = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * nnew);
+    gr_vec3 *pos = (gr_vec3 *)gr_mem_alloc(mem, sizeof(gr_vec3) * nnew);
+    if (!grains || !pos) {
+        gr_mem_free(mem, grains, sizeof(uint32_t) * nnew);
+        gr_mem_free(mem, pos, sizeof(gr_vec3) * nnew);
+        return GR_ERROR_OUT_OF_MEMORY;
+    }
+    gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    double rmax = 0;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        if (st->owner[i] != GR_INVALID_INDEX || st->sampled[i])
+            continue;
+        grains[m] = i;
+        pos[m++] = st->x[i];
+        const double r = st->r[i];
+        rmax = GR_MAX(rmax, r);
+        lo = v3(GR_MIN(lo.x, st->x[i].x - r), GR_MIN(lo.y, st->x[i].y - r), GR_MIN(lo.z, st->x[i].z - r));
+        hi = v3(GR_MAX(hi.x, st->x[i].x + r), GR_MAX(hi.y, st->x[i].y + r), GR_MAX(hi.z, st->x[i].z + r));
+    }
+    gr_cell_grid g;
+    gr_cell_grid_init(&g);
+    sample_lattice L;
+    L.a = 2.0 * rh / sqrt(3.0);
+    L.lo = lo;
+    double cells = 1;
+    for (int d = 0; d < 3; d++) {
+        const double span = v3_get(hi, d) - v3_get(lo, d);
+        L.dims[d] = (int32_t)GR_MAX(1.0, ceil(span / L.a));
+        cells *= L.dims[d];
+    }
+    gr_status status = GR_OK;
+    L.point = NULL;
+    L.count = 0;
+    if (cells > PBD_MAX_SAMPLE_CELLS) {
+        status = GR_ERROR_TOO_MANY;
+    } else {
+        L.count = (size_t)cells;
+        L.point = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * L.count);
+        if (!L.point || !gr_cell_grid_build(&g, mem, (const double *)pos, 3, nnew, 2.0 * rmax, GR_MAX(4u * nnew, 64u)))
+            status = GR_ERROR_OUT_OF_MEMORY;
+    }
+    /* room for a full lattice's worth of points would be too much: grow as we go, from an
+     * estimate of the packing (about 0.3 of the volume) */
+    const double vol = (double)nnew * 4.0 / 3.0 * GR_PI * rmax * rmax * rmax;
+    const double estimate = 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64;
+    if (status == GR_OK)
+        status = pbd_reserve_points(st, (uint32_t)GR_MIN((double)st->hr_n + estimate, (double)GR_MAX_GRAINS));
+    const uint32_t first_new = st->hr_n;
+    if (status == GR_OK) {
+        for (size_t c = 0; c < L.count; c++)
+            L.point[c] = GR_INVALID_INDEX;
+        for (uint32_t q = 0; q < st->hr_n; q++) { /* existing points block their cells */
+            int32_t c[3];
+            if (lattice_cell(&L, st->hr_x[q], c))
+                L.point[lattice_index(&L, c[0], c[1], c[2])] = q;
+        }
+        gr_rng rng = {st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))};
+        const uint32_t tries = st->world->pbd.hr_candidates;
+        for (int32_t i = 0; i < L.dims[0] && status == GR_OK; i++)
+            for (int32_t j = 0; j < L.dims[1] && status == GR_OK; j++)
+                for (int32_t k = 0; k < L.dims[2] && status == GR_OK; k++) {
+                    const size_t cell = lattice_index(&L, i, j, k);
+                    if (L.point[cell] != GR_INVALID_INDEX)
+                        continue;
+                    const int32_t c[3] = {i, j, k};
+                    for (uint32_t t = 0; t < tries; t++) {
+                        const gr_vec3 p = {lo.x + L.a * (i + gr_rng_uniform(&rng)), lo.y + L.a * (j + gr_rng_uniform(&rng)),
+                                           lo.z + L.a * (k + gr_rng_uniform(&rng))};
+                        const uint32_t owner = containing_grain(st, &g, grains, p);
+                        if (owner == GR_INVALID_INDEX || too_close(st, &L, p, c, 2.0 * rh))
+                            continue;
+                        if (st->hr_n == st->hr_cap && (status = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
+                            break;
+                        st->hr_x[st->hr_n] = p;
+                        st->hr_v[st->hr_n] = st->v[owner];
+                        L.point[cell] = st->hr_n++;
+                        break;
+                    }
+                }
+    }
+    if (status != GR_OK) {
+        st->hr_n = first_new; /* all or nothing */
+    } else {
+        for (uint32_t k = 0; k < nnew; k++)
+            st->sampled[grains[k]] = 1;
+        st->hr_batches++;
+    }
+    gr_cell_grid_free(&g, mem);
+    gr_mem_free(mem, L.point, sizeof(uint32_t) * L.count);
+    gr_mem_free(mem, grains, sizeof(uint32_t) * nnew);
+    gr_mem_free(mem, pos, sizeof(gr_vec3) * nnew);
+    return status;
+}
+
+/* ---- advection ----------------------------------------------------------------------------- */
+
+typedef struct advect_ctx {
+    pbd_state *st;
+    double dt;
+    gr_vec3 g;
+    double inv_r2;    ///< 1 / R^2
+    double dense;     ///< c w_rho
+} advect_ctx;
+
+static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const advect_ctx *c = (const advect_ctx *)vctx;
+    pbd_state *st = c->st;
+    const gr_cell_grid *g = &st->hr_grid;
+    const gr_body_store *bs = &st->world->bodies;
+    const double rh = st->world->pbd.hr_radius;
+    for (uint32_t q = begin; q < end; q++) {
+        gr_vec3 x = st->hr_x[q];
+        double wg = 0, wb = 0;
+        gr_vec3 vg = {0, 0, 0}, vb = {0, 0, 0};
+        if (st->n) {
+            int32_t cc[3];
+            gr_cell_grid_coords(g, x, cc);
+            for (int32_t a = cc[0] - 1; a <= cc[0] + 1; a++) {
+                if (a < 0 || a >= g->dims[0])
+                    continue;
+                for (int32_t b = cc[1] - 1; b <= cc[1] + 1; b++) {
+                    if (b < 0 || b >= g->dims[1])
+                        continue;
+                    const int32_t lo3[3] = {a, b, GR_MAX(cc[2] - 1, 0)};
+                    const uint32_t c0 = gr_cell_grid_index(g, lo3);
+                    const uint32_t c1 = c0 + (uint32_t)(GR_MIN(cc[2] + 1, g->dims[2] - 1) - lo3[2]) + 1;
+                    for (uint32_t s = g->cell_start[c0]; s < g->cell_start[c1]; s++) {
+                        const uint32_t j = g->order[s];
+                        const double w = kernel(v3_len2(v3_sub(x, st->x[j])), c->inv_r2);
+                        if (w == 0.0)
+                            continue;
+                        if (st->owner[j] == GR_INVALID_INDEX) {
+                            wg += w;
+                            vg = v3_madd(vg, st->v[j], w);
+                        } else {
+                            wb += w;
+                            vb = v3_madd(vb, st->v[j], w);
+                        }
+                    }
+                }
+            }
+        }
+        gr_vec3 v = v3_madd(st->hr_v[q], c->g, c->dt); /* free flight */
+        if (wg > 0) { /* body particles only count next to sand */
+            const double W = wg + wb;
+            const gr_vec3 vbar = v3_scale(v3_add(vg, vb), 1.0 / W);
+            double alpha = 1.0 - W / c->dense;
+            alpha = alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha);
+            v = v3_add(v3_scale(vbar, 1.0 - alpha), v3_scale(v, alpha));
+        }
+        x = v3_madd(x, v, c->dt);
+        /* bodies: exact surfaces and body particles push the point out */
+        for (uint32_t e = 0; e < st->exact_count; e++) {
+            const gr_body_data *b = &bs->data[st->exact[e]];
+            const double bound = st->exact_bound[e];
+            if (bound < INFINITY && v3_len2(v3_sub(x, b->position)) > (bound + rh) * (bound + rh))
+                continue;
+            const uint32_t nf = gr_body_feature_count(b);
+            for (uint32_t f = 0; f < nf; f++) {
+                if (!gr_body_feature_enabled(b, f))
+                    continue;
+                gr_vec3 nrm, pt;
+                const double depth = rh - gr_body_feature_distance(b, f, x, &nrm, &pt);
+                if (!(depth > 0))
+                    continue;
+                x = v3_madd(x, nrm, depth);
+                const gr_vec3 vrel = v3_sub(v, gr_body_point_velocity(b, pt));
+                const double vn = v3_dot(vrel, nrm);
+                if (vn < 0)
+                    v = v3_madd(v, nrm, -vn);
+            }
+        }
+        if (st->nb && st->n) {
+            int32_t cc[3];
+            gr_cell_grid_coords(g, x, cc);
+            for (int32_t a = GR_MAX(cc[0] - 1, 0); a <= GR_MIN(cc[0] + 1, g->dims[0] - 1); a++)
+                for (int32_t b = GR_MAX(cc[1] - 1, 0); b <= GR_MIN(cc[1] + 1, g->dims[1] - 1); b++)
+                    for (int32_t d = GR_MAX(cc[2] - 1, 0); d <= GR_MIN(cc[2] + 1, g->dims[2] - 1); d++) {
+                        const int32_t c3[3] = {a, b, d};
+                        const uint32_t cell = gr_cell_grid_index(g, c3);
+                        for (uint32_t s = g->cell_start[cell]; s < g->cell_start[cell + 1]; s++) {
+                            const uint32_t j = g->order[s];
+                            if (st->owner[j] == GR_INVALID_INDEX)
+                                continue;
+                            const gr_vec3 dxj = v3_sub(x, st->x[j]);
+                            const double reach = st->r[j] + rh, d2 = v3_len2(dxj);
+                            if (d2 >= reach * reach || !(d2 > 0))
+                                continue;
+                            const double len = sqrt(d2);
+                            const gr_vec3 nrm = v3_scale(dxj, 1.0 / len);
+                            x = v3_madd(x, nrm, reach - len);
+                            const double vn = v3_dot(v3_sub(v, st->v[j]), nrm);
+                            if (vn < 0)
+                                v = v3_madd(v, nrm, -vn);
+                        }
+                    }
+        }
+        st->hr_x[q] = x;
+        st->hr_v[q] = v;
+    }
+}
+
+/* Move the points by dt after the grains' step. */
+gr_status pbd_advect_points(pbd_state *st, double dt)
+{
+    const gr_pbd_def *d = &st->world->pbd;
+    if (!(d->hr_radius > 0) || !st->hr_n)
+        return GR_OK;
+    /* grains' radius for the support: the largest grain */
+    double rl = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        if (st->owner[i] == GR_INVALID_INDEX)
+            rl = GR_MAX(rl, st->r[i]);
+    if (!(rl > 0))
+        rl = st->r_max > 0 ? st->r_max : d->hr_radius;
+    const double R = d->hr_support * rl;
+    /* cells of at least R (points gather 3x3x3 cells) and at least the body particles' reach */
+    const double cell = GR_MAX(R, st->r_max + d->hr_radius);
+    if (st->n && !gr_cell_grid_build(&st->hr_grid, st->mem, (const double *)st->x, 3, st->n, cell,
+                                     GR_MAX(4u * st->n, 64u)))
+        return GR_ERROR_OUT_OF_MEMORY;
+    const double w_rho = kernel(rl * rl, 1.0 / (R * R));
+    /* pieces no longer than hr_substep, and short enough that no point moves more than its
+     * radius in one (body surfaces are thin: a point must not step across one) */
+    double v2 = 0;
+    for (uint32_t q = 0; q < st->hr_n; q++)
+        v2 = GR_MAX(v2, v3_len2(st->hr_v[q]));
+    for (uint32_t i = 0; i < st->n; i++)
+        v2 = GR_MAX(v2, v3_len2(st->v[i]));
+    const double vmax = sqrt(v2) + v3_len(st->world->def.gravity) * dt;
+    double np = ceil(dt / d->hr_substep * (1.0 - 1e-12));
+    if (vmax > 0 && isfinite(vmax))
+        np = GR_MAX(np, ceil(dt * vmax / d->hr_radius));
+    const uint32_t pieces = (uint32_t)GR_MIN(GR_MAX(np, 1.0), 64.0);
+    advect_ctx c = {st, dt / pieces, st->world->def.gravity, 1.0 / (R * R), d->hr_density * w_rho};
+    for (uint32_t k = 0; k < pieces; k++)
+        gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, advect_range, &c);
+    return GR_OK;
+}
+
+/* Points outside the world bounds are dropped (as grains are). */
+void pbd_cull_points(pbd_state *st)
+{
+    const gr_vec3 lo = st->world->def.bounds_min, hi = st->world->def.bounds_max;
+    if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z)
+        return;
+    uint32_t out = 0;
+    for (uint32_t q = 0; q < st->hr_n; q++) {
+        const gr_vec3 p = st->hr_x[q];
+        if (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z)
+            continue;
+        st->hr_x[out] = p;
+        st->hr_v[out++] = st->hr_v[q];
+    }
+    st->hr_n = out;
+}
