@@ -13,7 +13,8 @@
  *     w_ij = max(0, 1 - |x_i - x_j|^2 / R^2)^3,    W = sum w_ij,    vbar = sum w_ij v_j / W
  *     alpha = clamp(1 - W / (c w_rho), 0, 1),      w_rho = (1 - r_L^2 / R^2)^3
  *     v_i <- (1 - alpha) vbar + alpha (v_i + dt g)     (no grain near: v_i + dt g)
- *     x_i <- x_i + dt v_i,  then pushed out of bodies (inward normal speed removed)
+ *     x_i <- x_i + dt v_i   (in pieces of at most r_H), then pushed out of bodies (inward
+ *                           normal speed removed)
  * Body particles count only when at least one grain is near (a point beside a moved body with
  * no sand around falls instead of sticking to it). Points are independent: parallel and the
  * same for any worker count. */
@@ -239,16 +240,16 @@ typedef struct advect_ctx {
     double dense;     ///< c w_rho
 } advect_ctx;
 
-static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+/* The points' new velocities from the grains around them (once per advection step: the
+ * grains do not move while the points catch up with them). */
+static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     const advect_ctx *c = (const advect_ctx *)vctx;
     pbd_state *st = c->st;
     const gr_cell_grid *g = &st->hr_grid;
-    const gr_body_store *bs = &st->world->bodies;
-    const double rh = st->world->pbd.hr_radius;
     for (uint32_t q = begin; q < end; q++) {
-        gr_vec3 x = st->hr_x[q];
+        const gr_vec3 x = st->hr_x[q];
         double wg = 0, wb = 0;
         gr_vec3 vg = {0, 0, 0}, vb = {0, 0, 0};
         if (st->n) {
@@ -287,26 +288,45 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             alpha = alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha);
             v = v3_add(v3_scale(vbar, 1.0 - alpha), v3_scale(v, alpha));
         }
-        x = v3_madd(x, v, c->dt);
-        /* bodies: exact surfaces and body particles push the point out */
-        for (uint32_t e = 0; e < st->exact_count; e++) {
-            const gr_body_data *b = &bs->data[st->exact[e]];
-            const double bound = st->exact_bound[e];
-            if (bound < INFINITY && v3_len2(v3_sub(x, b->position)) > (bound + rh) * (bound + rh))
-                continue;
-            const uint32_t nf = gr_body_feature_count(b);
-            for (uint32_t f = 0; f < nf; f++) {
-                if (!gr_body_feature_enabled(b, f))
+        st->hr_v[q] = v;
+    }
+}
+
+/* Move the points by c->dt with their velocities, in pieces of at most one point radius, and
+ * push them out of bodies. */
+static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const advect_ctx *c = (const advect_ctx *)vctx;
+    pbd_state *st = c->st;
+    const gr_cell_grid *g = &st->hr_grid;
+    const gr_body_store *bs = &st->world->bodies;
+    const double rh = st->world->pbd.hr_radius;
+    for (uint32_t q = begin; q < end; q++) {
+        gr_vec3 x = st->hr_x[q], v = st->hr_v[q];
+        const double travel = v3_len(v) * c->dt;
+        const uint32_t pieces = travel > rh ? (uint32_t)GR_MIN(ceil(travel / rh), 64.0) : 1u;
+        const double h = c->dt / pieces;
+        for (uint32_t piece = 0; piece < pieces; piece++) {
+            x = v3_madd(x, v, h);
+            for (uint32_t e = 0; e < st->exact_count; e++) {
+                const gr_body_data *b = &bs->data[st->exact[e]];
+                const double bound = st->exact_bound[e];
+                if (bound < INFINITY && v3_len2(v3_sub(x, b->position)) > (bound + rh) * (bound + rh))
                     continue;
-                gr_vec3 nrm, pt;
-                const double depth = rh - gr_body_feature_distance(b, f, x, &nrm, &pt);
-                if (!(depth > 0))
-                    continue;
-                x = v3_madd(x, nrm, depth);
-                const gr_vec3 vrel = v3_sub(v, gr_body_point_velocity(b, pt));
-                const double vn = v3_dot(vrel, nrm);
-                if (vn < 0)
-                    v = v3_madd(v, nrm, -vn);
+                const uint32_t nf = gr_body_feature_count(b);
+                for (uint32_t f = 0; f < nf; f++) {
+                    if (!gr_body_feature_enabled(b, f))
+                        continue;
+                    gr_vec3 nrm, pt;
+                    const double depth = rh - gr_body_feature_distance(b, f, x, &nrm, &pt);
+                    if (!(depth > 0))
+                        continue;
+                    x = v3_madd(x, nrm, depth);
+                    const double vn = v3_dot(v3_sub(v, gr_body_point_velocity(b, pt)), nrm);
+                    if (vn < 0)
+                        v = v3_madd(v, nrm, -vn);
+                }
             }
         }
         if (st->nb && st->n) {
@@ -359,21 +379,14 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
                                      GR_MAX(4u * st->n, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
     const double w_rho = kernel(rl * rl, 1.0 / (R * R));
-    /* pieces no longer than hr_substep, and short enough that no point moves more than its
-     * radius in one (body surfaces are thin: a point must not step across one) */
-    double v2 = 0;
-    for (uint32_t q = 0; q < st->hr_n; q++)
-        v2 = GR_MAX(v2, v3_len2(st->hr_v[q]));
-    for (uint32_t i = 0; i < st->n; i++)
-        v2 = GR_MAX(v2, v3_len2(st->v[i]));
-    const double vmax = sqrt(v2) + v3_len(st->world->def.gravity) * dt;
-    double np = ceil(dt / d->hr_substep * (1.0 - 1e-12));
-    if (vmax > 0 && isfinite(vmax))
-        np = GR_MAX(np, ceil(dt * vmax / d->hr_radius));
-    const uint32_t pieces = (uint32_t)GR_MIN(GR_MAX(np, 1.0), 64.0);
-    advect_ctx c = {st, dt / pieces, st->world->def.gravity, 1.0 / (R * R), d->hr_density * w_rho};
-    for (uint32_t k = 0; k < pieces; k++)
-        gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, advect_range, &c);
+    /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
+     * surfaces are thin: a point must not step across one) */
+    const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
+    advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), d->hr_density * w_rho};
+    for (uint32_t k = 0; k < steps; k++) {
+        gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, blend_range, &c);
+        gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, move_range, &c);
+    }
     return GR_OK;
 }
 
