@@ -38,4 +38,27 @@ static inline uint32_t gr_cell_grid_index(const gr_cell_grid *g, const int32_t c
     return ((uint32_t)c[0] * (uint32_t)g->dims[1] + (uint32_t)c[1]) * (uint32_t)g->dims[2] + (uint32_t)c[2];
 }
 
+/// The 3x3x3 block of cells around cell coordinates c (clamped to the grid) as sorted-position
+/// ranges [begin[k], end[k]): one per row (i0, i1), since a row's cells i2-1..i2+1 are
+/// contiguous. Returns the number of rows (at most 9).
+static inline uint32_t gr_cell_grid_block_rows(const gr_cell_grid *g, const int32_t c[3], uint32_t begin[9],
+                                               uint32_t end[9])
+{
+    uint32_t rows = 0;
+    const int32_t k0 = c[2] > 0 ? c[2] - 1 : 0, k1 = c[2] + 1 < g->dims[2] ? c[2] + 1 : g->dims[2] - 1;
+    for (int32_t a = c[0] - 1; a <= c[0] + 1; a++) {
+        if (a < 0 || a >= g->dims[0])
+            continue;
+        for (int32_t b = c[1] - 1; b <= c[1] + 1; b++) {
+            if (b < 0 || b >= g->dims[1])
+                continue;
+            const int32_t lo[3] = {a, b, k0};
+            const uint32_t first = gr_cell_grid_index(g, lo);
+            begin[rows] = g->cell_start[first];
+            end[rows++] = g->cell_start[first + (uint32_t)(k1 - k0) + 1];
+        }
+    }
+    return rows;
+}
+
 #endif /* GR_GRID_CELL_GRID_H */

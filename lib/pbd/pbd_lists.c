@@ -47,27 +47,19 @@ static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         const uint32_t own = st->owner[i];
         int32_t cc[3];
         gr_cell_grid_coords(g, pi, cc);
-        for (int32_t a = cc[0] - 1; a <= cc[0] + 1; a++) {
-            if (a < 0 || a >= g->dims[0])
-                continue;
-            for (int32_t b = cc[1] - 1; b <= cc[1] + 1; b++) {
-                if (b < 0 || b >= g->dims[1])
+        uint32_t rb[9], re[9];
+        const uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+        for (uint32_t row = 0; row < rows; row++) {
+            for (uint32_t s = rb[row]; s < re[row]; s++) {
+                const uint32_t j = g->order[s];
+                if (j == i || (own != GR_INVALID_INDEX && st->owner[j] == own))
                     continue;
-                const int32_t lo[3] = {a, b, GR_MAX(cc[2] - 1, 0)};
-                const int32_t c2hi = GR_MIN(cc[2] + 1, g->dims[2] - 1);
-                const uint32_t c0 = gr_cell_grid_index(g, lo);
-                const uint32_t s0 = g->cell_start[c0], s1 = g->cell_start[c0 + (uint32_t)(c2hi - lo[2]) + 1];
-                for (uint32_t s = s0; s < s1; s++) {
-                    const uint32_t j = g->order[s];
-                    if (j == i || (own != GR_INVALID_INDEX && st->owner[j] == own))
-                        continue;
-                    const double reach = st->r[i] + st->r[j] + c->margin;
-                    if (v3_len2(v3_sub(pi, st->xp[j])) >= reach * reach)
-                        continue;
-                    if (c->fill)
-                        st->nb_j[at++] = j;
-                    count++;
-                }
+                const double reach = st->r[i] + st->r[j] + c->margin;
+                if (v3_len2(v3_sub(pi, st->xp[j])) >= reach * reach)
+                    continue;
+                if (c->fill)
+                    st->nb_j[at++] = j;
+                count++;
             }
         }
         if (!c->fill) {

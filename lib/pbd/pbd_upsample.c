@@ -99,23 +99,14 @@ static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, con
 {
     int32_t c[3];
     gr_cell_grid_coords(g, p, c);
-    for (int32_t a = c[0] - 1; a <= c[0] + 1; a++) {
-        if (a < 0 || a >= g->dims[0])
-            continue;
-        for (int32_t b = c[1] - 1; b <= c[1] + 1; b++) {
-            if (b < 0 || b >= g->dims[1])
-                continue;
-            for (int32_t d = GR_MAX(c[2] - 1, 0); d <= GR_MIN(c[2] + 1, g->dims[2] - 1); d++) {
-                const int32_t cc[3] = {a, b, d};
-                const uint32_t cell = gr_cell_grid_index(g, cc);
-                for (uint32_t s = g->cell_start[cell]; s < g->cell_start[cell + 1]; s++) {
-                    const uint32_t i = grains[g->order[s]];
-                    if (v3_len2(v3_sub(p, st->x[i])) <= st->r[i] * st->r[i])
-                        return i;
-                }
-            }
+    uint32_t rb[9], re[9];
+    const uint32_t rows = gr_cell_grid_block_rows(g, c, rb, re);
+    for (uint32_t row = 0; row < rows; row++)
+        for (uint32_t s = rb[row]; s < re[row]; s++) {
+            const uint32_t i = grains[g->order[s]];
+            if (v3_len2(v3_sub(p, st->x[i])) <= st->r[i] * st->r[i])
+                return i;
         }
-    }
     return GR_INVALID_INDEX;
 }
 
@@ -255,30 +246,22 @@ static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         if (st->n) {
             int32_t cc[3];
             gr_cell_grid_coords(g, x, cc);
-            for (int32_t a = cc[0] - 1; a <= cc[0] + 1; a++) {
-                if (a < 0 || a >= g->dims[0])
-                    continue;
-                for (int32_t b = cc[1] - 1; b <= cc[1] + 1; b++) {
-                    if (b < 0 || b >= g->dims[1])
+            uint32_t rb[9], re[9];
+            const uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+            for (uint32_t row = 0; row < rows; row++)
+                for (uint32_t s = rb[row]; s < re[row]; s++) {
+                    const uint32_t j = g->order[s];
+                    const double w = kernel(v3_len2(v3_sub(x, st->x[j])), c->inv_r2);
+                    if (w == 0.0)
                         continue;
-                    const int32_t lo3[3] = {a, b, GR_MAX(cc[2] - 1, 0)};
-                    const uint32_t c0 = gr_cell_grid_index(g, lo3);
-                    const uint32_t c1 = c0 + (uint32_t)(GR_MIN(cc[2] + 1, g->dims[2] - 1) - lo3[2]) + 1;
-                    for (uint32_t s = g->cell_start[c0]; s < g->cell_start[c1]; s++) {
-                        const uint32_t j = g->order[s];
-                        const double w = kernel(v3_len2(v3_sub(x, st->x[j])), c->inv_r2);
-                        if (w == 0.0)
-                            continue;
-                        if (st->owner[j] == GR_INVALID_INDEX) {
-                            wg += w;
-                            vg = v3_madd(vg, st->v[j], w);
-                        } else {
-                            wb += w;
-                            vb = v3_madd(vb, st->v[j], w);
-                        }
+                    if (st->owner[j] == GR_INVALID_INDEX) {
+                        wg += w;
+                        vg = v3_madd(vg, st->v[j], w);
+                    } else {
+                        wb += w;
+                        vb = v3_madd(vb, st->v[j], w);
                     }
                 }
-            }
         }
         gr_vec3 v = v3_madd(st->hr_v[q], c->g, c->dt); /* free flight */
         if (wg > 0) { /* body particles only count next to sand */
@@ -332,27 +315,24 @@ static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
         if (st->nb && st->n) {
             int32_t cc[3];
             gr_cell_grid_coords(g, x, cc);
-            for (int32_t a = GR_MAX(cc[0] - 1, 0); a <= GR_MIN(cc[0] + 1, g->dims[0] - 1); a++)
-                for (int32_t b = GR_MAX(cc[1] - 1, 0); b <= GR_MIN(cc[1] + 1, g->dims[1] - 1); b++)
-                    for (int32_t d = GR_MAX(cc[2] - 1, 0); d <= GR_MIN(cc[2] + 1, g->dims[2] - 1); d++) {
-                        const int32_t c3[3] = {a, b, d};
-                        const uint32_t cell = gr_cell_grid_index(g, c3);
-                        for (uint32_t s = g->cell_start[cell]; s < g->cell_start[cell + 1]; s++) {
-                            const uint32_t j = g->order[s];
-                            if (st->owner[j] == GR_INVALID_INDEX)
-                                continue;
-                            const gr_vec3 dxj = v3_sub(x, st->x[j]);
-                            const double reach = st->r[j] + rh, d2 = v3_len2(dxj);
-                            if (d2 >= reach * reach || !(d2 > 0))
-                                continue;
-                            const double len = sqrt(d2);
-                            const gr_vec3 nrm = v3_scale(dxj, 1.0 / len);
-                            x = v3_madd(x, nrm, reach - len);
-                            const double vn = v3_dot(v3_sub(v, st->v[j]), nrm);
-                            if (vn < 0)
-                                v = v3_madd(v, nrm, -vn);
-                        }
-                    }
+            uint32_t rb[9], re[9];
+            const uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+            for (uint32_t row = 0; row < rows; row++)
+                for (uint32_t s = rb[row]; s < re[row]; s++) {
+                    const uint32_t j = g->order[s];
+                    if (st->owner[j] == GR_INVALID_INDEX)
+                        continue;
+                    const gr_vec3 dxj = v3_sub(x, st->x[j]);
+                    const double reach = st->r[j] + rh, d2 = v3_len2(dxj);
+                    if (d2 >= reach * reach || !(d2 > 0))
+                        continue;
+                    const double len = sqrt(d2);
+                    const gr_vec3 nrm = v3_scale(dxj, 1.0 / len);
+                    x = v3_madd(x, nrm, reach - len);
+                    const double vn = v3_dot(v3_sub(v, st->v[j]), nrm);
+                    if (vn < 0)
+                        v = v3_madd(v, nrm, -vn);
+                }
         }
         st->hr_x[q] = x;
         st->hr_v[q] = v;
