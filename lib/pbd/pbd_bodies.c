@@ -47,7 +47,7 @@ static gr_status reserve_slot_map(pbd_state *st, uint32_t slots)
     return GR_OK;
 }
 
-static gr_status reserve_records(pbd_state *st, uint32_t need)
+gr_status pbd_reserve_records(pbd_state *st, uint32_t need)
 {
     if (need <= st->b_cap)
         return GR_OK;
@@ -125,7 +125,7 @@ gr_status pbd_body_added(void *state, uint32_t slot)
         return GR_ERROR_TOO_MANY;
     gr_status s = reserve_slot_map(st, slot + 1);
     if (s == GR_OK)
-        s = reserve_records(st, st->nb + 1);
+        s = pbd_reserve_records(st, st->nb + 1);
     if (s == GR_OK)
         s = pbd_reserve_particles(st, st->n + count);
     if (s != GR_OK)

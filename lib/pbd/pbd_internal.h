@@ -106,10 +106,8 @@ typedef struct pbd_state {
     gr_cell_grid hr_grid; ///< scratch: grains and body particles by cells of the support radius
     uint64_t hr_batches;  ///< sampling passes so far (seeds the next)
 
-    double height_ref;   ///< mass scaling reference height this substep
     gr_vec3 up;
     uint64_t contact_pairs, body_pairs, rebuilds;
-    bool unstable;
 } pbd_state;
 
 #define PBD_BLOCK 256u
@@ -138,6 +136,8 @@ void pbd_contact_sweep(pbd_state *st, gr_vec3 *p, bool friction, bool stabilize,
 
 /* pbd_bodies.c */
 gr_status pbd_body_added(void *state, uint32_t slot);
+/// Room for `need` body records. All or nothing.
+gr_status pbd_reserve_records(pbd_state *st, uint32_t need);
 void pbd_body_removed(void *state, uint32_t slot);
 void pbd_body_moved(void *state, uint32_t slot);
 void pbd_free_bodies(pbd_state *st);

@@ -89,9 +89,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     const uint32_t nb = gr_reader_u32(r);
     LOAD_CHECK(nb <= n && nb <= gr_reader_left(r) / (4 * 4 + 8 * 14));
     const gr_body_store *bs = &world->bodies;
-    gr_status s = GR_OK;
-    for (uint32_t b = 0; b < nb && s == GR_OK; b++) {
-        /* records are added through the same path as a new body, then overwritten */
+    for (uint32_t b = 0; b < nb; b++) {
         pbd_body pb;
         pb.slot = gr_reader_u32(r);
         pb.first = gr_reader_u32(r);
@@ -108,18 +106,8 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         LOAD_CHECK(isfinite(pb.particle_mass) && pb.particle_mass > 0 && v3_finite(pb.centroid) &&
                    quat_finite(pb.rot) && fabs(quat_len2(pb.rot) - 1.0) < 1e-6 && v3_finite(pb.momentum) &&
                    v3_finite(pb.spin));
-        if (st->nb == st->b_cap) {
-            /* grow the records through the body path's allocator helpers */
-            const uint32_t cap = gr_grow_capacity(st->b_cap, st->nb + 1);
-            pbd_body *a = (pbd_body *)gr_mem_alloc(st->mem, sizeof(pbd_body) * cap);
-            if (!a)
-                return GR_ERROR_OUT_OF_MEMORY;
-            if (st->nb)
-                memcpy(a, st->bodies, sizeof(pbd_body) * st->nb);
-            gr_mem_free(st->mem, st->bodies, sizeof(pbd_body) * st->b_cap);
-            st->bodies = a;
-            st->b_cap = cap;
-        }
+        if (pbd_reserve_records(st, st->nb + 1) != GR_OK)
+            return GR_ERROR_OUT_OF_MEMORY;
         st->bodies[st->nb++] = pb;
     }
     st->contact_pairs = gr_reader_u64(r);
