@@ -227,9 +227,10 @@ typedef struct gr_pbd_def {
     /// Mass scaling k for stable piles: inverse mass x exp(k x height above the lowest grain
     /// / particle diameter) in grain contacts. >= 0, 0 = off, default 1.
     double mass_scaling;
-    /// Grains in contact slower than this multiple of |g| x substep stay where they are (no
-    /// creep; a grain that loses its support gains 1 x |g| h in one substep). 0 = off,
-    /// default 0.5.
+    /// Sleeping: a grain in contact that has stayed slower than this multiple of |g| x
+    /// substep for sleep_time keeps its position (no creep) until the solve would move it
+    /// faster than that again (a grain that loses its support gains 1 x |g| h in one
+    /// substep). In [0, 1]; 0 = off, default 0.5.
     double sleep_threshold;
     /// Automatic substep: no particle travels more than cfl x the smallest radius per
     /// substep. > 0, default 0.5.
@@ -256,6 +257,10 @@ typedef struct gr_pbd_def {
     /// (positions are still corrected in full). Keeps grains squeezed between a moving body
     /// and a wall from being shot out. > 0, default 500 (about 50 g).
     double max_acceleration;
+    /// Time [s] a grain must stay below the sleep threshold before it sleeps, >= 0, default
+    /// 0.25 (a block just steeper than its friction angle must reach the threshold speed
+    /// first; 0 sleeps at once and can stop such slow slides).
+    double sleep_time;
 } gr_pbd_def;
 
 /// World parameters.

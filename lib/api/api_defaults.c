@@ -52,6 +52,7 @@ static void pbd_defaults(gr_pbd_def *d)
     d->hr_substep = 1.0 / 60.0;
     d->hr_candidates = 20;
     d->max_acceleration = 500.0;
+    d->sleep_time = 0.25;
 }
 
 static void material_defaults(gr_material_def *d)

@@ -7,7 +7,7 @@
 #include "api_internal.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 3u
+#define SNAPSHOT_VERSION 4u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -64,7 +64,8 @@ static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
     gr_writer_u32(s, d->stabilization_iterations);
     gr_writer_u32(s, d->hr_candidates);
     const double v[] = {d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl, d->max_substep,
-                        d->hr_radius,  d->hr_support,       d->hr_density,   d->hr_substep, d->max_acceleration};
+                        d->hr_radius,  d->hr_support,       d->hr_density,   d->hr_substep, d->max_acceleration,
+                        d->sleep_time};
     gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
     gr_writer_f64s(s, v, GR_COUNTOF(v));
 }
@@ -75,12 +76,12 @@ static void get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
     d->iterations = gr_reader_u32(r);
     d->stabilization_iterations = gr_reader_u32(r);
     d->hr_candidates = gr_reader_u32(r);
-    double v[11];
-    if (gr_reader_u32(r) != 11u) {
+    double v[12];
+    if (gr_reader_u32(r) != 12u) {
         r->bad = true;
         return;
     }
-    gr_reader_f64s(r, v, 11);
+    gr_reader_f64s(r, v, 12);
     d->relaxation = v[0];
     d->collision_margin = v[1];
     d->mass_scaling = v[2];
@@ -92,6 +93,7 @@ static void get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
     d->hr_density = v[8];
     d->hr_substep = v[9];
     d->max_acceleration = v[10];
+    d->sleep_time = v[11];
 }
 
 static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)

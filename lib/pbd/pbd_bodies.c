@@ -152,7 +152,8 @@ gr_status pbd_body_added(void *state, uint32_t slot)
         st->slot[i] = GR_INVALID_INDEX;
         st->touch[i] = 0;
         st->sampled[i] = 1; /* bodies are not upsampled */
-        st->dx[i] = st->f[i] = st->anchor[i] = v3(0, 0, 0);
+        st->dx[i] = st->f[i] = v3(0, 0, 0);
+        st->calm[i] = 0;
     }
     st->n += count;
     st->nb++;

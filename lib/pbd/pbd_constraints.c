@@ -210,9 +210,13 @@ static void apply_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     const sweep_ctx *c = (const sweep_ctx *)vctx;
     for (uint32_t i = begin; i < end; i++) {
         const gr_vec3 d = c->st->dx[i];
-        c->p[i] = v3_add(c->p[i], d);
-        if (c->also)
+        if (c->also) {
+            /* stabilisation moves x: a sleeping grain keeps its place */
+            if (pbd_asleep(c->st, i))
+                continue;
             c->also[i] = v3_add(c->also[i], d);
+        }
+        c->p[i] = v3_add(c->p[i], d);
     }
 }
 

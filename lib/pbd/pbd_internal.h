@@ -34,6 +34,7 @@ typedef struct pbd_params {
     double margin_fraction;  ///< collision margin / particle radius
     double mass_scaling;     ///< k per particle diameter
     double sleep_threshold;  ///< multiple of |g| h, 0 = off
+    double sleep_time;       ///< [s] calm before a grain sleeps
     double cfl;              ///< most radii a particle may travel per substep
     double max_substep;      ///< [s]
 } pbd_params;
@@ -50,7 +51,7 @@ typedef struct pbd_state {
     gr_vec3 *v;
     gr_vec3 *dx;    ///< scratch: the Jacobi delta of one iteration
     gr_vec3 *f;     ///< total force of the last substep (constraints and gravity) [N]
-    gr_vec3 *anchor; ///< where the grain last moved freely (sleeping: see pbd_step.c)
+    double *calm;   ///< grains: time [s] spent calm in contact; asleep beyond sleep_time (pbd_step.c)
     gr_vec3 *rest;  ///< body particles: offset from the body's particle centroid (body frame)
     double *r;
     double *inv_m;  ///< true inverse mass (0: fixed)
@@ -111,6 +112,13 @@ typedef struct pbd_state {
 } pbd_state;
 
 #define PBD_BLOCK 256u
+
+/// A sleeping grain keeps its position until the solve would move it faster than the
+/// threshold (pbd_step.c).
+static inline bool pbd_asleep(const pbd_state *st, uint32_t i)
+{
+    return st->par.sleep_threshold > 0 && st->calm[i] > st->par.sleep_time;
+}
 
 /* pbd_solver.c */
 gr_status pbd_reserve_particles(pbd_state *st, uint32_t need);

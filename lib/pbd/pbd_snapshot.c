@@ -24,7 +24,7 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
     put_v3s(w, st->v, n);
     put_v3s(w, st->f, n);
     put_v3s(w, st->rest, n);
-    put_v3s(w, st->anchor, n);
+    gr_writer_f64s(w, st->calm, n);
     gr_writer_f64s(w, st->r, n);
     gr_writer_f64s(w, st->inv_m, n);
     gr_writer_u32s(w, st->mat, n);
@@ -71,15 +71,15 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     gr_world *world = st->world;
     LOAD_CHECK(gr_reader_u32(r) == PBD_SECTION_TAG);
     const uint32_t n = gr_reader_u32(r), n_grains = gr_reader_u32(r);
-    /* 17 doubles and 4 words per particle must still be in the stream */
-    LOAD_CHECK(n <= GR_MAX_GRAINS && n_grains <= n && n <= gr_reader_left(r) / (8 * 17 + 4 * 4));
+    /* 15 doubles and 4 words per particle must still be in the stream */
+    LOAD_CHECK(n <= GR_MAX_GRAINS && n_grains <= n && n <= gr_reader_left(r) / (8 * 15 + 4 * 4));
     if (pbd_reserve_particles(st, GR_MAX(n, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
     get_v3s(r, st->x, n);
     get_v3s(r, st->v, n);
     get_v3s(r, st->f, n);
     get_v3s(r, st->rest, n);
-    get_v3s(r, st->anchor, n);
+    gr_reader_f64s(r, st->calm, n);
     gr_reader_f64s(r, st->r, n);
     gr_reader_f64s(r, st->inv_m, n);
     gr_reader_u32s(r, st->mat, n);
@@ -152,7 +152,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     st->r_max = 0;
     for (uint32_t i = 0; i < n; i++) {
         LOAD_CHECK(v3_finite(st->x[i]) && v3_finite(st->v[i]) && v3_finite(st->f[i]) && v3_finite(st->rest[i]) &&
-                   v3_finite(st->anchor[i]));
+                   isfinite(st->calm[i]) && st->calm[i] >= 0);
         LOAD_CHECK(isfinite(st->r[i]) && st->r[i] > 0 && isfinite(st->inv_m[i]) && st->inv_m[i] >= 0);
         LOAD_CHECK(st->mat[i] < world->materials.count);
         const uint32_t o = st->owner[i];

@@ -13,6 +13,7 @@ static void params_from_def(pbd_params *p, const gr_pbd_def *d)
     p->margin_fraction = d->collision_margin;
     p->mass_scaling = d->mass_scaling;
     p->sleep_threshold = d->sleep_threshold;
+    p->sleep_time = d->sleep_time;
     p->cfl = d->cfl;
     p->max_substep = d->max_substep;
 }
@@ -38,7 +39,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     {(void **)&(st)->x, sizeof(gr_vec3)},       {(void **)&(st)->xp, sizeof(gr_vec3)},                           \
         {(void **)&(st)->v, sizeof(gr_vec3)},   {(void **)&(st)->dx, sizeof(gr_vec3)},                           \
         {(void **)&(st)->f, sizeof(gr_vec3)},   {(void **)&(st)->rest, sizeof(gr_vec3)},                         \
-        {(void **)&(st)->anchor, sizeof(gr_vec3)},                                                                \
+        {(void **)&(st)->calm, sizeof(double)},                                                                   \
         {(void **)&(st)->r, sizeof(double)},    {(void **)&(st)->inv_m, sizeof(double)},                         \
         {(void **)&(st)->w_star, sizeof(double)}, {(void **)&(st)->mat, sizeof(uint32_t)},                       \
         {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                     \
@@ -144,7 +145,7 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->x[i] = st->xp[i] = g[k].position;
         st->v[i] = g[k].velocity;
         st->dx[i] = st->f[i] = st->rest[i] = v3(0, 0, 0);
-        st->anchor[i] = g[k].position;
+        st->calm[i] = 0;
         st->r[i] = r;
         st->inv_m[i] = st->w_star[i] = 1.0 / m;
         st->mat[i] = g[k].material;
@@ -187,7 +188,7 @@ void pbd_compact(pbd_state *st)
             st->v[out] = st->v[i];
             st->f[out] = st->f[i];
             st->rest[out] = st->rest[i];
-            st->anchor[out] = st->anchor[i];
+            st->calm[out] = st->calm[i];
             st->r[out] = st->r[i];
             st->inv_m[out] = st->inv_m[i];
             st->w_star[out] = st->w_star[i];
@@ -243,8 +244,9 @@ static void pbd_write_field(void *state, gr_field field, const uint32_t *dense, 
         const uint32_t i = dense[k];
         const double *p = in + 4 * (size_t)k;
         switch (field) {
-        case GR_FIELD_POSITION: st->x[i] = st->xp[i] = v3(p[0], p[1], p[2]); break;
-        case GR_FIELD_VELOCITY: st->v[i] = v3(p[0], p[1], p[2]); break;
+        /* a grain the host moves or pushes is awake */
+        case GR_FIELD_POSITION: st->x[i] = st->xp[i] = v3(p[0], p[1], p[2]); st->calm[i] = 0; break;
+        case GR_FIELD_VELOCITY: st->v[i] = v3(p[0], p[1], p[2]); st->calm[i] = 0; break;
         default: break; /* orientation and spin of a PBD sphere have no effect */
         }
     }

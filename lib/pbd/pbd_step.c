@@ -7,7 +7,7 @@
  *      alike (removes leftover overlap without creating velocity)
  *   5. solver iterations: contacts with friction (Jacobi, averaged, relaxation omega), then
  *      shape matching of the free bodies
- *   6. v = (x* - x) / h; particles in contact slower than the sleep threshold stay put.
+ *   6. v = (x* - x) / h; grains calm in contact for a while sleep (keep x until woken).
  * Every phase runs in fixed blocks that gather (never scatter), so the result is bit-identical
  * for any worker count. */
 #include <math.h>
@@ -97,14 +97,21 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         const double dv2 = v3_len2(dv), dv_max = st->world->pbd.max_acceleration * c->h;
         if (dv2 > dv_max * dv_max)
             vn = v3_madd(v_free, dv, dv_max / sqrt(dv2));
-        /* sleeping: a grain in contact slower than the threshold loses its velocity (the
-         * unconverged remainder of the solve, not motion), as long as it stays within a tenth
-         * of its radius of where it fell asleep; beyond that it was really sliding and wakes */
-        if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && st->touch[i] && v3_len2(vn) < sleep * sleep &&
-            v3_len2(v3_sub(st->xp[i], st->anchor[i])) < 0.01 * st->r[i] * st->r[i]) {
-            vn = v3(0, 0, 0);
+        /* sleeping (Macklin 2014 sec. 4.6, with a delay): a grain in contact that stays slower
+         * than the threshold for sleep_time keeps its position: what the solve would still
+         * move it by is the unconverged remainder of a few Jacobi iterations, which otherwise
+         * makes piles creep. The delay lets a grain that starts to slide from rest reach the
+         * threshold speed first. It wakes when the solve would move it faster again (hit,
+         * undermined, pushed by a body). */
+        if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && st->touch[i] && v3_len2(vn) < sleep * sleep) {
+            st->calm[i] += c->h;
+            if (pbd_asleep(st, i)) {
+                st->xp[i] = st->x[i];
+                st->v[i] = st->f[i] = v3(0, 0, 0);
+                continue;
+            }
         } else {
-            st->anchor[i] = st->xp[i];
+            st->calm[i] = 0;
         }
         st->f[i] = v3_madd(v3_scale(v3_sub(vn, v_free), m * inv_h), c->g, m);
         st->v[i] = vn;

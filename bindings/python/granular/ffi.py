@@ -562,6 +562,7 @@ class gr_pbd_def(_Def):
         ("hr_candidates", c_uint32),
         ("reserved1", c_uint32),
         ("max_acceleration", c_double),
+        ("sleep_time", c_double),
     ]
 
 
@@ -1124,6 +1125,7 @@ _EXPECTED_DEFAULTS = {
         "hr_substep": 1.0 / 60.0,
         "hr_candidates": 20,
         "max_acceleration": 500.0,
+        "sleep_time": 0.25,
     },
 }
 
