@@ -166,6 +166,34 @@ CASE(fill_attempts0, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); d.at
 CASE(fill_absurd_lattice, GR_ERROR_TOO_MANY, gr_fill_def d = fill_def(); d.max = (gr_vec3){1e3, 1e3, 1e3}; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
 CASE(fill_nan, GR_ERROR_NOT_FINITE, gr_fill_def d = fill_def(); d.min.z = NaN_; return gr_fill_box(c->w, &d, NULL, NULL, 0);)
 CASE(fill_out_null, GR_ERROR_NULL_ARGUMENT, gr_fill_def d = fill_def(); return gr_fill_box(c->w, &d, NULL, NULL, 5);)
+/* gr_fill_mesh: a 2 cm box mesh at y = 1, spoiled one way per case */
+typedef struct fill_mesh_case {
+    gr_vec3 v[8];
+    uint32_t idx[36];
+} fill_mesh_case;
+static fill_mesh_case mesh_case(void)
+{
+    fill_mesh_case m;
+    tu_box_mesh((gr_vec3){0.01, 0.01, 0.01}, (gr_vec3){0.01, 1.01, 0.01}, m.v, m.idx);
+    return m;
+}
+CASE(fill_mesh_null, GR_ERROR_NULL_ARGUMENT, gr_fill_def d = fill_def(); fill_mesh_case m = mesh_case();
+     return gr_fill_mesh(c->w, &d, NULL, 8, m.idx, 12, NULL, NULL, 0);)
+CASE(fill_mesh_open, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); fill_mesh_case m = mesh_case();
+     return gr_fill_mesh(c->w, &d, m.v, 8, m.idx, 11, NULL, NULL, 0);)
+CASE(fill_mesh_inside_out, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); fill_mesh_case m = mesh_case();
+     for (int t = 0; t < 12; t++) { uint32_t x = m.idx[3 * t + 1]; m.idx[3 * t + 1] = m.idx[3 * t + 2]; m.idx[3 * t + 2] = x; }
+     return gr_fill_mesh(c->w, &d, m.v, 8, m.idx, 12, NULL, NULL, 0);)
+CASE(fill_mesh_index, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); fill_mesh_case m = mesh_case();
+     m.idx[7] = 8; return gr_fill_mesh(c->w, &d, m.v, 8, m.idx, 12, NULL, NULL, 0);)
+CASE(fill_mesh_nan, GR_ERROR_NOT_FINITE, gr_fill_def d = fill_def(); fill_mesh_case m = mesh_case();
+     m.v[3].y = NaN_; return gr_fill_mesh(c->w, &d, m.v, 8, m.idx, 12, NULL, NULL, 0);)
+CASE(fill_mesh_degenerate, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); fill_mesh_case m = mesh_case();
+     m.v[1] = m.v[0]; return gr_fill_mesh(c->w, &d, m.v, 8, m.idx, 12, NULL, NULL, 0);)
+CASE(fill_mesh_poisson_cells, GR_ERROR_TOO_MANY, gr_fill_def d = fill_def(); fill_mesh_case m = mesh_case();
+     d.pattern = GR_FILL_POISSON; d.radius = 1e-6; return gr_fill_mesh(c->w, &d, m.v, 8, m.idx, 12, NULL, NULL, 0);)
+CASE(fill_mesh_radius0, GR_ERROR_INVALID_ARGUMENT, gr_fill_def d = fill_def(); fill_mesh_case m = mesh_case();
+     d.radius = 0; return gr_fill_mesh(c->w, &d, m.v, 8, m.idx, 12, NULL, NULL, 0);)
 CASE(remove_null_handle, GR_ERROR_INVALID_HANDLE, gr_grain g = {0}; return gr_remove_grain(c->w, g);)
 CASE(remove_stale, GR_ERROR_STALE_HANDLE, return gr_remove_grain(c->w, c->removed);)
 CASE(remove_other_world, GR_ERROR_WRONG_WORLD, return gr_remove_grain(c->w, c->other_grain);)
@@ -295,6 +323,10 @@ static const bad_case cases[] = {
     ENTRY(fill_pattern_bad, GR_ERROR_UNKNOWN_ENUM), ENTRY(fill_attempts0, GR_ERROR_INVALID_ARGUMENT),
     ENTRY(fill_absurd_lattice, GR_ERROR_TOO_MANY), ENTRY(fill_nan, GR_ERROR_NOT_FINITE),
     ENTRY(fill_out_null, GR_ERROR_NULL_ARGUMENT),
+    ENTRY(fill_mesh_null, GR_ERROR_NULL_ARGUMENT), ENTRY(fill_mesh_open, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(fill_mesh_inside_out, GR_ERROR_INVALID_ARGUMENT), ENTRY(fill_mesh_index, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(fill_mesh_nan, GR_ERROR_NOT_FINITE), ENTRY(fill_mesh_degenerate, GR_ERROR_INVALID_ARGUMENT),
+    ENTRY(fill_mesh_poisson_cells, GR_ERROR_TOO_MANY), ENTRY(fill_mesh_radius0, GR_ERROR_INVALID_ARGUMENT),
     ENTRY(remove_null_handle, GR_ERROR_INVALID_HANDLE), ENTRY(remove_stale, GR_ERROR_STALE_HANDLE),
     ENTRY(remove_other_world, GR_ERROR_WRONG_WORLD), ENTRY(remove_garbage, GR_ERROR_INVALID_HANDLE),
     ENTRY(remove_duplicates, GR_ERROR_INVALID_ARGUMENT), ENTRY(remove_one_stale, GR_ERROR_STALE_HANDLE),

@@ -11,6 +11,7 @@
 #include "../lib/geom/mass_props.h"
 #include "../lib/geom/vec3.h"
 #include "harness.h"
+#include "test_util.h"
 
 #define PI 3.14159265358979323846
 
@@ -27,65 +28,12 @@
 
 /* ---- meshes -------------------------------------------------------------------------------- */
 
-/* A box mesh of half extents h centred at c: 8 vertices, 12 triangles wound outwards. */
-static void box_mesh(gr_vec3 h, gr_vec3 c, gr_vec3 v[8], uint32_t idx[36])
-{
-    for (int k = 0; k < 8; k++)
-        v[k] = v3(c.x + (k & 1 ? h.x : -h.x), c.y + (k & 2 ? h.y : -h.y), c.z + (k & 4 ? h.z : -h.z));
-    static const uint32_t faces[36] = {0, 4, 6, 0, 6, 2,  /* -x */
-                                       1, 3, 7, 1, 7, 5,  /* +x */
-                                       0, 1, 5, 0, 5, 4,  /* -y */
-                                       2, 6, 7, 2, 7, 3,  /* +y */
-                                       0, 2, 3, 0, 3, 1,  /* -z */
-                                       4, 5, 7, 4, 7, 6}; /* +z */
-    memcpy(idx, faces, sizeof faces);
-}
-
-/* An octahedron refined `levels` times and pushed onto the sphere of radius r. */
-static uint32_t sphere_mesh(double r, int levels, gr_vec3 *v, uint32_t *idx, uint32_t *nv)
-{
-    static const gr_vec3 o[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-    static const uint32_t f[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
-    memcpy(v, o, sizeof o);
-    memcpy(idx, f, sizeof f);
-    uint32_t n = 6, t = 8;
-    for (int l = 0; l < levels; l++) {
-        uint32_t *old = (uint32_t *)malloc(sizeof(uint32_t) * 3 * t);
-        memcpy(old, idx, sizeof(uint32_t) * 3 * t);
-        uint32_t nt = 0;
-        for (uint32_t k = 0; k < t; k++) {
-            uint32_t a = old[3 * k], b = old[3 * k + 1], c = old[3 * k + 2], m[3];
-            const uint32_t e[3][2] = {{a, b}, {b, c}, {c, a}};
-            for (int j = 0; j < 3; j++) {
-                gr_vec3 mid = v3_scale(v3_add(v[e[j][0]], v[e[j][1]]), 0.5);
-                mid = v3_scale(mid, 1.0 / v3_len(mid));
-                uint32_t found = n;
-                for (uint32_t q = 0; q < n; q++)
-                    if (v3_len2(v3_sub(v[q], mid)) < 1e-20)
-                        found = q;
-                if (found == n)
-                    v[n++] = mid;
-                m[j] = found;
-            }
-            const uint32_t tri[12] = {a, m[0], m[2], m[0], b, m[1], m[2], m[1], c, m[0], m[1], m[2]};
-            memcpy(idx + 3 * nt, tri, sizeof tri);
-            nt += 4;
-        }
-        free(old);
-        t = nt;
-    }
-    for (uint32_t k = 0; k < n; k++)
-        v[k] = v3_scale(v[k], r);
-    *nv = n;
-    return t;
-}
-
 static void test_mesh_mass_properties(void)
 {
     gr_vec3 v[8];
     uint32_t idx[36];
     const gr_vec3 h = {0.1, 0.2, 0.3}, c = {0.5, -0.25, 2.0};
-    box_mesh(h, c, v, idx);
+    tu_box_mesh(h, c, v, idx);
     gr_mass_props mp;
     gr_mass_props_mesh(v, idx, 12, &mp);
     const double vol = 8 * h.x * h.y * h.z;
@@ -100,7 +48,7 @@ static void test_mesh_mass_properties(void)
     /* a fine sphere mesh approaches the sphere (inscribed polyhedron: slightly smaller) */
     gr_vec3 *sv = (gr_vec3 *)malloc(sizeof(gr_vec3) * 20000);
     uint32_t *si = (uint32_t *)malloc(sizeof(uint32_t) * 3 * 40000), snv;
-    const uint32_t st = sphere_mesh(0.5, 5, sv, si, &snv);
+    const uint32_t st = tu_sphere_mesh(0.5, 5, sv, si, &snv);
     gr_mass_props_mesh(sv, si, st, &mp);
     const double sv_exact = 4.0 / 3.0 * PI * 0.125;
     CHECK(mp.volume < sv_exact && mp.volume > 0.995 * sv_exact);
@@ -147,7 +95,7 @@ static void test_mesh_body_queries(void)
     gr_world *w = make_world(1, v3(0, -9.81, 0));
     gr_vec3 v[8];
     uint32_t idx[36];
-    box_mesh(v3(0.05, 0.04, 0.03), v3(0.01, 0, 0), v, idx);
+    tu_box_mesh(v3(0.05, 0.04, 0.03), v3(0.01, 0, 0), v, idx);
     gr_body_def d;
     gr_body_def_init(&d);
     d.shape = GR_SHAPE_MESH;
@@ -314,7 +262,7 @@ static void test_surface_covering(void)
     gr_vec3 v[8];
     uint32_t idx[36];
     const gr_vec3 h = {0.08, 0.05, 0.06};
-    box_mesh(h, v3(0, 0, 0), v, idx);
+    tu_box_mesh(h, v3(0, 0, 0), v, idx);
     gr_body_def md;
     gr_body_def_init(&md);
     md.shape = GR_SHAPE_MESH;
@@ -540,7 +488,7 @@ static void test_kinematic_mesh_pushes(void)
         CHECK_OK(w, gr_step(w, 1.0 / 60));
     gr_vec3 v[8];
     uint32_t idx[36];
-    box_mesh(v3(0.01, 0.04, 0.06), v3(0, 0, 0), v, idx);
+    tu_box_mesh(v3(0.01, 0.04, 0.06), v3(0, 0, 0), v, idx);
     gr_body_def d;
     gr_body_def_init(&d);
     d.shape = GR_SHAPE_MESH;
@@ -701,7 +649,7 @@ static void build_scene(scene *s, unsigned workers)
     d.angular_velocity = v3(0, 2, 0);
     static gr_vec3 v[8];
     static uint32_t idx[36];
-    box_mesh(v3(0.01, 0.01, 0.01), v3(0, 0, 0), v, idx);
+    tu_box_mesh(v3(0.01, 0.01, 0.01), v3(0, 0, 0), v, idx);
     d.shape = GR_SHAPE_MESH;
     d.mesh_vertices = v;
     d.mesh_indices = idx;

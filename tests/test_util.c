@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "test_util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,4 +210,70 @@ void tu_reseal(tu_stream *s)
 {
     tu_put32(s->data + 24, tu_crc32(s->data + 32, s->size - 32));
     tu_put32(s->data + 28, tu_crc32(s->data, 28));
+}
+
+void tu_box_mesh(gr_vec3 h, gr_vec3 c, gr_vec3 v[8], uint32_t idx[36])
+{
+    for (int k = 0; k < 8; k++) {
+        v[k].x = c.x + (k & 1 ? h.x : -h.x);
+        v[k].y = c.y + (k & 2 ? h.y : -h.y);
+        v[k].z = c.z + (k & 4 ? h.z : -h.z);
+    }
+    static const uint32_t faces[36] = {0, 4, 6, 0, 6, 2,  /* -x */
+                                       1, 3, 7, 1, 7, 5,  /* +x */
+                                       0, 1, 5, 0, 5, 4,  /* -y */
+                                       2, 6, 7, 2, 7, 3,  /* +y */
+                                       0, 2, 3, 0, 3, 1,  /* -z */
+                                       4, 5, 7, 4, 7, 6}; /* +z */
+    memcpy(idx, faces, sizeof faces);
+}
+
+static gr_vec3 unit(gr_vec3 a)
+{
+    const double l = sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
+    gr_vec3 r = {a.x / l, a.y / l, a.z / l};
+    return r;
+}
+
+uint32_t tu_sphere_mesh(double r, int levels, gr_vec3 *v, uint32_t *idx, uint32_t *nv)
+{
+    static const gr_vec3 o[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    static const uint32_t f[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+    memcpy(v, o, sizeof o);
+    memcpy(idx, f, sizeof f);
+    uint32_t n = 6, t = 8;
+    for (int l = 0; l < levels; l++) {
+        uint32_t *old = (uint32_t *)malloc(sizeof(uint32_t) * 3 * t);
+        memcpy(old, idx, sizeof(uint32_t) * 3 * t);
+        uint32_t nt = 0;
+        for (uint32_t k = 0; k < t; k++) {
+            uint32_t a = old[3 * k], b = old[3 * k + 1], c = old[3 * k + 2], m[3];
+            const uint32_t e[3][2] = {{a, b}, {b, c}, {c, a}};
+            for (int j = 0; j < 3; j++) {
+                const gr_vec3 p = v[e[j][0]], q = v[e[j][1]];
+                const gr_vec3 mid = unit((gr_vec3){p.x + q.x, p.y + q.y, p.z + q.z});
+                uint32_t found = n;
+                for (uint32_t s = 0; s < n; s++) {
+                    const double dx = v[s].x - mid.x, dy = v[s].y - mid.y, dz = v[s].z - mid.z;
+                    if (dx * dx + dy * dy + dz * dz < 1e-20)
+                        found = s;
+                }
+                if (found == n)
+                    v[n++] = mid;
+                m[j] = found;
+            }
+            const uint32_t tri[12] = {a, m[0], m[2], m[0], b, m[1], m[2], m[1], c, m[0], m[1], m[2]};
+            memcpy(idx + 3 * nt, tri, sizeof tri);
+            nt += 4;
+        }
+        free(old);
+        t = nt;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        v[k].x *= r;
+        v[k].y *= r;
+        v[k].z *= r;
+    }
+    *nv = n;
+    return t;
 }

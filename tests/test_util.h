@@ -51,4 +51,10 @@ void tu_reseal(tu_stream *s);
 /// Sum of kinetic energy (translation + rotation) of all grains.
 double tu_kinetic_energy(const gr_world *w);
 
+/// A box mesh of half extents h centred at c: 8 vertices, 12 triangles wound outwards.
+void tu_box_mesh(gr_vec3 h, gr_vec3 c, gr_vec3 v[8], uint32_t idx[36]);
+/// An octahedron refined `levels` times onto the sphere of radius r: returns the triangle
+/// count (8 * 4^levels; v needs room for 4^levels * 4 + 2 vertices, idx for 3 per triangle).
+uint32_t tu_sphere_mesh(double r, int levels, gr_vec3 *v, uint32_t *idx, uint32_t *nv);
+
 #endif /* GR_TEST_UTIL_H */

@@ -111,11 +111,15 @@ typedef enum gr_grain_shape {
     GR_GRAIN_FORCE_U32 = 0x7fffffff
 } gr_grain_shape;
 
-/// How gr_fill_box places grains.
+/// How gr_fill_box and gr_fill_mesh place grains.
 typedef enum gr_fill_pattern {
     GR_FILL_DEFAULT = 0, ///< GR_FILL_LATTICE
     GR_FILL_LATTICE = 1, ///< jittered simple-cubic lattice (x fastest, then y, then z)
     GR_FILL_RANDOM = 2,  ///< random sequential addition of non-overlapping grains
+    /// Poisson-disk sampling by cells (Sommer & Schwanecke 2018, sec. 4): cells of side
+    /// 2 radius / sqrt(3), visited x fastest; each tries `attempts` random centres and keeps
+    /// the first that fits. A dense random packing without the lattice's planes.
+    GR_FILL_POISSON = 3,
     GR_FILL_FORCE_U32 = 0x7fffffff
 } gr_fill_pattern;
 
@@ -370,13 +374,14 @@ typedef struct gr_body_def {
     uint32_t mesh_triangle_count;
 } gr_body_def;
 
-/// Fill an axis-aligned box region with grains (gr_fill_box).
+/// Fill a region with grains: an axis-aligned box (gr_fill_box) or the inside of a closed
+/// mesh (gr_fill_mesh). Every grain lies wholly inside the region.
 typedef struct gr_fill_def {
     uint32_t size;           ///< set by gr_fill_def_init
     gr_fill_pattern pattern; ///< default lattice
     gr_material material;    ///< null = default material
-    gr_vec3 min;             ///< region corner [m], default (0,0,0)
-    gr_vec3 max;             ///< opposite corner [m], default (0.1, 0.1, 0.1)
+    gr_vec3 min;             ///< box corner [m], default (0,0,0); gr_fill_mesh ignores it
+    gr_vec3 max;             ///< opposite corner [m], default (0.1, 0.1, 0.1); ignored likewise
     double radius;           ///< [m] > 0, default 0.005
     /// Largest radius for a polydisperse fill, uniform in [radius, radius_max]; 0 (default)
     /// = monodisperse.
@@ -389,7 +394,8 @@ typedef struct gr_fill_def {
     gr_vec3 velocity;        ///< initial velocity [m/s], default 0
     /// Upper bound on the grains added; 0 (default) = as many as fit (<= GR_MAX_GRAINS).
     uint32_t max_count;
-    /// Random pattern: attempts per grain placed before giving up. Default 50.
+    /// Random pattern: attempts per grain placed before giving up; Poisson pattern:
+    /// candidates per cell. Default 50.
     uint32_t attempts;
     /// Random seed; 0 (default) = derived from the world seed and the fill count.
     uint64_t seed;

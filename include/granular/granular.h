@@ -4,7 +4,7 @@
  * Naming rule, applied everywhere:
  *   gr_world_<verb>        the world itself: gr_world_create, gr_world_save, gr_world_get_time
  *   gr_<verb>[_<noun>]     what a world does to its contents: gr_step, gr_add_grain,
- *                          gr_fill_box, gr_read_grains, gr_remove_body
+ *                          gr_fill_box, gr_fill_mesh, gr_read_grains, gr_remove_body
  *   gr_<noun>_<verb>       one object: gr_grain_get_state, gr_body_set_velocity
  * The world is always the first argument. Every fallible call returns gr_status; on error the
  * world is exactly as it was and gr_world_last_error() tells why.
@@ -112,6 +112,13 @@ GR_API gr_status gr_add_grains(gr_world *world, const gr_grain_def *defs, uint32
 /// receives up to out_capacity of their handles (or read GR_FIELD_HANDLE over that range).
 GR_API gr_status gr_fill_box(gr_world *world, const gr_fill_def *def, uint32_t *added,
                              gr_grain *out_handles, uint32_t out_capacity);
+/// Fill the inside of a closed, outward-wound triangle mesh (world coordinates; checked like a
+/// mesh body's, read during the call only) like gr_fill_box fills a box: every grain wholly
+/// inside. def->min and def->max are ignored. The mesh must be one surface: where closed
+/// parts overlap, their inner faces count as surface and leave seams free of grains.
+GR_API gr_status gr_fill_mesh(gr_world *world, const gr_fill_def *def, const gr_vec3 *vertices,
+                              uint32_t vertex_count, const uint32_t *indices, uint32_t triangle_count,
+                              uint32_t *added, gr_grain *out_handles, uint32_t out_capacity);
 /// Remove a grain: its handle becomes stale. The last grain in bulk order takes its index.
 GR_API gr_status gr_remove_grain(gr_world *world, gr_grain grain);
 /// Remove several grains (all valid and distinct, or nothing is removed).

@@ -4,23 +4,8 @@
 
 static gr_status check_mesh_def(const gr_world *w, const gr_body_def *d, const char *f)
 {
-    if (!d->mesh_vertices || !d->mesh_indices)
-        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "a mesh body needs def.mesh_vertices and def.mesh_indices");
-    if (d->mesh_vertex_count < 4 || d->mesh_triangle_count < 4)
-        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
-                       "a closed mesh has at least 4 vertices and 4 triangles (got %u and %u)", d->mesh_vertex_count,
-                       d->mesh_triangle_count);
-    if (d->mesh_vertex_count > GR_MAX_MESH_ELEMENTS || d->mesh_triangle_count > GR_MAX_MESH_ELEMENTS)
-        return gr_fail(w, GR_ERROR_TOO_MANY, f, "a mesh has at most %u vertices and %u triangles",
-                       GR_MAX_MESH_ELEMENTS, GR_MAX_MESH_ELEMENTS);
-    for (uint32_t k = 0; k < d->mesh_vertex_count; k++)
-        if (!v3_finite(d->mesh_vertices[k]))
-            return gr_fail(w, GR_ERROR_NOT_FINITE, f, "def.mesh_vertices[%u] is not finite", k);
-    for (size_t k = 0; k < (size_t)d->mesh_triangle_count * 3; k++)
-        if (d->mesh_indices[k] >= d->mesh_vertex_count)
-            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.mesh_indices[%zu] = %u is past the %u vertices", k,
-                           d->mesh_indices[k], d->mesh_vertex_count);
-    return GR_OK;
+    return gr_check_mesh_arrays(w, d->mesh_vertices, d->mesh_vertex_count, d->mesh_indices, d->mesh_triangle_count, f,
+                                "def.mesh_vertices", "def.mesh_indices");
 }
 
 static gr_status check_particle_params(const gr_world *w, const gr_body_def *d, const char *f)
@@ -311,5 +296,25 @@ GR_API gr_status gr_read_body_particles(const gr_world *w, gr_body body, uint32_
         const float o[4] = {(float)p.x, (float)p.y, (float)p.z, (float)b->particle_radius};
         memcpy((char *)dst + (size_t)k * stride, o, sizeof o);
     }
+    return GR_OK;
+}
+
+gr_status gr_check_mesh_arrays(const gr_world *w, const gr_vec3 *v, uint32_t nv, const uint32_t *idx, uint32_t nt,
+                               const char *f, const char *vname, const char *iname)
+{
+    if (!v || !idx)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "a mesh needs %s and %s", vname, iname);
+    if (nv < 4 || nt < 4)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "a closed mesh has at least 4 vertices and 4 triangles (got %u and %u)", nv, nt);
+    if (nv > GR_MAX_MESH_ELEMENTS || nt > GR_MAX_MESH_ELEMENTS)
+        return gr_fail(w, GR_ERROR_TOO_MANY, f, "a mesh has at most %u vertices and %u triangles",
+                       GR_MAX_MESH_ELEMENTS, GR_MAX_MESH_ELEMENTS);
+    for (uint32_t k = 0; k < nv; k++)
+        if (!v3_finite(v[k]))
+            return gr_fail(w, GR_ERROR_NOT_FINITE, f, "%s[%u] is not finite", vname, k);
+    for (size_t k = 0; k < (size_t)nt * 3; k++)
+        if (idx[k] >= nv)
+            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "%s[%zu] = %u is past the %u vertices", iname, k, idx[k], nv);
     return GR_OK;
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* gr_fill_box: a jittered lattice or random sequential addition of non-overlapping grains,
- * skipping space taken by existing grains and bodies. Seeded: the same call on the same
- * world gives the same grains. */
+/* gr_fill_box, gr_fill_mesh: a jittered lattice, random sequential addition, or cell-based
+ * Poisson-disk sampling (Sommer & Schwanecke sec. 4) of non-overlapping grains in a box or
+ * inside a closed mesh, skipping space taken by existing grains and bodies. Seeded: the same
+ * call on the same world gives the same grains. */
 #include "../core/rng.h"
+#include "../geom/mass_props.h"
+#include "../geom/mesh.h"
 #include "api_grains.h"
 #include "api_internal.h"
 
@@ -120,13 +123,37 @@ static bool overlaps_body(const gr_world *w, gr_vec3 p, double r)
     return false;
 }
 
-static gr_status validate_fill(const gr_world *w, const gr_fill_def *d, const char *f)
+/* The region to fill: a box, or the inside of a closed mesh (with its bounding box). */
+typedef struct fill_region {
+    gr_vec3 lo, hi;
+    const gr_vec3 *v; ///< NULL: the box itself
+    const uint32_t *idx;
+    uint32_t nt;
+} fill_region;
+
+/* How far p is inside the region (negative outside). */
+static double region_depth(const fill_region *R, gr_vec3 p)
 {
-    GR_CHECK(gr_check_enum(w, (uint32_t)d->pattern, 3, f, "def.pattern"));
-    GR_CHECK(gr_check_vec(w, d->min, f, "def.min"));
-    GR_CHECK(gr_check_vec(w, d->max, f, "def.max"));
-    if (!(d->min.x < d->max.x && d->min.y < d->max.y && d->min.z < d->max.z))
-        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.min must be below def.max on every axis");
+    if (R->v) {
+        gr_vec3 q;
+        return -gr_mesh_signed_distance(R->v, R->idx, R->nt, p, &q);
+    }
+    const double d[6] = {p.x - R->lo.x, p.y - R->lo.y, p.z - R->lo.z, R->hi.x - p.x, R->hi.y - p.y, R->hi.z - p.z};
+    double m = d[0];
+    for (int k = 1; k < 6; k++)
+        m = GR_MIN(m, d[k]);
+    return m;
+}
+
+static gr_status validate_fill(const gr_world *w, const gr_fill_def *d, bool box, const char *f)
+{
+    GR_CHECK(gr_check_enum(w, (uint32_t)d->pattern, 4, f, "def.pattern"));
+    if (box) {
+        GR_CHECK(gr_check_vec(w, d->min, f, "def.min"));
+        GR_CHECK(gr_check_vec(w, d->max, f, "def.max"));
+        if (!(d->min.x < d->max.x && d->min.y < d->max.y && d->min.z < d->max.z))
+            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.min must be below def.max on every axis");
+    }
     GR_CHECK(gr_check_positive(w, d->radius, false, f, "def.radius"));
     GR_CHECK(gr_check_positive(w, d->radius_max, true, f, "def.radius_max"));
     if (d->radius_max != 0 && d->radius_max < d->radius)
@@ -169,13 +196,15 @@ static bool push(gr_mem *mem, init_list *l, const gr_grain_init *g)
     return true;
 }
 
-GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *added, gr_grain *out, uint32_t out_cap)
+/* Most cells the Poisson pattern may visit. */
+#define FILL_MAX_POISSON_CELLS 4e8
+
+static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *region_in, uint32_t *added,
+                      gr_grain *out, uint32_t out_cap, const char *f)
 {
-    static const char f[] = "gr_fill_box";
-    GR_CHECK(gr_check_world(w, f));
     gr_fill_def d;
     GR_CHECK(gr_def_read(w, GR_DEF_FILL, user, &d, f, "def"));
-    GR_CHECK(validate_fill(w, &d, f));
+    GR_CHECK(validate_fill(w, &d, region_in == NULL, f));
     if (out_cap > 0 && !out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out_handles is NULL but out_capacity is %u", out_cap);
     uint32_t material, clump;
@@ -183,16 +212,21 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
     GR_CHECK(gr_resolve_grain_shape(w, d.shape, d.clump, &clump, f));
     if (d.reserved1 != 0)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.reserved1 must be 0");
+    fill_region R = {d.min, d.max, NULL, NULL, 0};
+    if (region_in)
+        R = *region_in;
+    const bool mesh = R.v != NULL;
 
     const double rmin = d.radius, rmax = d.radius_max > 0 ? d.radius_max : d.radius;
     const uint32_t limit = d.max_count ? d.max_count : GR_MAX_GRAINS;
     gr_rng rng = {d.seed ? d.seed : w->def.seed ^ (0xd1b54a32d192ed03ull * (w->fill_count + 1))};
 
+    const gr_fill_pattern pattern = d.pattern == GR_FILL_DEFAULT ? GR_FILL_LATTICE : d.pattern;
     double spacing = d.spacing > 0 ? d.spacing : 2.2 * rmax;
     int64_t nsite[3] = {0, 0, 0};
-    if (d.pattern != GR_FILL_RANDOM) {
-        double nx = floor((d.max.x - d.min.x) / spacing + 1e-9), ny = floor((d.max.y - d.min.y) / spacing + 1e-9),
-               nz = floor((d.max.z - d.min.z) / spacing + 1e-9);
+    if (pattern == GR_FILL_LATTICE) {
+        double nx = floor((R.hi.x - R.lo.x) / spacing + 1e-9), ny = floor((R.hi.y - R.lo.y) / spacing + 1e-9),
+               nz = floor((R.hi.z - R.lo.z) / spacing + 1e-9);
         if (nx * ny * nz > (double)GR_MAX_GRAINS && d.max_count == 0)
             return gr_fail(w, GR_ERROR_TOO_MANY, f, "the lattice has %.3g sites: more than GR_MAX_GRAINS; set max_count",
                            nx * ny * nz);
@@ -200,12 +234,26 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
         nsite[1] = (int64_t)ny;
         nsite[2] = (int64_t)nz;
     }
+    /* Poisson: cells whose diagonal is the smallest diameter hold at most one grain */
+    const double cell_side = 2.0 * rmin / sqrt(3.0);
+    int64_t ncell[3] = {0, 0, 0};
+    if (pattern == GR_FILL_POISSON) {
+        double total = 1;
+        for (int a = 0; a < 3; a++) {
+            const double n = ceil((v3_get(R.hi, a) - v3_get(R.lo, a)) / cell_side);
+            ncell[a] = (int64_t)GR_MAX(n, 1.0);
+            total *= (double)ncell[a];
+        }
+        if (total > FILL_MAX_POISSON_CELLS)
+            return gr_fail(w, GR_ERROR_TOO_MANY, f, "the Poisson pattern would visit %.3g cells (limit %.3g): the region "
+                           "is too large for the radius", total, FILL_MAX_POISSON_CELLS);
+    }
 
     /* spheres to avoid: existing grains near the region (read through the solver) */
     fill_grid grid;
     const double margin = 2 * rmax;
-    gr_vec3 glo = v3(d.min.x - margin, d.min.y - margin, d.min.z - margin);
-    gr_vec3 ghi = v3(d.max.x + margin, d.max.y + margin, d.max.z + margin);
+    gr_vec3 glo = v3(R.lo.x - margin, R.lo.y - margin, R.lo.z - margin);
+    gr_vec3 ghi = v3(R.hi.x + margin, R.hi.y + margin, R.hi.z + margin);
     if (!fill_grid_init(&grid, &w->mem, glo, ghi, 2 * rmax))
         return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating the fill grid failed");
     gr_status s = GR_OK;
@@ -237,38 +285,41 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
     g.velocity = d.velocity;
     g.slot = GR_INVALID_INDEX;
 
-    if (s == GR_OK && d.pattern != GR_FILL_RANDOM) {
+    if (s == GR_OK && pattern == GR_FILL_LATTICE) {
         const double jit = d.jitter * 0.5 * (spacing - 2 * rmax);
         for (int64_t k = 0; k < nsite[2] && s == GR_OK && list.n < limit; k++)
             for (int64_t j = 0; j < nsite[1] && s == GR_OK && list.n < limit; j++)
                 for (int64_t i = 0; i < nsite[0] && s == GR_OK && list.n < limit; i++) {
                     double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
-                    g.position = v3(d.min.x + ((double)i + 0.5) * spacing + (2.0 * ux - 1.0) * jit,
-                                    d.min.y + ((double)j + 0.5) * spacing + (2.0 * uy - 1.0) * jit,
-                                    d.min.z + ((double)k + 0.5) * spacing + (2.0 * uz - 1.0) * jit);
+                    g.position = v3(R.lo.x + ((double)i + 0.5) * spacing + (2.0 * ux - 1.0) * jit,
+                                    R.lo.y + ((double)j + 0.5) * spacing + (2.0 * uy - 1.0) * jit,
+                                    R.lo.z + ((double)k + 0.5) * spacing + (2.0 * uz - 1.0) * jit);
                     g.radius = rmax > rmin ? rmin + (rmax - rmin) * gr_rng_uniform(&rng) : rmin;
                     if (clump != GR_INVALID_INDEX)
                         g.orientation = random_orientation(&rng);
+                    if (mesh && region_depth(&R, g.position) < g.radius)
+                        continue; /* box sites are inside by construction */
                     if (d.avoid_overlap &&
                         (overlaps_body(w, g.position, g.radius) || fill_grid_overlaps(&grid, g.position, g.radius, reach)))
                         continue;
                     if (!push(&w->mem, &list, &g))
                         s = GR_ERROR_OUT_OF_MEMORY;
                 }
-    } else if (s == GR_OK) {
+    } else if (s == GR_OK && pattern == GR_FILL_RANDOM) {
         uint32_t misses = 0;
         while (misses < d.attempts && list.n < limit && s == GR_OK) {
             g.radius = rmax > rmin ? rmin + (rmax - rmin) * gr_rng_uniform(&rng) : rmin;
             double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
-            gr_vec3 span = v3(d.max.x - d.min.x - 2 * g.radius, d.max.y - d.min.y - 2 * g.radius,
-                              d.max.z - d.min.z - 2 * g.radius);
+            gr_vec3 span = v3(R.hi.x - R.lo.x - 2 * g.radius, R.hi.y - R.lo.y - 2 * g.radius,
+                              R.hi.z - R.lo.z - 2 * g.radius);
             if (span.x < 0 || span.y < 0 || span.z < 0)
                 break; /* the region is thinner than a grain */
-            g.position = v3(d.min.x + g.radius + ux * span.x, d.min.y + g.radius + uy * span.y,
-                            d.min.z + g.radius + uz * span.z);
+            g.position = v3(R.lo.x + g.radius + ux * span.x, R.lo.y + g.radius + uy * span.y,
+                            R.lo.z + g.radius + uz * span.z);
             if (clump != GR_INVALID_INDEX)
                 g.orientation = random_orientation(&rng);
-            if (fill_grid_overlaps(&grid, g.position, g.radius, reach) ||
+            if ((mesh && region_depth(&R, g.position) < g.radius) ||
+                fill_grid_overlaps(&grid, g.position, g.radius, reach) ||
                 (d.avoid_overlap && overlaps_body(w, g.position, g.radius))) {
                 misses++;
                 continue;
@@ -277,6 +328,40 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
             if (!push(&w->mem, &list, &g) || !fill_grid_add(&grid, g.position, g.radius))
                 s = GR_ERROR_OUT_OF_MEMORY;
         }
+    } else if (s == GR_OK) {
+        /* Poisson: each cell tries `attempts` uniform candidates and keeps the first whose
+         * sphere is inside the region and overlaps nothing. A mesh region is classified once
+         * per cell from its centre's depth (exact distances are O(triangles)). */
+        const double half_diag = 0.5 * sqrt(3.0) * cell_side;
+        for (int64_t k = 0; k < ncell[2] && s == GR_OK && list.n < limit; k++)
+            for (int64_t j = 0; j < ncell[1] && s == GR_OK && list.n < limit; j++)
+                for (int64_t i = 0; i < ncell[0] && s == GR_OK && list.n < limit; i++) {
+                    const gr_vec3 corner = v3(R.lo.x + (double)i * cell_side, R.lo.y + (double)j * cell_side,
+                                              R.lo.z + (double)k * cell_side);
+                    bool check_each = true;
+                    if (mesh) {
+                        const double dc = region_depth(&R, v3_add(corner, v3(0.5 * cell_side, 0.5 * cell_side,
+                                                                             0.5 * cell_side)));
+                        if (dc + half_diag < rmin)
+                            continue; /* no sphere centred in this cell fits inside */
+                        check_each = dc - half_diag < rmax;
+                    }
+                    g.radius = rmax > rmin ? rmin + (rmax - rmin) * gr_rng_uniform(&rng) : rmin;
+                    for (uint32_t t = 0; t < d.attempts; t++) {
+                        double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
+                        g.position = v3(corner.x + ux * cell_side, corner.y + uy * cell_side, corner.z + uz * cell_side);
+                        if ((check_each || !mesh) && region_depth(&R, g.position) < g.radius)
+                            continue;
+                        if (fill_grid_overlaps(&grid, g.position, g.radius, reach) ||
+                            (d.avoid_overlap && overlaps_body(w, g.position, g.radius)))
+                            continue;
+                        if (clump != GR_INVALID_INDEX)
+                            g.orientation = random_orientation(&rng);
+                        if (!push(&w->mem, &list, &g) || !fill_grid_add(&grid, g.position, g.radius))
+                            s = GR_ERROR_OUT_OF_MEMORY;
+                        break;
+                    }
+                }
     }
     fill_grid_free(&grid);
     if (s == GR_OK && list.n > 0)
@@ -291,4 +376,38 @@ GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *user, uint32_t *add
     if (added)
         *added = n;
     return GR_OK;
+}
+
+GR_API gr_status gr_fill_box(gr_world *w, const gr_fill_def *def, uint32_t *added, gr_grain *out, uint32_t out_cap)
+{
+    static const char f[] = "gr_fill_box";
+    GR_CHECK(gr_check_world(w, f));
+    return fill(w, def, NULL, added, out, out_cap, f);
+}
+
+GR_API gr_status gr_fill_mesh(gr_world *w, const gr_fill_def *def, const gr_vec3 *vertices, uint32_t vertex_count,
+                              const uint32_t *indices, uint32_t triangle_count, uint32_t *added, gr_grain *out,
+                              uint32_t out_cap)
+{
+    static const char f[] = "gr_fill_mesh";
+    GR_CHECK(gr_check_world(w, f));
+    GR_CHECK(gr_check_mesh_arrays(w, vertices, vertex_count, indices, triangle_count, f, "vertices", "indices"));
+    char err[160];
+    const gr_status c = gr_mesh_check_closed(&w->mem, vertices, indices, triangle_count, err, sizeof err);
+    if (c == GR_ERROR_OUT_OF_MEMORY)
+        return gr_fail(w, c, f, "allocating the mesh check failed");
+    if (c != GR_OK)
+        return gr_fail(w, c, f, "%s", err);
+    gr_mass_props mp;
+    gr_mass_props_mesh(vertices, indices, triangle_count, &mp);
+    if (!(mp.volume > 0))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "the mesh encloses a negative volume (%g m^3): it is wound "
+                       "inside out", mp.volume);
+    fill_region R = {vertices[0], vertices[0], vertices, indices, triangle_count};
+    for (uint32_t k = 1; k < vertex_count; k++) {
+        const gr_vec3 p = vertices[k];
+        R.lo = v3(GR_MIN(R.lo.x, p.x), GR_MIN(R.lo.y, p.y), GR_MIN(R.lo.z, p.z));
+        R.hi = v3(GR_MAX(R.hi.x, p.x), GR_MAX(R.hi.y, p.y), GR_MAX(R.hi.z, p.z));
+    }
+    return fill(w, def, &R, added, out, out_cap, f);
 }

@@ -13,61 +13,13 @@
 
 #include "../core/rng.h"
 #include "../geom/mass_props.h"
+#include "../geom/mesh.h"
 #include "../geom/triangle.h"
 #include "../geom/vec3.h"
 #include "../grid/cell_grid.h"
 #include "body_store.h"
 
 enum { FLOATER_ITERATIONS = 100 };
-
-/* ---- mesh checks ------------------------------------------------------------------------ */
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Closed and consistently wound: every directed edge once, and its reverse once. */
-static gr_status check_mesh(gr_mem *mem, const gr_vec3 *v, uint32_t nv, const uint32_t *idx, uint32_t nt, char *err,
-                            size_t errlen)
-{
-    const size_t ne = (size_t)nt * 3;
-    uint64_t *edges = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * ne);
-    if (!edges)
-        return GR_ERROR_OUT_OF_MEMORY;
-    for (uint32_t t = 0; t < nt; t++) {
-        const uint32_t a = idx[3 * t], b = idx[3 * t + 1], c = idx[3 * t + 2];
-        const gr_vec3 n = v3_cross(v3_sub(v[b], v[a]), v3_sub(v[c], v[a]));
-        if (a == b || b == c || a == c || !(v3_len2(n) > 0)) {
-            gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
-            snprintf(err, errlen, "mesh triangle %u is degenerate (zero area)", t);
-            return GR_ERROR_INVALID_ARGUMENT;
-        }
-        edges[3 * t] = (uint64_t)a << 32 | b;
-        edges[3 * t + 1] = (uint64_t)b << 32 | c;
-        edges[3 * t + 2] = (uint64_t)c << 32 | a;
-    }
-    qsort(edges, ne, sizeof(uint64_t), cmp_u64);
-    gr_status s = GR_OK;
-    for (size_t k = 0; k < ne && s == GR_OK; k++) {
-        if (k + 1 < ne && edges[k + 1] == edges[k]) {
-            snprintf(err, errlen, "mesh edge %u-%u is used twice in the same direction: inconsistent winding",
-                     (unsigned)(edges[k] >> 32), (unsigned)(edges[k] & 0xffffffffu));
-            s = GR_ERROR_INVALID_ARGUMENT;
-            break;
-        }
-        const uint64_t rev = (edges[k] & 0xffffffffu) << 32 | (edges[k] >> 32);
-        if (!bsearch(&rev, edges, ne, sizeof(uint64_t), cmp_u64)) {
-            snprintf(err, errlen, "mesh edge %u-%u has no opposite edge: the mesh is not closed",
-                     (unsigned)(edges[k] >> 32), (unsigned)(edges[k] & 0xffffffffu));
-            s = GR_ERROR_INVALID_ARGUMENT;
-        }
-    }
-    gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
-    (void)nv;
-    return s;
-}
 
 /* ---- mass properties ---------------------------------------------------------------------- */
 
@@ -120,7 +72,12 @@ typedef struct mesh_sdf {
     double band;
 } mesh_sdf;
 
-static int cmp_edge_key(const void *a, const void *b) { return cmp_u64(a, b); }
+/* Edge keys sort by their first word (the directed edge). */
+static int cmp_edge_key(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
 
 /* Pseudo-normals: faces, edges (sum of the two faces), vertices (angle-weighted). */
 static gr_status build_sdf(gr_mem *mem, const gr_body_data *b, double h, double band, mesh_sdf *out)
@@ -542,8 +499,7 @@ gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr
         b->mesh_bound = 0;
         for (uint32_t i = 0; i < b->mesh_vertex_count; i++)
             b->mesh_bound = GR_MAX(b->mesh_bound, v3_len(b->mesh_vertices[i]));
-        gr_status s = check_mesh(mem, b->mesh_vertices, b->mesh_vertex_count, b->mesh_indices, b->mesh_triangle_count,
-                                 err, errlen);
+        gr_status s = gr_mesh_check_closed(mem, b->mesh_vertices, b->mesh_indices, b->mesh_triangle_count, err, errlen);
         if (s != GR_OK) {
             gr_body_release(b, mem);
             return s;

@@ -2,7 +2,7 @@
 /* Closest-point queries of the analytic body shapes, in the body frame. */
 #include "body_store.h"
 
-#include "../geom/triangle.h"
+#include "../geom/mesh.h"
 #include "../geom/vec3.h"
 
 uint32_t gr_body_feature_count(const gr_body_data *b) { return b->shape == GR_SHAPE_CONTAINER ? 6u : 1u; }
@@ -20,30 +20,13 @@ static gr_vec3 safe_dir(gr_vec3 d, double len, gr_vec3 fallback)
     return len > 1e-300 ? v3_scale(d, 1.0 / len) : fallback;
 }
 
-/* A closed mesh, exactly: the nearest triangle gives the distance, the winding number the
- * side. O(triangles): for fills and queries, not for contacts (meshes touch through their
- * particles). */
+/* A closed mesh, exactly (O(triangles): for fills and queries, not for contacts: meshes touch
+ * through their particles). */
 static double mesh_distance(const gr_body_data *b, gr_vec3 p, gr_vec3 *n, gr_vec3 *q)
 {
-    double best = INFINITY, winding = 0;
-    gr_vec3 closest = p;
-    for (uint32_t t = 0; t < b->mesh_triangle_count; t++) {
-        const gr_vec3 a = b->mesh_vertices[b->mesh_indices[3 * t]];
-        const gr_vec3 bb = b->mesh_vertices[b->mesh_indices[3 * t + 1]];
-        const gr_vec3 c = b->mesh_vertices[b->mesh_indices[3 * t + 2]];
-        int region;
-        const gr_vec3 x = gr_closest_on_triangle(p, a, bb, c, &region);
-        const double d2 = v3_len2(v3_sub(p, x));
-        if (d2 < best) {
-            best = d2;
-            closest = x;
-        }
-        winding += gr_triangle_solid_angle(p, a, bb, c);
-    }
-    const double d = sqrt(best), sign = winding > 2 * GR_PI ? -1.0 : 1.0;
-    *q = closest;
-    *n = safe_dir(v3_scale(v3_sub(p, closest), sign), d, v3(0, 1, 0));
-    return sign * d;
+    const double d = gr_mesh_signed_distance(b->mesh_vertices, b->mesh_indices, b->mesh_triangle_count, p, q);
+    *n = safe_dir(v3_scale(v3_sub(p, *q), d < 0 ? -1.0 : 1.0), fabs(d), v3(0, 1, 0));
+    return d;
 }
 
 static double local_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *n, gr_vec3 *q)

@@ -249,6 +249,28 @@ class _Hooks:
 # ================================================================================== World
 
 
+
+def _mesh_buffers(mesh):
+    """(vertices, triangles) -> (vertex pointer, count, index pointer, triangle count); the
+    pointers keep their buffers alive."""
+    try:
+        vertices, triangles = mesh
+        vertices = [_vec3(v, "mesh vertex") for v in vertices]
+        flat = [int(i) for t in triangles for i in t]
+    except (TypeError, ValueError):
+        raise ValueError("mesh must be (vertices, triangles): 3-vectors and index triples") from None
+    if len(flat) % 3:
+        raise ValueError("mesh triangles must be index triples")
+    if any(i < 0 for i in flat):
+        raise ValueError("mesh indices must be >= 0")
+    vbuf = (ffi.gr_vec3 * max(len(vertices), 1))(*vertices)
+    ibuf = (ctypes.c_uint32 * max(len(flat), 1))(*flat)
+    vptr = ctypes.cast(vbuf, POINTER(ffi.gr_vec3))
+    iptr = ctypes.cast(ibuf, POINTER(ctypes.c_uint32))
+    vptr._keep = vbuf  # the cast pointer keeps its buffer alive
+    iptr._keep = ibuf
+    return vptr, len(vertices), iptr, len(flat) // 3
+
 class World:
     """A granular world (``gr_world``): create, fill, step, read back.
 
@@ -750,17 +772,26 @@ class World:
         )
         return out
 
-    def fill_box(
-        self, lo, hi, radius=None, *, pattern=None, radius_max=None, spacing=None, jitter=None, velocity=None,
-        max_count=None, attempts=None, seed=None, avoid_overlap=None, material=None, return_handles=False,
-        shape=None, clump=None,
-    ):
+    def fill_box(self, lo, hi, radius=None, **options):
         """Fill the axis-aligned box [lo, hi] with grains (``gr_fill_box``).
 
         Keyword arguments are the ``gr_fill_def`` fields (``pattern`` also as a name:
-        "lattice", "random"). Returns the number of grains added, or with
+        "lattice", "random", "poisson"). Returns the number of grains added, or with
         ``return_handles=True`` their handles (numpy ``uint64`` array, or a list).
         """
+        return self._fill(None, lo, hi, radius, **options)
+
+    def fill_mesh(self, mesh, radius=None, **options):
+        """Fill the inside of a closed mesh with grains (``gr_fill_mesh``): ``mesh`` is a
+        (vertices, triangles) pair as for :meth:`add_body`, in world coordinates; the other
+        arguments are those of :meth:`fill_box`."""
+        return self._fill(_mesh_buffers(mesh), None, None, radius, **options)
+
+    def _fill(
+        self, mesh, lo, hi, radius=None, *, pattern=None, radius_max=None, spacing=None, jitter=None, velocity=None,
+        max_count=None, attempts=None, seed=None, avoid_overlap=None, material=None, return_handles=False,
+        shape=None, clump=None,
+    ):
         ptr = self.ptr
         d = ffi.gr_fill_def.init(
             **_kwargs(
@@ -781,14 +812,18 @@ class World:
         before = lib.gr_world_get_grain_count(ptr)
         added = c_uint32()
         first = ffi.gr_grain()
-        self._check(lib.gr_fill_box(ptr, byref(d), byref(added), byref(first), 1))
+        if mesh is None:
+            self._check(lib.gr_fill_box(ptr, byref(d), byref(added), byref(first), 1))
+        else:
+            vbuf, nv, ibuf, nt = mesh
+            self._check(lib.gr_fill_mesh(ptr, byref(d), vbuf, nv, ibuf, nt, byref(added), byref(first), 1))
         if not return_handles:
             return added.value
         # the new grains follow the existing ones in bulk order; the first handle the call
         # returned confirms it
         handles = self.read(Field.HANDLE, first=before, count=added.value)
         if added.value and int(handles[0]) != first.id:
-            raise RuntimeError("gr_fill_box: the new grains are not at the end of the bulk order")
+            raise RuntimeError("fill: the new grains are not at the end of the bulk order")
         return handles
 
     def remove_grain(self, grain) -> None:
@@ -1009,20 +1044,7 @@ class World:
             )
         )
         if mesh is not None:
-            try:
-                vertices, triangles = mesh
-                vertices = [_vec3(v, "mesh vertex") for v in vertices]
-                flat = [int(i) for t in triangles for i in t]
-            except (TypeError, ValueError):
-                raise ValueError("mesh must be (vertices, triangles): 3-vectors and index triples") from None
-            if len(flat) % 3:
-                raise ValueError("mesh triangles must be index triples")
-            vbuf = (ffi.gr_vec3 * max(len(vertices), 1))(*vertices)
-            ibuf = (ctypes.c_uint32 * max(len(flat), 1))(*flat)
-            d.mesh_vertices = ctypes.cast(vbuf, POINTER(ffi.gr_vec3))
-            d.mesh_indices = ctypes.cast(ibuf, POINTER(ctypes.c_uint32))
-            d.mesh_vertex_count = len(vertices)
-            d.mesh_triangle_count = len(flat) // 3
+            d.mesh_vertices, d.mesh_vertex_count, d.mesh_indices, d.mesh_triangle_count = _mesh_buffers(mesh)
         d.shape = _enum(ShapeType, shape, "shape")
         if motion is not None:
             d.motion = _enum(MotionType, motion, "motion")

@@ -179,11 +179,12 @@ class GrainShape(enum.IntEnum):
 
 
 class FillPattern(enum.IntEnum):
-    """``gr_fill_pattern``: how ``gr_fill_box`` places grains."""
+    """``gr_fill_pattern``: how ``gr_fill_box`` and ``gr_fill_mesh`` place grains."""
 
     DEFAULT = 0
     LATTICE = 1
     RANDOM = 2
+    POISSON = 3
 
 
 class Field(enum.IntEnum):
@@ -895,6 +896,8 @@ _PROTOTYPES = [
     ("gr_add_grain", c_enum, [gr_world_p, _P(gr_grain_def), _P(gr_grain)]),
     ("gr_add_grains", c_enum, [gr_world_p, _P(gr_grain_def), c_uint32, _P(gr_grain)]),
     ("gr_fill_box", c_enum, [gr_world_p, _P(gr_fill_def), _P(c_uint32), _P(gr_grain), c_uint32]),
+    ("gr_fill_mesh", c_enum, [gr_world_p, _P(gr_fill_def), _P(gr_vec3), c_uint32, _P(c_uint32), c_uint32, _P(c_uint32),
+                              _P(gr_grain), c_uint32]),
     ("gr_remove_grain", c_enum, [gr_world_p, gr_grain]),
     ("gr_remove_grains", c_enum, [gr_world_p, _P(gr_grain), c_uint32]),
     ("gr_grain_is_valid", c_int, [gr_world_p, gr_grain]),

@@ -1162,3 +1162,30 @@ def test_clump_grains(tmp_path):
         assert w.render_point_count == 40 * 4 + 2
         pos = w.read("position")
         assert min(p[1] for p in pos) > 0.0
+
+
+# ============================================================================ mesh fills
+def _box_mesh(lo, hi):
+    v = [(hi[0] if k & 1 else lo[0], hi[1] if k & 2 else lo[1], hi[2] if k & 4 else lo[2]) for k in range(8)]
+    t = [(0, 4, 6), (0, 6, 2), (1, 3, 7), (1, 7, 5), (0, 1, 5), (0, 5, 4),
+         (2, 6, 7), (2, 7, 3), (0, 2, 3), (0, 3, 1), (4, 5, 7), (4, 7, 6)]
+    return v, t
+
+
+def test_fill_mesh_poisson(world):
+    lo, hi = (0, 0, 0), (0.03, 0.02, 0.02)
+    handles = world.fill_mesh(_box_mesh(lo, hi), radius=0.002, pattern="poisson", return_handles=True)
+    assert len(handles) > 50
+    pos = rows(world.read("position"))
+    for p in pos:
+        for a in range(3):
+            assert lo[a] + 0.002 - 1e-12 <= p[a] <= hi[a] - 0.002 + 1e-12
+
+
+def test_fill_mesh_refuses_open_mesh(world):
+    v, t = _box_mesh((0, 0, 0), (0.02, 0.02, 0.02))
+    with pytest.raises(granular.GranularError, match="not closed"):
+        world.fill_mesh((v, t[:-1]), radius=0.002)
+    with pytest.raises(ValueError):
+        world.fill_mesh((v, [(0, 1)]), radius=0.002)
+    assert world.grain_count == 0

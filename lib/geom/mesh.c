@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* Closed triangle meshes: closedness check and exact signed distance (mesh.h). */
+#include "mesh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "triangle.h"
+#include "vec3.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+gr_status gr_mesh_check_closed(gr_mem *mem, const gr_vec3 *v, const uint32_t *idx, uint32_t nt, char *err, size_t errlen)
+{
+    const size_t ne = (size_t)nt * 3;
+    uint64_t *edges = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * ne);
+    if (!edges)
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint32_t a = idx[3 * t], b = idx[3 * t + 1], c = idx[3 * t + 2];
+        const gr_vec3 n = v3_cross(v3_sub(v[b], v[a]), v3_sub(v[c], v[a]));
+        if (a == b || b == c || a == c || !(v3_len2(n) > 0)) {
+            gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
+            snprintf(err, errlen, "mesh triangle %u is degenerate (zero area)", t);
+            return GR_ERROR_INVALID_ARGUMENT;
+        }
+        edges[3 * t] = (uint64_t)a << 32 | b;
+        edges[3 * t + 1] = (uint64_t)b << 32 | c;
+        edges[3 * t + 2] = (uint64_t)c << 32 | a;
+    }
+    qsort(edges, ne, sizeof(uint64_t), cmp_u64);
+    gr_status s = GR_OK;
+    for (size_t k = 0; k < ne && s == GR_OK; k++) {
+        if (k + 1 < ne && edges[k + 1] == edges[k]) {
+            snprintf(err, errlen, "mesh edge %u-%u is used twice in the same direction: inconsistent winding",
+                     (unsigned)(edges[k] >> 32), (unsigned)(edges[k] & 0xffffffffu));
+            s = GR_ERROR_INVALID_ARGUMENT;
+            break;
+        }
+        const uint64_t rev = (edges[k] & 0xffffffffu) << 32 | (edges[k] >> 32);
+        if (!bsearch(&rev, edges, ne, sizeof(uint64_t), cmp_u64)) {
+            snprintf(err, errlen, "mesh edge %u-%u has no opposite edge: the mesh is not closed",
+                     (unsigned)(edges[k] >> 32), (unsigned)(edges[k] & 0xffffffffu));
+            s = GR_ERROR_INVALID_ARGUMENT;
+        }
+    }
+    gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
+    return s;
+}
+
+double gr_mesh_signed_distance(const gr_vec3 *v, const uint32_t *idx, uint32_t nt, gr_vec3 p, gr_vec3 *closest)
+{
+    double best = INFINITY, winding = 0;
+    gr_vec3 q = p;
+    for (uint32_t t = 0; t < nt; t++) {
+        const gr_vec3 a = v[idx[3 * t]], b = v[idx[3 * t + 1]], c = v[idx[3 * t + 2]];
+        int region;
+        const gr_vec3 x = gr_closest_on_triangle(p, a, b, c, &region);
+        const double d2 = v3_len2(v3_sub(p, x));
+        if (d2 < best) {
+            best = d2;
+            q = x;
+        }
+        winding += gr_triangle_solid_angle(p, a, b, c);
+    }
+    *closest = q;
+    /* the solid angles of a closed mesh sum to 4 pi inside and 0 outside */
+    return winding > 2 * GR_PI ? -sqrt(best) : sqrt(best);
+}

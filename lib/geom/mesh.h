@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Closed triangle meshes as solids: the closedness check bodies and fills share, and the exact
+ * signed distance (nearest triangle for the magnitude, winding number for the side). */
+#ifndef GR_GEOM_MESH_H
+#define GR_GEOM_MESH_H
+
+#include <stddef.h>
+
+#include "../core/alloc.h"
+
+/// Closed and consistently wound: no degenerate triangle, every directed edge once and its
+/// reverse once. Indices must already be below the vertex count. On failure `err` says why.
+gr_status gr_mesh_check_closed(gr_mem *mem, const gr_vec3 *vertices, const uint32_t *indices, uint32_t triangles,
+                               char *err, size_t errlen);
+
+/// Signed distance from p to a closed mesh (negative inside), exactly, in O(triangles);
+/// *closest receives the nearest surface point. For fills and queries, not inner loops.
+double gr_mesh_signed_distance(const gr_vec3 *vertices, const uint32_t *indices, uint32_t triangles, gr_vec3 p,
+                               gr_vec3 *closest);
+
+#endif /* GR_GEOM_MESH_H */
