@@ -9,9 +9,12 @@
 #include "../lib/core/stream.h"
 #include "../lib/dem/dem_batch.h"
 #include "../lib/dem/dem_internal.h"
+#include "../lib/geom/mesh.h"
+#include "../lib/geom/mesh_query.h"
 #include "../lib/geom/vec3.h"
 #include "../lib/grid/cell_grid.h"
 #include "harness.h"
+#include "test_util.h"
 
 /* ---- grid ------------------------------------------------------------------------------ */
 
@@ -472,6 +475,60 @@ static void test_vector_kernels_match_scalar(void)
     }
 }
 
+/* ---- mesh queries ------------------------------------------------------------------------- */
+
+/* The binned query answers what the exact O(triangles) signed distance answers: exactly within
+ * its limit, clamped beyond; also for points whose vertical ray runs exactly through shared
+ * edges and vertices (the top-left rule counts each crossing once). */
+static void test_mesh_query_matches_exact(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    static gr_vec3 sv[300];
+    static uint32_t si[3 * 512];
+    uint32_t snv;
+    const uint32_t snt = tu_sphere_mesh(0.3, 3, sv, si, &snv);
+    gr_vec3 bv[8];
+    uint32_t bi[36];
+    tu_box_mesh(v3(0.5, 0.25, 0.5), v3(0, 0, 0), bv, bi);
+    const struct {
+        const gr_vec3 *v;
+        const uint32_t *idx;
+        uint32_t nt;
+    } meshes[2] = {{sv, si, snt}, {bv, bi, 12}};
+    gr_rng rng = {42};
+    long checked = 0, wrong = 0;
+    for (int m = 0; m < 2; m++) {
+        gr_mesh_query q;
+        CHECK(gr_mesh_query_build(&q, &mem, meshes[m].v, meshes[m].idx, meshes[m].nt) == GR_OK);
+        for (int k = 0; k < 4000; k++) {
+            gr_vec3 p = v3(gr_rng_uniform(&rng) - 0.5, gr_rng_uniform(&rng) - 0.5, gr_rng_uniform(&rng) - 0.5);
+            p = v3_scale(p, 1.4);
+            if (k % 4 == 0 && m == 0) { /* below or above a vertex: its vertical line */
+                const gr_vec3 a = meshes[m].v[(uint32_t)k % snv];
+                p.x = a.x, p.z = a.z;
+            }
+            if (k % 4 == 0 && m == 1) /* on the diagonal shared by the top (and bottom) triangles */
+                p.z = p.x = 0.9 * (gr_rng_uniform(&rng) - 0.5);
+            const double limit = 0.02 + 0.2 * gr_rng_uniform(&rng);
+            gr_vec3 c;
+            const double exact = -gr_mesh_signed_distance(meshes[m].v, meshes[m].idx, meshes[m].nt, p, &c);
+            const double got = gr_mesh_query_depth(&q, p, limit);
+            const double want = fabs(exact) < limit ? exact : (exact > 0 ? limit : -limit);
+            checked++;
+            if (fabs(got - want) > 1e-12 && !(fabs(exact) < 1e-12)) {
+                if (wrong++ < 5)
+                    printf("  mesh %d point (%g %g %g) limit %g: got %.15g, exact %.15g\n", m, p.x, p.y, p.z, limit, got,
+                           exact);
+            }
+        }
+        gr_mesh_query_free(&q);
+    }
+    printf("  %ld points, %ld wrong\n", checked, wrong);
+    CHECK(wrong == 0);
+    CHECK(mem.in_use == 0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -482,6 +539,7 @@ int main(int argc, char **argv)
         {"crc_and_streams", test_crc_and_streams},
         {"material_mixing", test_material_mixing},
         {"body_distances", test_body_distances},
+        {"mesh_query_matches_exact", test_mesh_query_matches_exact},
         {"vector_kernels_match_scalar", test_vector_kernels_match_scalar},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));

@@ -6,6 +6,7 @@
 #include "../core/rng.h"
 #include "../geom/mass_props.h"
 #include "../geom/mesh.h"
+#include "../geom/mesh_query.h"
 #include "api_grains.h"
 #include "api_internal.h"
 
@@ -129,15 +130,14 @@ typedef struct fill_region {
     const gr_vec3 *v; ///< NULL: the box itself
     const uint32_t *idx;
     uint32_t nt;
+    gr_mesh_query *query; ///< the mesh's triangles binned
 } fill_region;
 
-/* How far p is inside the region (negative outside). */
-static double region_depth(const fill_region *R, gr_vec3 p)
+/* How far p is inside the region (negative outside), exactly up to `limit`. */
+static double region_depth(const fill_region *R, gr_vec3 p, double limit)
 {
-    if (R->v) {
-        gr_vec3 q;
-        return -gr_mesh_signed_distance(R->v, R->idx, R->nt, p, &q);
-    }
+    if (R->v)
+        return gr_mesh_query_depth(R->query, p, limit);
     const double d[6] = {p.x - R->lo.x, p.y - R->lo.y, p.z - R->lo.z, R->hi.x - p.x, R->hi.y - p.y, R->hi.z - p.z};
     double m = d[0];
     for (int k = 1; k < 6; k++)
@@ -212,7 +212,7 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
     GR_CHECK(gr_resolve_grain_shape(w, d.shape, d.clump, &clump, f));
     if (d.reserved1 != 0)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.reserved1 must be 0");
-    fill_region R = {d.min, d.max, NULL, NULL, 0};
+    fill_region R = {d.min, d.max, NULL, NULL, 0, NULL};
     if (region_in)
         R = *region_in;
     const bool mesh = R.v != NULL;
@@ -297,7 +297,7 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
                     g.radius = rmax > rmin ? rmin + (rmax - rmin) * gr_rng_uniform(&rng) : rmin;
                     if (clump != GR_INVALID_INDEX)
                         g.orientation = random_orientation(&rng);
-                    if (mesh && region_depth(&R, g.position) < g.radius)
+                    if (mesh && region_depth(&R, g.position, g.radius) < g.radius)
                         continue; /* box sites are inside by construction */
                     if (d.avoid_overlap &&
                         (overlaps_body(w, g.position, g.radius) || fill_grid_overlaps(&grid, g.position, g.radius, reach)))
@@ -318,7 +318,7 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
                             R.lo.z + g.radius + uz * span.z);
             if (clump != GR_INVALID_INDEX)
                 g.orientation = random_orientation(&rng);
-            if ((mesh && region_depth(&R, g.position) < g.radius) ||
+            if ((mesh && region_depth(&R, g.position, g.radius) < g.radius) ||
                 fill_grid_overlaps(&grid, g.position, g.radius, reach) ||
                 (d.avoid_overlap && overlaps_body(w, g.position, g.radius))) {
                 misses++;
@@ -341,7 +341,7 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
                     bool check_each = true;
                     if (mesh) {
                         const double dc = region_depth(&R, v3_add(corner, v3(0.5 * cell_side, 0.5 * cell_side,
-                                                                             0.5 * cell_side)));
+                                                                             0.5 * cell_side)), half_diag + rmax);
                         if (dc + half_diag < rmin)
                             continue; /* no sphere centred in this cell fits inside */
                         check_each = dc - half_diag < rmax;
@@ -350,7 +350,7 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
                     for (uint32_t t = 0; t < d.attempts; t++) {
                         double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
                         g.position = v3(corner.x + ux * cell_side, corner.y + uy * cell_side, corner.z + uz * cell_side);
-                        if ((check_each || !mesh) && region_depth(&R, g.position) < g.radius)
+                        if ((check_each || !mesh) && region_depth(&R, g.position, g.radius) < g.radius)
                             continue;
                         if (fill_grid_overlaps(&grid, g.position, g.radius, reach) ||
                             (d.avoid_overlap && overlaps_body(w, g.position, g.radius)))
@@ -403,11 +403,18 @@ GR_API gr_status gr_fill_mesh(gr_world *w, const gr_fill_def *def, const gr_vec3
     if (!(mp.volume > 0))
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "the mesh encloses a negative volume (%g m^3): it is wound "
                        "inside out", mp.volume);
-    fill_region R = {vertices[0], vertices[0], vertices, indices, triangle_count};
+    gr_mesh_query q;
+    const gr_status b = gr_mesh_query_build(&q, &w->mem, vertices, indices, triangle_count);
+    if (b != GR_OK)
+        return gr_fail(w, b, f, b == GR_ERROR_OUT_OF_MEMORY ? "allocating the mesh's grid failed"
+                                                           : "the mesh's triangles are too large for its grid");
+    fill_region R = {vertices[0], vertices[0], vertices, indices, triangle_count, &q};
     for (uint32_t k = 1; k < vertex_count; k++) {
         const gr_vec3 p = vertices[k];
         R.lo = v3(GR_MIN(R.lo.x, p.x), GR_MIN(R.lo.y, p.y), GR_MIN(R.lo.z, p.z));
         R.hi = v3(GR_MAX(R.hi.x, p.x), GR_MAX(R.hi.y, p.y), GR_MAX(R.hi.z, p.z));
     }
-    return fill(w, def, &R, added, out, out_cap, f);
+    const gr_status s = fill(w, def, &R, added, out, out_cap, f);
+    gr_mesh_query_free(&q);
+    return s;
 }

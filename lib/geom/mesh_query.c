@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* Grid-binned closed mesh: depth queries for fills (mesh_query.h). */
+#include "mesh_query.h"
+
+#include <math.h>
+
+#include "triangle.h"
+#include "vec3.h"
+
+/* Most grid cells (and entries) the binning may use. */
+#define MESH_QUERY_MAX_CELLS (1u << 21)
+#define MESH_QUERY_MAX_ENTRIES (1u << 26)
+
+static int32_t coord(const gr_mesh_query *q, double x, double lo, int a)
+{
+    const double t = floor((x - lo) * q->inv);
+    return !(t >= 0) ? 0 : (t >= q->dim[a] ? q->dim[a] - 1 : (int32_t)t);
+}
+
+static size_t cell_index(const gr_mesh_query *q, int32_t i, int32_t j, int32_t k)
+{
+    return ((size_t)k * (size_t)q->dim[1] + (size_t)j) * (size_t)q->dim[0] + (size_t)i;
+}
+
+/* Cell range a triangle's bounding box covers. */
+static void tri_cells(const gr_mesh_query *q, uint32_t t, int32_t lo[3], int32_t hi[3])
+{
+    const gr_vec3 a = q->v[q->idx[3 * t]], b = q->v[q->idx[3 * t + 1]], c = q->v[q->idx[3 * t + 2]];
+    for (int d = 0; d < 3; d++) {
+        const double mn = GR_MIN(v3_get(a, d), GR_MIN(v3_get(b, d), v3_get(c, d)));
+        const double mx = GR_MAX(v3_get(a, d), GR_MAX(v3_get(b, d), v3_get(c, d)));
+        lo[d] = coord(q, mn, v3_get(q->lo, d), d);
+        hi[d] = coord(q, mx, v3_get(q->lo, d), d);
+    }
+}
+
+gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, const uint32_t *idx, uint32_t nt)
+{
+    memset(q, 0, sizeof *q);
+    q->v = v;
+    q->idx = idx;
+    q->nt = nt;
+    q->mem = mem;
+    gr_vec3 lo = v[idx[0]], hi = lo;
+    for (size_t k = 0; k < 3 * (size_t)nt; k++) {
+        const gr_vec3 p = v[idx[k]];
+        lo = v3(GR_MIN(lo.x, p.x), GR_MIN(lo.y, p.y), GR_MIN(lo.z, p.z));
+        hi = v3(GR_MAX(hi.x, p.x), GR_MAX(hi.y, p.y), GR_MAX(hi.z, p.z));
+    }
+    const gr_vec3 ext = v3_sub(hi, lo);
+    /* about one triangle per cell, within the cell budget */
+    const double span = GR_MAX(ext.x, GR_MAX(ext.y, ext.z));
+    double cell = GR_MAX(cbrt(GR_MAX(ext.x, span * 1e-3) * GR_MAX(ext.y, span * 1e-3) * GR_MAX(ext.z, span * 1e-3) /
+                             (double)nt),
+                         span * 1e-3);
+    if (!(cell > 0))
+        cell = 1.0;
+    for (;;) {
+        double total = 1;
+        for (int d = 0; d < 3; d++)
+            total *= floor(v3_get(ext, d) / cell) + 1;
+        if (total <= MESH_QUERY_MAX_CELLS)
+            break;
+        cell *= 1.25;
+    }
+    q->lo = lo;
+    q->cell = cell;
+    q->inv = 1.0 / cell;
+    q->ncells = 1;
+    for (int d = 0; d < 3; d++) {
+        q->dim[d] = (int32_t)(floor(v3_get(ext, d) / cell) + 1);
+        q->ncells *= (size_t)q->dim[d];
+    }
+    q->start = (uint32_t *)gr_mem_calloc(mem, sizeof(uint32_t) * (q->ncells + 1));
+    q->stamp = (uint32_t *)gr_mem_calloc(mem, sizeof(uint32_t) * (nt ? nt : 1));
+    if (!q->start || !q->stamp) {
+        gr_mesh_query_free(q);
+        return GR_ERROR_OUT_OF_MEMORY;
+    }
+    /* count, prefix, place */
+    size_t total = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        int32_t a[3], b[3];
+        tri_cells(q, t, a, b);
+        for (int32_t k = a[2]; k <= b[2]; k++)
+            for (int32_t j = a[1]; j <= b[1]; j++)
+                for (int32_t i = a[0]; i <= b[0]; i++)
+                    q->start[cell_index(q, i, j, k) + 1]++;
+        total += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) * (size_t)(b[2] - a[2] + 1);
+    }
+    if (total > MESH_QUERY_MAX_ENTRIES) {
+        gr_mesh_query_free(q);
+        return GR_ERROR_TOO_MANY;
+    }
+    for (size_t c = 0; c < q->ncells; c++)
+        q->start[c + 1] += q->start[c];
+    q->nentries = total;
+    q->tris = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * (total ? total : 1));
+    if (!q->tris) {
+        gr_mesh_query_free(q);
+        return GR_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        int32_t a[3], b[3];
+        tri_cells(q, t, a, b);
+        for (int32_t k = a[2]; k <= b[2]; k++)
+            for (int32_t j = a[1]; j <= b[1]; j++)
+                for (int32_t i = a[0]; i <= b[0]; i++)
+                    q->tris[q->start[cell_index(q, i, j, k)]++] = t;
+    }
+    /* the fill pass moved each start to the next cell's: shift back */
+    for (size_t c = q->ncells; c > 0; c--)
+        q->start[c] = q->start[c - 1];
+    q->start[0] = 0;
+    return GR_OK;
+}
+
+void gr_mesh_query_free(gr_mesh_query *q)
+{
+    gr_mem_free(q->mem, q->start, sizeof(uint32_t) * (q->ncells + 1));
+    gr_mem_free(q->mem, q->stamp, sizeof(uint32_t) * (q->nt ? q->nt : 1));
+    gr_mem_free(q->mem, q->tris, sizeof(uint32_t) * (q->nentries ? q->nentries : 1));
+    q->start = q->stamp = q->tris = NULL;
+}
+
+/* A new query id for the stamps (wrapping: clear them). */
+static uint32_t next_query(gr_mesh_query *q)
+{
+    if (++q->query == 0) {
+        memset(q->stamp, 0, sizeof(uint32_t) * q->nt);
+        q->query = 1;
+    }
+    return q->query;
+}
+
+/* Does the edge a->b (triangles brought to one orientation in the x-z plane) own a point on
+ * it? Top-left rule: of two triangles sharing an edge (traversed in opposite directions)
+ * exactly one does. */
+static bool owns_edge(double ax, double az, double bx, double bz)
+{
+    const double dx = bx - ax, dz = bz - az;
+    return dz > 0 || (dz == 0 && dx < 0);
+}
+
+/* Signed crossing of the ray from p in +y with triangle t: +1 leaving (normal up), -1
+ * entering, 0 missed. */
+static int ray_crossing(const gr_mesh_query *q, uint32_t t, gr_vec3 p)
+{
+    gr_vec3 a = q->v[q->idx[3 * t]], b = q->v[q->idx[3 * t + 1]], c = q->v[q->idx[3 * t + 2]];
+    /* orientation in the x-z plane (sign of the normal's y) */
+    const double area = (c.x - a.x) * (b.z - a.z) - (b.x - a.x) * (c.z - a.z);
+    if (area == 0)
+        return 0; /* vertical: a ray along y does not cross it */
+    const int sign = area > 0 ? 1 : -1;
+    if (area < 0) { /* make it one orientation for the edge tests */
+        const gr_vec3 s = b;
+        b = c;
+        c = s;
+    }
+    const gr_vec3 e[3][2] = {{a, b}, {b, c}, {c, a}};
+    double w[3];
+    for (int k = 0; k < 3; k++) {
+        const gr_vec3 u = e[k][0], v = e[k][1];
+        w[k] = (p.x - u.x) * (v.z - u.z) - (v.x - u.x) * (p.z - u.z); /* > 0 inside */
+        if (w[k] < 0 || (w[k] == 0 && !owns_edge(u.x, u.z, v.x, v.z)))
+            return 0;
+    }
+    /* height of the plane above (x, z) from the barycentric weights */
+    const double s = w[0] + w[1] + w[2];
+    if (!(s > 0))
+        return 0;
+    const double y = (w[1] * a.y + w[2] * b.y + w[0] * c.y) / s;
+    return y > p.y ? sign : 0;
+}
+
+double gr_mesh_query_depth(gr_mesh_query *q, gr_vec3 p, double limit)
+{
+    /* side: signed crossings of the triangles above p in its column of cells */
+    int winding = 0;
+    const int32_t ci = (int32_t)floor((p.x - q->lo.x) * q->inv), ck = (int32_t)floor((p.z - q->lo.z) * q->inv);
+    if (ci >= 0 && ci < q->dim[0] && ck >= 0 && ck < q->dim[2] && p.y <= q->lo.y + q->cell * q->dim[1]) {
+        const uint32_t id = next_query(q);
+        for (int32_t j = coord(q, p.y, q->lo.y, 1); j < q->dim[1]; j++) {
+            const size_t c = cell_index(q, ci, j, ck);
+            for (uint32_t s = q->start[c]; s < q->start[c + 1]; s++) {
+                const uint32_t t = q->tris[s];
+                if (q->stamp[t] == id)
+                    continue;
+                q->stamp[t] = id;
+                winding += ray_crossing(q, t, p);
+            }
+        }
+    }
+    const double side = winding > 0 ? 1.0 : -1.0;
+    /* distance: the triangles in the cells within `limit` */
+    double best = limit * limit;
+    const uint32_t id = next_query(q);
+    int32_t lo[3], hi[3];
+    for (int d = 0; d < 3; d++) {
+        const double x = v3_get(p, d), l = v3_get(q->lo, d);
+        if (x + limit < l || x - limit > l + q->cell * q->dim[d])
+            return side * limit; /* the whole reach is outside the grid */
+        lo[d] = coord(q, x - limit, l, d);
+        hi[d] = coord(q, x + limit, l, d);
+    }
+    for (int32_t k = lo[2]; k <= hi[2]; k++)
+        for (int32_t j = lo[1]; j <= hi[1]; j++)
+            for (int32_t i = lo[0]; i <= hi[0]; i++) {
+                const size_t c = cell_index(q, i, j, k);
+                for (uint32_t s = q->start[c]; s < q->start[c + 1]; s++) {
+                    const uint32_t t = q->tris[s];
+                    if (q->stamp[t] == id)
+                        continue;
+                    q->stamp[t] = id;
+                    int region;
+                    const gr_vec3 x = gr_closest_on_triangle(p, q->v[q->idx[3 * t]], q->v[q->idx[3 * t + 1]],
+                                                             q->v[q->idx[3 * t + 2]], &region);
+                    best = GR_MIN(best, v3_len2(v3_sub(p, x)));
+                }
+            }
+    return side * sqrt(best);
+}

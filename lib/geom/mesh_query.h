@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Fast inside/depth queries against a closed mesh for fills: the triangles binned in a uniform
+ * grid. The side comes from the winding number along a ray in +y (signed crossings of the
+ * triangles above the point, with a top-left rule so that a ray through a shared edge or
+ * vertex counts once); the distance from the triangles in the cells within the query's
+ * limit. Not thread-safe (a per-query stamp deduplicates triangles that span cells). */
+#ifndef GR_GEOM_MESH_QUERY_H
+#define GR_GEOM_MESH_QUERY_H
+
+#include "../core/alloc.h"
+
+typedef struct gr_mesh_query {
+    const gr_vec3 *v;
+    const uint32_t *idx;
+    uint32_t nt;
+    gr_vec3 lo;
+    double cell, inv;
+    int32_t dim[3];
+    uint32_t *start;  ///< [cells + 1] CSR into tris
+    uint32_t *tris;   ///< triangle ids per cell
+    uint32_t *stamp;  ///< [nt] last query that visited the triangle
+    uint32_t query;
+    size_t ncells, nentries;
+    gr_mem *mem;
+} gr_mesh_query;
+
+/// Bin the triangles (the arrays are referenced, not copied). All or nothing.
+gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *vertices, const uint32_t *indices,
+                              uint32_t triangles);
+void gr_mesh_query_free(gr_mesh_query *q);
+/// How deep p is inside the mesh (negative: outside), exact when its magnitude is below
+/// `limit`, else +-limit.
+double gr_mesh_query_depth(gr_mesh_query *q, gr_vec3 p, double limit);
+
+#endif /* GR_GEOM_MESH_QUERY_H */
