@@ -344,10 +344,11 @@ typedef struct bucket_key {
     double t, x, y, deg;
 } bucket_key;
 static const bucket_key bucket_path[] = {
-    {0.0, -0.38, 0.62, -60}, {1.0, -0.38, 0.27, -60},          /* descend, opening ahead */
-    {2.5, 0.12, 0.24, 0},    {SOMMER_LIFTED, 0.12, 0.80, 0},   /* drag and curl, lift */
-    {4.4, 0.95, 0.80, 0},    {SOMMER_POUR, 0.95, 0.80, 0},     /* carry beyond the bed */
-    {6.0, 0.95, 0.80, -150}, {SOMMER_EXCAVATOR_END, 0.95, 0.80, -150}, /* pour */
+    {0.0, -0.45, 0.70, -90}, {1.0, -0.45, 0.27, -90},          /* descend, opening ahead */
+    {2.0, -0.05, 0.27, -90}, {2.8, 0.10, 0.30, 0},             /* drag, curl */
+    {SOMMER_LIFTED, 0.10, 0.85, 0},                            /* lift */
+    {4.4, 0.98, 0.85, 0},    {SOMMER_POUR, 0.98, 0.85, 0},     /* carry beyond the bed */
+    {6.0, 0.98, 0.85, -150}, {SOMMER_EXCAVATOR_END, 0.98, 0.85, -150}, /* pour */
 };
 
 static void bucket_pose(const sommer_scene *s, double t, double *x, double *y, double *angle)
@@ -386,7 +387,7 @@ static gr_status build_excavator(sommer_scene *s)
     f.min = (gr_vec3){-0.7 * k, 0, -0.6 * k};
     f.max = (gr_vec3){0.7 * k, 0.3 * k, 0.6 * k};
     TRY(gr_fill_box(s->w, &f, NULL, NULL, 0));
-    s->bucket_half = (gr_vec3){0.2 * k, 0.12 * k, 0.18 * k};
+    s->bucket_half = (gr_vec3){0.25 * k, 0.15 * k, 0.22 * k};
     s->bucket_wall = fmax(0.03 * k, 1.5 * s->def.r_lr);
     ex_mesh b;
     if (bucket_mesh(s->bucket_half, s->bucket_wall, &b))

@@ -14,7 +14,7 @@
  *     alpha = clamp(1 - W / (c w_rho), 0, 1),      w_rho = (1 - r_L^2 / R^2)^3
  *     v_i <- (1 - alpha) vbar + alpha (v_i + dt g)     (no grain near: v_i + dt g)
  *     x_i <- x_i + dt v_i   (in pieces of at most r_H), then pushed out of bodies (inward
- *                           normal speed removed)
+ *                           normal speed removed, sliding speed cut by mu_k times that)
  * Body particles count only when at least one grain is near (a point beside a moved body with
  * no sand around falls instead of sticking to it). Points are independent: parallel and the
  * same for any worker count. */
@@ -275,6 +275,21 @@ static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     }
 }
 
+/* A point hitting a surface (normal nrm, surface velocity vs): the approaching normal speed
+ * goes, and Coulomb friction mu_k takes up to mu_k times that from the sliding speed (a point
+ * that leaves the sand stops on the floor instead of gliding away). */
+static inline gr_vec3 point_contact(gr_vec3 v, gr_vec3 vs, gr_vec3 nrm, double mu_k)
+{
+    const gr_vec3 rel = v3_sub(v, vs);
+    const double vn = v3_dot(rel, nrm);
+    if (!(vn < 0))
+        return v;
+    const gr_vec3 vt = v3_madd(rel, nrm, -vn);
+    const double lt = v3_len(vt), cut = -mu_k * vn;
+    const gr_vec3 vt_new = lt > cut ? v3_scale(vt, 1.0 - cut / lt) : v3(0, 0, 0);
+    return v3_add(vs, vt_new);
+}
+
 /* Move the points by c->dt with their velocities, in pieces of at most one point radius, and
  * push them out of bodies. */
 static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
@@ -306,9 +321,7 @@ static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
                     if (!(depth > 0))
                         continue;
                     x = v3_madd(x, nrm, depth);
-                    const double vn = v3_dot(v3_sub(v, gr_body_point_velocity(b, pt)), nrm);
-                    if (vn < 0)
-                        v = v3_madd(v, nrm, -vn);
+                    v = point_contact(v, gr_body_point_velocity(b, pt), nrm, pbd_mu(st, b->material, b->material)[1]);
                 }
             }
         }
@@ -329,9 +342,7 @@ static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
                     const double len = sqrt(d2);
                     const gr_vec3 nrm = v3_scale(dxj, 1.0 / len);
                     x = v3_madd(x, nrm, reach - len);
-                    const double vn = v3_dot(v3_sub(v, st->v[j]), nrm);
-                    if (vn < 0)
-                        v = v3_madd(v, nrm, -vn);
+                    v = point_contact(v, st->v[j], nrm, pbd_mu(st, st->mat[j], st->mat[j])[1]);
                 }
         }
         st->hr_x[q] = x;
