@@ -416,7 +416,7 @@ static gr_status build_hourglass(sommer_scene *s)
     /* the upper bulb (a cylinder of height 1.1 x its radius) holds the sand */
     const double vol = region_volume(s->def.lr_target, s->def.r_lr);
     const double bulb_r = cbrt(vol / (PI * 1.1));
-    const hourglass_shape shape = {bulb_r, 8.0 * s->def.r_lr, 1.3 * bulb_r, 0.8 * bulb_r, 2.0 * s->def.r_lr};
+    const hourglass_shape shape = {bulb_r, 8.0 * s->def.r_lr, 1.3 * bulb_r, 1.1 * bulb_r, 2.0 * s->def.r_lr};
     static gr_vec3 v[HOURGLASS_MAX_VERTICES];
     static uint32_t idx[3 * HOURGLASS_MAX_TRIANGLES];
     uint32_t nv, nt;
@@ -430,7 +430,7 @@ static gr_status build_hourglass(sommer_scene *s)
     hd.mesh_indices = idx;
     hd.mesh_vertex_count = nv;
     hd.mesh_triangle_count = nt;
-    hd.particle_radius = s->def.r_lr;
+    hd.particle_radius = 0.75 * s->def.r_lr; /* smaller than the grains: a smoother glass */
     TRY(gr_add_body(s->w, &hd, &s->glass));
     ex_mesh cyl;
     const double y0 = s->neck_y + shape.cone_h;

@@ -487,6 +487,11 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
                 RCHECK(v3_finite(b.mesh_vertices[k]));
             for (size_t k = 0; k < (size_t)nt * 3; k++)
                 RCHECK(b.mesh_indices[k] < nv);
+            const gr_status q = gr_body_build_mesh_query(&b, &w->mem);
+            p->bodies.data[i] = b; /* owns the query from here on */
+            if (q == GR_ERROR_OUT_OF_MEMORY)
+                return q;
+            RCHECK(q == GR_OK);
         }
         /* user data is a pointer of this process: kept from the body now in the same slot */
         if (alive && i < w->bodies.slot_count && w->bodies.alive[i] && w->bodies.gen[i] == gen)

@@ -468,16 +468,25 @@ void gr_body_release(gr_body_data *b, gr_mem *mem)
     gr_mem_free(mem, b->particles, sizeof(gr_vec3) * b->particle_count);
     gr_mem_free(mem, b->mesh_vertices, sizeof(gr_vec3) * b->mesh_vertex_count);
     gr_mem_free(mem, b->mesh_indices, sizeof(uint32_t) * 3 * b->mesh_triangle_count);
+    gr_mesh_query_free(&b->mesh_query);
     b->particles = NULL;
     b->mesh_vertices = NULL;
     b->mesh_indices = NULL;
     b->particle_count = 0;
 }
 
+gr_status gr_body_build_mesh_query(gr_body_data *b, gr_mem *mem)
+{
+    if (b->shape != GR_SHAPE_MESH || !b->mesh_triangle_count)
+        return GR_OK;
+    return gr_mesh_query_build(&b->mesh_query, mem, b->mesh_vertices, b->mesh_indices, b->mesh_triangle_count);
+}
+
 gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr_vec3 *vertices, const uint32_t *indices,
                           uint64_t seed, char *err, size_t errlen)
 {
     err[0] = 0;
+    memset(&b->mesh_query, 0, sizeof b->mesh_query);
     b->particles = NULL;
     b->particle_count = 0;
     b->mesh_vertices = NULL;
@@ -500,6 +509,8 @@ gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr
         for (uint32_t i = 0; i < b->mesh_vertex_count; i++)
             b->mesh_bound = GR_MAX(b->mesh_bound, v3_len(b->mesh_vertices[i]));
         gr_status s = gr_mesh_check_closed(mem, b->mesh_vertices, b->mesh_indices, b->mesh_triangle_count, err, errlen);
+        if (s == GR_OK && (s = gr_body_build_mesh_query(b, mem)) != GR_OK)
+            snprintf(err, errlen, "the mesh's triangles are too large for its query grid");
         if (s != GR_OK) {
             gr_body_release(b, mem);
             return s;

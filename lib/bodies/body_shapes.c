@@ -174,3 +174,10 @@ void gr_body_integrate(gr_body_data *b, double h)
     b->orientation = quat_integrate(b->orientation, b->angular_velocity, h);
     gr_body_update_frame(b);
 }
+
+bool gr_body_contains(const gr_body_data *b, gr_vec3 p)
+{
+    if (b->shape == GR_SHAPE_MESH && b->mesh_query.start)
+        return gr_mesh_query_inside(&b->mesh_query, to_local(b, v3_sub(p, b->position)));
+    return gr_body_distance(b, p) < 0;
+}

@@ -5,6 +5,7 @@
 #define GR_BODIES_BODY_STORE_H
 
 #include "../core/alloc.h"
+#include "../geom/mesh_query.h"
 
 typedef struct gr_body_data {
     gr_shape_type shape;
@@ -41,6 +42,7 @@ typedef struct gr_body_data {
     uint32_t mesh_vertex_count;
     uint32_t mesh_triangle_count;
     double mesh_bound;      ///< largest distance of a mesh vertex from the body origin
+    gr_mesh_query mesh_query; ///< meshes: the triangles binned (fast inside tests)
     gr_host_body_state host_state; ///< host-owned: the state get_state reported (scratch of gr_step)
 } gr_body_data;
 
@@ -103,6 +105,10 @@ gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr
                           const uint32_t *indices, uint64_t seed, char *err, size_t errlen);
 /// Free the particles and mesh.
 void gr_body_release(gr_body_data *b, gr_mem *mem);
+/// Meshes: bin the triangles for gr_body_contains (the mesh arrays must be in place).
+gr_status gr_body_build_mesh_query(gr_body_data *b, gr_mem *mem);
+/// Is p (world) inside the body's solid? Thread-safe; meshes in O(triangles near p's column).
+bool gr_body_contains(const gr_body_data *b, gr_vec3 p);
 /// World pose of the body's principal frame (centre of mass, principal axes).
 void gr_body_principal_pose(const gr_body_data *b, gr_vec3 *x, gr_quat *q);
 

@@ -143,8 +143,8 @@ static bool owns_edge(double ax, double az, double bx, double bz)
 }
 
 /* Signed crossing of the ray from p in +y with triangle t: +1 leaving (normal up), -1
- * entering, 0 missed. */
-static int ray_crossing(const gr_mesh_query *q, uint32_t t, gr_vec3 p)
+ * entering, 0 missed; *y the height of the crossing. */
+static int ray_crossing(const gr_mesh_query *q, uint32_t t, gr_vec3 p, double *y_hit)
 {
     gr_vec3 a = q->v[q->idx[3 * t]], b = q->v[q->idx[3 * t + 1]], c = q->v[q->idx[3 * t + 2]];
     /* orientation in the x-z plane (sign of the normal's y) */
@@ -170,28 +170,32 @@ static int ray_crossing(const gr_mesh_query *q, uint32_t t, gr_vec3 p)
     if (!(s > 0))
         return 0;
     const double y = (w[1] * a.y + w[2] * b.y + w[0] * c.y) / s;
+    *y_hit = y;
     return y > p.y ? sign : 0;
+}
+
+bool gr_mesh_query_inside(const gr_mesh_query *q, gr_vec3 p)
+{
+    const int32_t ci = (int32_t)floor((p.x - q->lo.x) * q->inv), ck = (int32_t)floor((p.z - q->lo.z) * q->inv);
+    if (!(ci >= 0 && ci < q->dim[0] && ck >= 0 && ck < q->dim[2] && p.y <= q->lo.y + q->cell * q->dim[1]))
+        return false;
+    int winding = 0;
+    for (int32_t j = coord(q, p.y, q->lo.y, 1); j < q->dim[1]; j++) {
+        const size_t c = cell_index(q, ci, j, ck);
+        for (uint32_t s = q->start[c]; s < q->start[c + 1]; s++) {
+            double y;
+            const int x = ray_crossing(q, q->tris[s], p, &y);
+            /* a triangle spanning several cells counts in the cell of its crossing only */
+            if (x && coord(q, y, q->lo.y, 1) == j)
+                winding += x;
+        }
+    }
+    return winding > 0;
 }
 
 double gr_mesh_query_depth(gr_mesh_query *q, gr_vec3 p, double limit)
 {
-    /* side: signed crossings of the triangles above p in its column of cells */
-    int winding = 0;
-    const int32_t ci = (int32_t)floor((p.x - q->lo.x) * q->inv), ck = (int32_t)floor((p.z - q->lo.z) * q->inv);
-    if (ci >= 0 && ci < q->dim[0] && ck >= 0 && ck < q->dim[2] && p.y <= q->lo.y + q->cell * q->dim[1]) {
-        const uint32_t id = next_query(q);
-        for (int32_t j = coord(q, p.y, q->lo.y, 1); j < q->dim[1]; j++) {
-            const size_t c = cell_index(q, ci, j, ck);
-            for (uint32_t s = q->start[c]; s < q->start[c + 1]; s++) {
-                const uint32_t t = q->tris[s];
-                if (q->stamp[t] == id)
-                    continue;
-                q->stamp[t] = id;
-                winding += ray_crossing(q, t, p);
-            }
-        }
-    }
-    const double side = winding > 0 ? 1.0 : -1.0;
+    const double side = gr_mesh_query_inside(q, p) ? 1.0 : -1.0;
     /* distance: the triangles in the cells within `limit` */
     double best = limit * limit;
     const uint32_t id = next_query(q);

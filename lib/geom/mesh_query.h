@@ -2,8 +2,9 @@
 /* Fast inside/depth queries against a closed mesh for fills: the triangles binned in a uniform
  * grid. The side comes from the winding number along a ray in +y (signed crossings of the
  * triangles above the point, with a top-left rule so that a ray through a shared edge or
- * vertex counts once); the distance from the triangles in the cells within the query's
- * limit. Not thread-safe (a per-query stamp deduplicates triangles that span cells). */
+ * vertex counts once, and in the one cell its crossing point lies in); the distance from the
+ * triangles in the cells within the query's limit (not thread-safe: a stamp per triangle
+ * skips those met in several cells). */
 #ifndef GR_GEOM_MESH_QUERY_H
 #define GR_GEOM_MESH_QUERY_H
 
@@ -31,5 +32,7 @@ void gr_mesh_query_free(gr_mesh_query *q);
 /// How deep p is inside the mesh (negative: outside), exact when its magnitude is below
 /// `limit`, else +-limit.
 double gr_mesh_query_depth(gr_mesh_query *q, gr_vec3 p, double limit);
+/// Is p inside the mesh? Reads the query only: safe from several threads.
+bool gr_mesh_query_inside(const gr_mesh_query *q, gr_vec3 p);
 
 #endif /* GR_GEOM_MESH_QUERY_H */

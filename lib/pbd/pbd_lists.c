@@ -75,6 +75,8 @@ static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
                 continue;
             last = o;
             const gr_body_data *b = &st->world->bodies.data[st->bodies[o].slot];
+            if (!gr_body_contains(b, pi))
+                continue; /* the common case, without the exact O(triangles) distance */
             gr_vec3 nrm, pt;
             const double d = gr_body_feature_distance(b, 0, pi, &nrm, &pt);
             if (d < 0) {
