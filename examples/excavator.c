@@ -108,7 +108,7 @@ int main(int argc, char **argv)
     printf("excavator: %u grains (r %.3g m), %u points (r %.3g m), bucket holds about %.0f grains; %d frames in %.2f s "
            "wall (%.1f ms per frame)\n", n, r, gr_world_get_render_point_count(w), def.r_hr, capacity, frames, wall,
            1e3 * wall / frames);
-    ex_check(lifted > 0.25 * capacity, "the lifted bucket holds %u grains (%.0f%% of its volume)", lifted,
+    ex_check(lifted > 0.2 * capacity, "the lifted bucket holds %u grains (%.0f%% of its volume)", lifted,
              100.0 * lifted / capacity);
     ex_check(carried > 0.85 * lifted, "and keeps them while carried: %u of %u", carried, lifted);
     ex_check(poured < 0.1 * lifted, "tipped, it empties: %u grains left in it", poured);

@@ -472,10 +472,10 @@ static void test_pbd_steady_state_allocates_nothing(void)
     gr_world *w;
     CHECK_OK(NULL, gr_world_create(&def, &w));
     CHECK_OK(w, tu_pile(w, 0.05, 0.004, 1500, NULL));
-    for (int i = 0; i < 60; i++) /* settled: lists have reached their size */
+    for (int i = 0; i < 150; i++) /* settled: lists have reached their size */
         CHECK_OK(w, gr_step(w, 1.0 / 60));
     const long long before = a.calls;
-    for (int i = 0; i < 30; i++)
+    for (int i = 0; i < 60; i++)
         CHECK_OK(w, gr_step(w, 1.0 / 60));
     const long long after = a.calls;
     gr_world_destroy(w);

@@ -462,18 +462,18 @@ gr_status sommer_create(const sommer_def *def, sommer_scene *s)
         TRY(build_castle(s));
         if (squirrel_mesh(0.35 * s->size, &s->squirrel_shape))
             return GR_ERROR_OUT_OF_MEMORY;
-        s->throw_time = 0.3;
+        s->throw_time = 2.0; /* into the slumped castle */
         return GR_OK;
     }
     return GR_ERROR_INVALID_ARGUMENT;
 }
 
-/* Throw the squirrel from the left so that it would reach the castle's centre, half way up,
- * after 0.3 s of flight. */
+/* Throw the squirrel from the upper left so that it would reach the floor below the castle's
+ * centre after 0.35 s of flight: it dives into the slumped castle. */
 static gr_status throw_squirrel(sommer_scene *s)
 {
-    const double T = 0.3, g = 9.81;
-    const gr_vec3 from = {-1.3 * s->size, 0.9 * s->size, 0}, to = {0, 0.25 * s->size, 0};
+    const double T = 0.35, g = 9.81;
+    const gr_vec3 from = {-1.1 * s->size, 1.0 * s->size, 0}, to = {0, 0, 0};
     s->throw_velocity = (gr_vec3){(to.x - from.x) / T, (to.y - from.y + 0.5 * g * T * T) / T, 0};
     gr_material_def md;
     gr_material_def_init(&md);

@@ -3,7 +3,12 @@
  * Macklin et al. 2014), solved by Jacobi iterations with constraint averaging: each particle
  * gathers its own share of every contact it takes part in (so no two threads write the same
  * particle, and the result does not depend on the worker count), then all particles move by
- * (omega / n_i) * sum of their shares.
+ * omega * sum of their shares, each share divided by D_ij = max(n_i, n_j) (contact counts of
+ * the previous sweep): both ends of a contact divide by the same number, so the pair's
+ * momentum balances (Macklin's averaging divides by n_i alone: a body particle touching two
+ * grains moves four times what a grain touching eight moves back, and momentum leaks from
+ * fast bodies into nothing). If a particle has more contacts now than D, its sum is scaled to
+ * the plain average (stability first, rare).
  *
  * For a pair (i, j) at distance |x_ij| < d = r_i + r_j, with n = x_ij / |x_ij| and depth
  * delta = d - |x_ij|:
@@ -35,6 +40,7 @@ typedef struct sweep_ctx {
     bool stabilize; ///< the stabilisation pass (kinematic exact bodies sit it out)
     bool sense;     ///< record the impulses bodies receive
     double h;
+    double wake2;   ///< squared speed above which a touching mover wakes a sleeping grain
 } sweep_ctx;
 
 /* Remove the tangential slip dt as the friction law allows for depth delta. */
@@ -90,6 +96,16 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
     /* group 1: contacts with movable particles, each from the previous iterate, averaged */
     gr_vec3 sum = {0, 0, 0};
     uint32_t count = 0, boundary = 0;
+    /* a sleeping grain touched by something that moves faster than the sleep threshold wakes
+     * (its own averaged correction may stay below it while it stops the mover like a wall) */
+    const bool asleep = pbd_asleep(st, i);
+    bool disturbed = false;
+    /* fastest relative speed of a free body's particle touching, squared (grains and
+     * immovable surfaces give nothing: a grain squeezed by a kinematic tool or in a crowd
+     * keeps the max_acceleration bound) */
+    double vrel2 = 0;
+    const gr_vec3 vi = st->v[i];
+    const uint32_t ni_prev = st->touch[i] & 0xffffu;
     for (uint32_t k = st->nb_start[i]; k < st->nb_start[i + 1]; k++) {
         const uint32_t j = st->nb_j[k];
         if (st->inv_m[j] == 0.0)
@@ -100,26 +116,41 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
         if (l2 >= d * d)
             continue;
         const double len = sqrt(l2);
+        /* grains must be ten times faster to wake: a settling pile's rattle must not */
+        disturbed |= asleep && !pbd_asleep(st, j) &&
+                     v3_len2(st->v[j]) > (st->owner[j] == GR_INVALID_INDEX ? 100.0 : 1.0) * c->wake2;
+        if (st->owner[j] != GR_INVALID_INDEX)
+            vrel2 = GR_MAX(vrel2, v3_len2(v3_sub(st->v[j], vi)));
         /* coincident centres: separate along "up", the lower index below */
         const gr_vec3 nrm = len > 1e-9 * d ? v3_scale(xij, 1.0 / len) : (i < j ? st->up : v3_neg(st->up));
         const double delta = d - len;
         const bool both_grains = grain_i && st->owner[j] == GR_INVALID_INDEX;
         const double wi = both_grains ? st->w_star[i] : st->inv_m[i];
         const double wj = both_grains ? st->w_star[j] : st->inv_m[j];
-        const double ai = wi / (wi + wj), aj = wj / (wi + wj);
+        /* a body particle splits with its whole body's inverse mass W (a grain's W is its w),
+         * and takes w_i / (W_i + W_j): shape matching spreads a particle's move over the body's
+         * n particles, so the body moves W_i / (W_i + W_j) and momentum balances (with the
+         * particle's own mass in the denominator the body would barely move: soft coupling) */
+        const double Wi = grain_i ? wi : wi / (double)st->bodies[st->owner[i]].count;
+        const double Wj = st->owner[j] == GR_INVALID_INDEX ? wj : wj / (double)st->bodies[st->owner[j]].count;
+        const double ai = wi / (Wi + Wj);
+        /* grain-grain: Macklin's average; with a body particle: the pair's common divisor */
+        const double share = both_grains ? 1.0 / (double)GR_MAX(ni_prev, 1u)
+                                         : 1.0 / (double)GR_MAX(GR_MAX(ni_prev, st->touch[j] & 0xffffu), 1u);
         gr_vec3 corr = v3_scale(nrm, ai * delta);
         if (c->friction) {
             const gr_vec3 sj = v3_sub(st->xp[j], st->x[j]);
-            /* dp with both particles' normal corrections included */
-            const gr_vec3 dp = v3_add(v3_sub(si, sj), v3_scale(nrm, (ai + aj) * delta));
+            /* dp with the pair's normal correction (delta in all) included */
+            const gr_vec3 dp = v3_add(v3_sub(si, sj), v3_scale(nrm, delta));
             const gr_vec3 dt = v3_madd(dp, nrm, -v3_dot(dp, nrm));
             const double *mu = pbd_mu(st, st->mat[i], st->mat[j]);
             corr = v3_madd(corr, friction_correction(dt, delta, mu[0], mu[1]), -ai);
         }
-        sum = v3_add(sum, corr);
+        sum = v3_madd(sum, corr, share);
         count++;
     }
-    gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation / (double)count) : pi;
+    const double guard = count > GR_MAX(ni_prev, 1u) ? (double)GR_MAX(ni_prev, 1u) / (double)count : 1.0;
+    gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation * guard) : pi;
     /* group 2: immovable surfaces (exact bodies, fixed body particles), each projected in
      * turn onto the particle's updated position */
     const double m_over_h = c->sense ? 1.0 / (st->inv_m[i] * c->h) : 0.0;
@@ -152,6 +183,7 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
         if (l2 >= d * d)
             continue;
         const double len = sqrt(l2);
+        disturbed |= asleep && v3_len2(st->v[j]) > c->wake2;
         const gr_vec3 nrm = len > 1e-9 * d ? v3_scale(xij, 1.0 / len) : st->up;
         const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, d - len,
                                                  v3_sub(st->xp[j], st->x[j]), pbd_mu(st, st->mat[i], st->mat[j]));
@@ -180,6 +212,8 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
             const double delta = st->r[i] - gr_body_feature_distance(b, f, q, &nrm, &pt);
             if (!(delta > 0))
                 continue;
+            const gr_vec3 vb = gr_body_point_velocity(b, pt);
+            disturbed |= asleep && v3_len2(vb) > c->wake2;
             const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, delta,
                                                      v3_scale(gr_body_point_velocity(b, pt), c->h),
                                                      pbd_mu(st, st->mat[i], b->material));
@@ -189,7 +223,12 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
                 sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(pt, b->position));
         }
     }
-    st->touch[i] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
+    st->touch_next[i] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
+    if (!c->stabilize) {
+        if (disturbed)
+            st->flag[i] |= PBD_FLAG_DISTURBED;
+        st->vnear[i] = GR_MAX(st->vnear[i], sqrt(vrel2));
+    }
     return q;
 }
 
@@ -201,7 +240,12 @@ static void jacobi_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     const sweep_ctx *c = (const sweep_ctx *)vctx;
     pbd_state *st = c->st;
     for (uint32_t i = begin; i < end; i++)
-        st->dx[i] = st->inv_m[i] == 0.0 ? v3(0, 0, 0) : v3_sub(solve_particle(c, i), c->p[i]);
+        if (st->inv_m[i] == 0.0) {
+            st->dx[i] = v3(0, 0, 0);
+            st->touch_next[i] = 0;
+        } else {
+            st->dx[i] = v3_sub(solve_particle(c, i), c->p[i]);
+        }
 }
 
 static void apply_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
@@ -259,7 +303,11 @@ void pbd_contact_sweep(pbd_state *st, gr_vec3 *p, bool friction, bool stabilize,
     const uint32_t n = st->n;
     if (!n)
         return;
-    sweep_ctx c = {st, p, stabilize ? st->xp : NULL, friction, stabilize, friction && st->sense_cap > 0, h};
+    const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
+    sweep_ctx c = {st, p, stabilize ? st->xp : NULL, friction, stabilize, friction && st->sense_cap > 0, h, wake * wake};
     gr_parallel_for(&st->world->tasks, n, PBD_BLOCK, jacobi_range, &c);
     gr_parallel_for_affine(&st->world->tasks, n, PBD_BLOCK, apply_range, &c);
+    uint32_t *t = st->touch; /* this sweep's counts are the next one's D */
+    st->touch = st->touch_next;
+    st->touch_next = t;
 }

@@ -60,7 +60,9 @@ typedef struct pbd_state {
     uint32_t *owner; ///< body record, GR_INVALID_INDEX for grains
     uint32_t *slot;  ///< grain handle slot (GR_INVALID_INDEX for body particles and dead grains)
     uint32_t *touch; ///< contacts at the last iteration: particles | exact surfaces << 16
-    uint32_t *flag;  ///< scratch: particle became non-finite this substep
+    uint32_t *touch_next; ///< scratch: the sweep in progress writes its counts here (then swapped)
+    uint32_t *flag;  ///< scratch per substep: PBD_FLAG_* bits
+    double *vnear;   ///< scratch per substep: fastest relative speed of anything touching [m/s]
     uint8_t *sampled; ///< grains: their volume has high-resolution points
     /* grains whose centre is inside a particle-covered body (pushed through its shell): they
      * leave along the body's surface normal instead of rattling between its particles */
@@ -112,6 +114,10 @@ typedef struct pbd_state {
 } pbd_state;
 
 #define PBD_BLOCK 256u
+
+/* flag bits (per particle, per substep) */
+#define PBD_FLAG_NOT_FINITE 1u
+#define PBD_FLAG_DISTURBED 2u
 
 /// A sleeping grain keeps its position until the solve would move it faster than the
 /// threshold (pbd_step.c).

@@ -36,6 +36,8 @@ static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t wor
     pbd_state *st = c->st;
     const double h = c->h;
     for (uint32_t i = begin; i < end; i++) {
+        st->flag[i] = 0; /* the sweeps add bits, the finish reads them */
+        st->vnear[i] = 0;
         if (st->inv_m[i] == 0.0)
             continue;
         st->xp[i] = v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
@@ -75,7 +77,9 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     pbd_state *st = c->st;
     const double inv_h = 1.0 / c->h, sleep = st->par.sleep_threshold * v3_len(c->g) * c->h;
     for (uint32_t i = begin; i < end; i++) {
+        const bool disturbed = st->flag[i] & PBD_FLAG_DISTURBED;
         st->flag[i] = 0;
+        const double vnear = st->vnear[i];
         if (st->inv_m[i] == 0.0) { /* fixed body particle: moved with its body */
             st->v[i] = v3_scale(v3_sub(st->xp[i], st->x[i]), inv_h);
             st->x[i] = st->xp[i];
@@ -87,14 +91,17 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             st->v[i] = v3(0, 0, 0);
             st->xp[i] = st->x[i];
             st->f[i] = v3(0, 0, 0);
-            st->flag[i] = 1; /* scratch: marks the particle for the check after the pass */
+            st->flag[i] = PBD_FLAG_NOT_FINITE; /* for the check after the pass */
             continue;
         }
         const gr_vec3 v_free = v3_madd(st->v[i], c->g, c->h); /* without constraints */
         const double m = 1.0 / st->inv_m[i];
-        /* the constraints' velocity change is bounded (the position correction is not) */
+        /* the constraints' velocity change is bounded (the position correction is not): by
+         * max_acceleration, plus twice the relative speed of the free bodies touching (a body
+         * hitting a grain may give it that much; without this a fast body would lose momentum
+         * that no grain receives) */
         const gr_vec3 dv = v3_sub(vn, v_free);
-        const double dv2 = v3_len2(dv), dv_max = st->world->pbd.max_acceleration * c->h;
+        const double dv2 = v3_len2(dv), dv_max = st->world->pbd.max_acceleration * c->h + 2.0 * vnear;
         if (dv2 > dv_max * dv_max)
             vn = v3_madd(v_free, dv, dv_max / sqrt(dv2));
         /* sleeping (Macklin 2014 sec. 4.6, with a delay): a grain in contact that stays slower
@@ -103,7 +110,8 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
          * makes piles creep. The delay lets a grain that starts to slide from rest reach the
          * threshold speed first. It wakes when the solve would move it faster again (hit,
          * undermined, pushed by a body). */
-        if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && st->touch[i] && v3_len2(vn) < sleep * sleep) {
+        if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && st->touch[i] && v3_len2(vn) < sleep * sleep &&
+            !disturbed) {
             st->calm[i] += c->h;
             if (pbd_asleep(st, i)) {
                 st->xp[i] = st->x[i];
@@ -221,7 +229,7 @@ static gr_status substep(pbd_state *st, double h)
     pbd_collect_impulses(st);
     st->world->substep_count++;
     for (uint32_t i = 0; i < st->n; i++)
-        if (st->flag[i])
+        if (st->flag[i] & PBD_FLAG_NOT_FINITE)
             return GR_ERROR_UNSTABLE;
     return GR_OK;
 }
