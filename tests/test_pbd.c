@@ -789,6 +789,156 @@ static void test_pbd_bad_parameters(void)
     gr_world_destroy(w);
 }
 
+/* ---- validation (release build only: seconds each) ---------------------------------------- */
+
+/* A square column of grains (r 1 cm) collapses on a floor of the same material; the heap's
+ * angle: atan(height / foot radius) (the height from the highest grain tops in the inner fifth
+ * of the heap, less one radius). */
+static double repose_angle(double mu_s, uint32_t iterations, uint32_t *count)
+{
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.iterations = iterations;
+    gr_world *w;
+    if (pbd_world(&w, 2, &pbd, (gr_vec3){0, -9.81, 0}) != GR_OK)
+        return NAN;
+    gr_material m = friction_material(w, mu_s, 0.8 * mu_s);
+    const double r = 0.01;
+    gr_fill_def f;
+    gr_fill_def_init(&f);
+    f.pattern = GR_FILL_POISSON;
+    f.material = m;
+    f.radius = r;
+    f.min = (gr_vec3){-0.08, 0, -0.08};
+    f.max = (gr_vec3){0.08, 0.32, 0.08};
+    if (add_plane(w, (gr_vec3){0, 1, 0}, m, NULL) != GR_OK || gr_fill_box(w, &f, count, NULL, 0) != GR_OK) {
+        gr_world_destroy(w);
+        return NAN;
+    }
+    for (int k = 0; k < 150; k++)
+        if (gr_step(w, 1.0 / 60) != GR_OK) {
+            gr_world_destroy(w);
+            return NAN;
+        }
+    const uint32_t n = gr_world_get_grain_count(w);
+    double *x = (double *)malloc(sizeof(double) * 3 * n);
+    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x, 0);
+    gr_world_destroy(w);
+    enum { RINGS = 40 };
+    double top[RINGS] = {0}, rmax = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (x[3 * i + 1] < 2.5 * r) /* the heap's foot: grains on the floor */
+            rmax = fmax(rmax, hypot(x[3 * i], x[3 * i + 2]));
+    const double ring = rmax / RINGS;
+    for (uint32_t i = 0; i < n; i++) {
+        const int b = (int)(hypot(x[3 * i], x[3 * i + 2]) / ring);
+        if (b >= 0 && b < RINGS)
+            top[b] = fmax(top[b], x[3 * i + 1] + r);
+    }
+    free(x);
+    /* a cone's height over its foot's radius: the mean top of the inner fifth */
+    double h = 0;
+    for (int b = 0; b < RINGS / 5; b++)
+        h += top[b] / (RINGS / 5);
+    return atan((h - r) / rmax) * 180 / GR_TEST_PI;
+}
+
+static void test_pbd_repose_angle_grows_with_friction(void)
+{
+    static const double mu[3] = {0.1, 0.3, 0.6};
+    double angle[3];
+    const uint32_t its = 4;
+    for (int k = 0; k < 3; k++) {
+        uint32_t n;
+        angle[k] = repose_angle(mu[k], its, &n);
+        printf("  mu_s %.1f (mu_k %.2f): %u grains, heap flank %.1f deg\n", mu[k], 0.8 * mu[k], n, angle[k]);
+    }
+    CHECK(angle[0] >= 0 && angle[2] < 60);
+    CHECK(angle[1] > angle[0] + 2);
+    CHECK(angle[2] > angle[1] + 2);
+}
+
+/* The paper's known limitation: positional friction needs iterations to act, so the same
+ * material piles differently with another iteration count. Measured and documented. */
+static void test_pbd_friction_depends_on_iterations(void)
+{
+    static const uint32_t its[5] = {1, 2, 4, 8, 16};
+    double angle[5];
+    for (int k = 0; k < 5; k++) {
+        uint32_t n;
+        angle[k] = repose_angle(0.5, its[k], &n);
+        printf("  mu_s 0.5, %u iterations: heap flank %.1f deg\n", its[k], angle[k]);
+        CHECK(angle[k] > 1 && angle[k] < 60);
+    }
+}
+
+/* A block of grains (a lattice 10 x 4 x 10 of 1 cm grains) on a plane tilted by theta: its
+ * bottom layer stays below the static friction angle and slides above it (the layers above
+ * may shear: a loose block is no rigid body). Returns the bottom layer's mean displacement
+ * along the slope in 1 s; *top receives the top layer's. */
+static double block_on_incline(double theta_deg, double mu_s, double *top)
+{
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    gr_world *w;
+    const double th = theta_deg * GR_TEST_PI / 180;
+    if (pbd_world(&w, 2, &pbd, (gr_vec3){9.81 * sin(th), -9.81 * cos(th), 0}) != GR_OK)
+        return NAN;
+    gr_material m = friction_material(w, mu_s, 0.8 * mu_s);
+    const double r = 0.01;
+    gr_fill_def f;
+    gr_fill_def_init(&f);
+    f.material = m;
+    f.radius = r;
+    f.spacing = 2 * r;
+    f.jitter = 0;
+    f.min = (gr_vec3){-0.1, 0, -0.1};
+    f.max = (gr_vec3){0.1, 0.08, 0.1};
+    uint32_t n = 0;
+    if (add_plane(w, (gr_vec3){0, 1, 0}, m, NULL) != GR_OK || gr_fill_box(w, &f, &n, NULL, 0) != GR_OK) {
+        gr_world_destroy(w);
+        return NAN;
+    }
+    double *x0 = (double *)malloc(sizeof(double) * 3 * n), *x1 = (double *)malloc(sizeof(double) * 3 * n);
+    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x0, 0);
+    for (int k = 0; k < 60; k++)
+        if (gr_step(w, 1.0 / 60) != GR_OK)
+            break;
+    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x1, 0);
+    double bottom = 0, nb = 0, nt = 0;
+    *top = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (x0[3 * i + 1] < 1.5 * r)
+            bottom += x1[3 * i] - x0[3 * i], nb++;
+        if (x0[3 * i + 1] > 6.5 * r)
+            *top += x1[3 * i] - x0[3 * i], nt++;
+    }
+    free(x0);
+    free(x1);
+    gr_world_destroy(w);
+    *top /= nt;
+    return bottom / nb;
+}
+
+static void test_pbd_block_on_incline(void)
+{
+    const double mu_s = 0.6, critical = atan(mu_s) * 180 / GR_TEST_PI;
+    /* measured: a loose block of 4 layers holds up to about 20 deg and slides from 24 deg,
+     * where a lone grain holds to atan(mu_s) = 31 deg exactly: the load of the upper layers
+     * reaches the bottom contacts' friction bound (mu delta of this substep's depth) too late
+     * in the Jacobi sweeps, the first slip turns friction kinetic (atan(mu_k) = 25.6 deg), and
+     * more iterations do not change it (16: the same). A known limit (docs/pbd.md) */
+    const double mu_k = 0.8 * mu_s, kinetic = atan(mu_k) * 180 / GR_TEST_PI;
+    double top_below, top_above;
+    const double below = block_on_incline(kinetic - 8, mu_s, &top_below);
+    const double above = block_on_incline(critical + 3, mu_s, &top_above);
+    printf("  mu_s %.2f (%.1f deg), mu_k %.2f (%.1f deg): at %.1f deg the bottom layer moved %.3g m (top layer %.3g m), "
+           "at %.1f deg %.3g m (top %.3g m) in 1 s\n", mu_s, critical, mu_k, kinetic, kinetic - 8, below, top_below,
+           critical + 3, above, top_above);
+    CHECK(fabs(below) < 0.005);
+    CHECK(above > 0.2);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -806,6 +956,9 @@ int main(int argc, char **argv)
         {"pbd_hr_flow_and_free_flight", test_pbd_hr_flow_and_free_flight},
         {"pbd_hr_points_stay_in_the_sand", test_pbd_hr_points_stay_in_the_sand},
         {"pbd_bad_parameters", test_pbd_bad_parameters},
+        {"pbd_repose_angle_grows_with_friction", test_pbd_repose_angle_grows_with_friction},
+        {"pbd_friction_depends_on_iterations", test_pbd_friction_depends_on_iterations},
+        {"pbd_block_on_incline", test_pbd_block_on_incline},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }
