@@ -486,11 +486,13 @@ static void test_pbd_steady_state_allocates_nothing(void)
 
 /* ---- high-resolution upsampling ----------------------------------------------------------- */
 
-static gr_status hr_world(gr_world **w, double hr_radius, gr_vec3 gravity, uint64_t seed)
+static gr_status hr_world_cover(gr_world **w, double hr_radius, gr_vec3 gravity, uint64_t seed, double cover)
 {
     gr_pbd_def pbd;
     gr_pbd_def_init(&pbd);
     pbd.hr_radius = hr_radius;
+    if (cover > 0)
+        pbd.hr_sample_radius = cover;
     gr_world_def def;
     gr_world_def_init(&def, GR_SOLVER_PBD);
     def.pbd = &pbd;
@@ -498,6 +500,11 @@ static gr_status hr_world(gr_world **w, double hr_radius, gr_vec3 gravity, uint6
     def.seed = seed;
     def.worker_count = 2;
     return gr_world_create(&def, w);
+}
+
+static gr_status hr_world(gr_world **w, double hr_radius, gr_vec3 gravity, uint64_t seed)
+{
+    return hr_world_cover(w, hr_radius, gravity, seed, 0);
 }
 
 /* A lattice block of nx x ny x nz grains of radius r with its low corner at `lo`. */
@@ -522,16 +529,26 @@ static float *render_points(const gr_world *w, uint32_t *n)
     return p;
 }
 
-/* Points are at least 2 r_H apart, inside the grains, as many as the volume asks for, and the
- * same for the same seed. */
+/* Points are at least 2 r_H apart, inside the grains (hr_sample_radius 1), as many as the
+ * volume asks for, and the same for the same seed; the default sampling radius also fills the
+ * packing's voids. */
 static void test_pbd_hr_sampling_invariants(void)
 {
     const double r = 0.01, rh = 0.003;
     uint32_t counts[2];
     uint64_t hashes[3];
+    {
+        gr_world *w;
+        CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 1));
+        CHECK_OK(w, grain_block(w, (gr_vec3){0, 0, 0}, 4, 4, 4, r, (gr_vec3){0, 0, 0}));
+        CHECK_OK(w, gr_step(w, 1e-4));
+        counts[0] = gr_world_get_render_point_count(w);
+        gr_world_destroy(w);
+    }
+    const uint32_t default_cover = counts[0];
     for (int run = 0; run < 3; run++) {
         gr_world *w;
-        CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, run == 2 ? 7 : 1));
+        CHECK_OK(NULL, hr_world_cover(&w, rh, (gr_vec3){0, 0, 0}, run == 2 ? 7 : 1, 1.0));
         const int nx = run == 1 ? 8 : 4;
         CHECK_OK(w, grain_block(w, (gr_vec3){0, 0, 0}, nx, 4, 4, r, (gr_vec3){0, 0, 0}));
         CHECK(gr_world_get_render_point_count(w) == 0); /* sampled by the next step */
@@ -573,13 +590,15 @@ static void test_pbd_hr_sampling_invariants(void)
         gr_world_destroy(w);
     }
     /* each grain of radius r holds (r / r_H)^3 x the packing of random sequential addition */
-    printf("  twice the grains: %.3f x the points; another seed: %s\n", (double)counts[1] / counts[0],
-           hashes[2] != hashes[0] ? "other points" : "the same points");
+    printf("  twice the grains: %.3f x the points; another seed: %s; sampling radius 1.3 r: %u points (%.2f x)\n",
+           (double)counts[1] / counts[0], hashes[2] != hashes[0] ? "other points" : "the same points", default_cover,
+           (double)default_cover / counts[0]);
+    CHECK(default_cover > 1.3 * counts[0]);
     CHECK(fabs((double)counts[1] / counts[0] - 2.0) < 0.1);
     CHECK(hashes[2] != hashes[0]);
     /* the same seed again: identical */
     gr_world *w;
-    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 1));
+    CHECK_OK(NULL, hr_world_cover(&w, rh, (gr_vec3){0, 0, 0}, 1, 1.0));
     CHECK_OK(w, grain_block(w, (gr_vec3){0, 0, 0}, 4, 4, 4, r, (gr_vec3){0, 0, 0}));
     CHECK_OK(w, gr_step(w, 1e-4));
     uint32_t n;

@@ -251,7 +251,7 @@ typedef struct gr_pbd_def {
     /// Sparse-region blend c: a point is guided fully where its weights sum to at least c x
     /// the weight at one grain radius, and falls freely where no grain is near. > 0, default 2.
     double hr_density;
-    /// Largest step of the points' advection [s] > 0, default 1/60 (decoupled from the
+    /// Largest step of the points' advection [s] > 0, default 1/30 (decoupled from the
     /// grains' substep; the points move after the grains each gr_step).
     double hr_substep;
     /// Random candidates tried per sampling cell, 1..1000, default 20.
@@ -265,6 +265,11 @@ typedef struct gr_pbd_def {
     /// 0.25 (a block just steeper than its friction angle must reach the threshold speed
     /// first; 0 sleeps at once and can stop such slow slides).
     double sleep_time;
+    /// Points fill the balls of this multiple of the grain radius around the grains: 1 = the
+    /// grains' own volume (a packing's voids stay empty, about 17 points per grain at r_L / r_H
+    /// = 3), the default 1.3 covers the voids too (the sand's bulk, about 35 per grain; its
+    /// surface stands 0.3 r_L proud of the grains). In [1, 3].
+    double hr_sample_radius;
 } gr_pbd_def;
 
 /// World parameters.

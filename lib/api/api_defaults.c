@@ -49,10 +49,11 @@ static void pbd_defaults(gr_pbd_def *d)
     d->hr_radius = 0.0;
     d->hr_support = 3.0;
     d->hr_density = 2.0;
-    d->hr_substep = 1.0 / 60.0;
+    d->hr_substep = 1.0 / 30.0;
     d->hr_candidates = 20;
     d->max_acceleration = 500.0;
     d->sleep_time = 0.25;
+    d->hr_sample_radius = 1.3;
 }
 
 static void material_defaults(gr_material_def *d)

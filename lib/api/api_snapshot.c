@@ -65,7 +65,7 @@ static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
     gr_writer_u32(s, d->hr_candidates);
     const double v[] = {d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl, d->max_substep,
                         d->hr_radius,  d->hr_support,       d->hr_density,   d->hr_substep, d->max_acceleration,
-                        d->sleep_time};
+                        d->sleep_time, d->hr_sample_radius};
     gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
     gr_writer_f64s(s, v, GR_COUNTOF(v));
 }
@@ -76,12 +76,12 @@ static void get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
     d->iterations = gr_reader_u32(r);
     d->stabilization_iterations = gr_reader_u32(r);
     d->hr_candidates = gr_reader_u32(r);
-    double v[12];
-    if (gr_reader_u32(r) != 12u) {
+    double v[13];
+    if (gr_reader_u32(r) != 13u) {
         r->bad = true;
         return;
     }
-    gr_reader_f64s(r, v, 12);
+    gr_reader_f64s(r, v, 13);
     d->relaxation = v[0];
     d->collision_margin = v[1];
     d->mass_scaling = v[2];
@@ -94,6 +94,7 @@ static void get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
     d->hr_substep = v[9];
     d->max_acceleration = v[10];
     d->sleep_time = v[11];
+    d->hr_sample_radius = v[12];
 }
 
 static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)

@@ -105,6 +105,7 @@ gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.reserved1 must be 0");
     GR_CHECK(gr_check_positive(w, d->max_acceleration, false, f, "pbd.max_acceleration"));
     GR_CHECK(gr_check_range(w, d->sleep_time, 0.0, 1e6, f, "pbd.sleep_time"));
+    GR_CHECK(gr_check_range(w, d->hr_sample_radius, 1.0, 3.0, f, "pbd.hr_sample_radius"));
     return GR_OK;
 }
 

@@ -6,7 +6,10 @@
 #ifndef GR_GRID_CELL_GRID_H
 #define GR_GRID_CELL_GRID_H
 
+#include <math.h>
+
 #include "../core/alloc.h"
+#include "../geom/vec3.h"
 
 typedef struct gr_cell_grid {
     gr_vec3 origin;      ///< min corner of the grid (of the points' bulk when outliers are far)
@@ -58,6 +61,33 @@ static inline uint32_t gr_cell_grid_block_rows(const gr_cell_grid *g, const int3
             end[rows++] = g->cell_start[first + (uint32_t)(k1 - k0) + 1];
         }
     }
+    return rows;
+}
+
+/// The cells within `reach` of p (reach <= the cell edge: at most 2 per axis) as sorted-
+/// position ranges, one per row as in gr_cell_grid_block_rows. Returns the number of rows (at
+/// most 4). A third of the 3x3x3 block's cells for the same search.
+static inline uint32_t gr_cell_grid_reach_rows(const gr_cell_grid *g, gr_vec3 p, double reach, uint32_t begin[4],
+                                               uint32_t end[4])
+{
+    int32_t lo[3], hi[3];
+    for (int d = 0; d < 3; d++) {
+        const double o = v3_get(g->origin, g->axis[d]), x = v3_get(p, g->axis[d]);
+        double a = floor((x - reach - o) * g->inv_cell), b = floor((x + reach - o) * g->inv_cell);
+        const double top = (double)(g->dims[d] - 1);
+        a = !(a >= 0) ? 0 : (a > top ? top : a);
+        b = !(b >= 0) ? 0 : (b > top ? top : b);
+        lo[d] = (int32_t)a;
+        hi[d] = (int32_t)b > lo[d] + 1 ? lo[d] + 1 : (int32_t)b; /* reach <= cell: two at most */
+    }
+    uint32_t rows = 0;
+    for (int32_t a = lo[0]; a <= hi[0]; a++)
+        for (int32_t b = lo[1]; b <= hi[1]; b++) {
+            const int32_t c0[3] = {a, b, lo[2]};
+            const uint32_t first = gr_cell_grid_index(g, c0);
+            begin[rows] = g->cell_start[first];
+            end[rows++] = g->cell_start[first + (uint32_t)(hi[2] - lo[2]) + 1];
+        }
     return rows;
 }
 

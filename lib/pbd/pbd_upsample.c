@@ -3,7 +3,8 @@
  * docs/pbd.md "Upsampling"): many small points fill the volume of the low-resolution grains
  * and follow their flow, without colliding with each other.
  *
- * Sampling: the volume within one grain radius of the grains that have no points yet is cut
+ * Sampling: the volume within hr_sample_radius x r_L of the grains that have no points yet
+ * (the grains themselves at 1; with the default 1.3 also the voids of their packing) is cut
  * into cells of side 2 r_H / sqrt(3) (a cell's diagonal is one point diameter, so it holds at
  * most one point); each cell tries `hr_candidates` uniform random positions and keeps the
  * first one that is inside the grains' volume and at least 2 r_H from every accepted point.
@@ -94,9 +95,11 @@ static bool too_close(const pbd_state *st, const sample_lattice *L, gr_vec3 p, c
     return false;
 }
 
-/* The new grain whose sphere contains p (GR_INVALID_INDEX: none), from the grid over them. */
+/* The new grain whose sampling ball (hr_sample_radius x its radius) contains p
+ * (GR_INVALID_INDEX: none), from the grid over them. */
 static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 p)
 {
+    const double c2 = st->world->pbd.hr_sample_radius * st->world->pbd.hr_sample_radius;
     int32_t c[3];
     gr_cell_grid_coords(g, p, c);
     uint32_t rb[9], re[9];
@@ -104,10 +107,23 @@ static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, con
     for (uint32_t row = 0; row < rows; row++)
         for (uint32_t s = rb[row]; s < re[row]; s++) {
             const uint32_t i = grains[g->order[s]];
-            if (v3_len2(v3_sub(p, st->x[i])) <= st->r[i] * st->r[i])
+            if (v3_len2(v3_sub(p, st->x[i])) <= c2 * st->r[i] * st->r[i])
                 return i;
         }
     return GR_INVALID_INDEX;
+}
+
+/* Is p inside a body's solid, or within r_H of an exact surface? (a point sampled in the
+ * ball around a grain that rests on a wall must not start inside the wall) */
+static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
+{
+    const gr_body_store *bs = &st->world->bodies;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const gr_body_data *b = &bs->data[bs->active[a]];
+        if (b->shape == GR_SHAPE_MESH ? gr_body_contains(b, p) : gr_body_distance(b, p) < rh)
+            return true;
+    }
+    return false;
 }
 
 /* Most lattice cells one sampling pass may use (4 bytes each). */
@@ -136,12 +152,13 @@ gr_status pbd_sample_new_grains(pbd_state *st)
     gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
     double rmax = 0;
     uint32_t m = 0;
+    const double cover = st->world->pbd.hr_sample_radius;
     for (uint32_t i = 0; i < st->n; i++) {
         if (st->owner[i] != GR_INVALID_INDEX || st->sampled[i])
             continue;
         grains[m] = i;
         pos[m++] = st->x[i];
-        const double r = st->r[i];
+        const double r = cover * st->r[i];
         rmax = GR_MAX(rmax, r);
         lo = v3(GR_MIN(lo.x, st->x[i].x - r), GR_MIN(lo.y, st->x[i].y - r), GR_MIN(lo.z, st->x[i].z - r));
         hi = v3(GR_MAX(hi.x, st->x[i].x + r), GR_MAX(hi.y, st->x[i].y + r), GR_MAX(hi.z, st->x[i].z + r));
@@ -196,7 +213,7 @@ gr_status pbd_sample_new_grains(pbd_state *st)
                         const gr_vec3 p = {lo.x + L.a * (i + gr_rng_uniform(&rng)), lo.y + L.a * (j + gr_rng_uniform(&rng)),
                                            lo.z + L.a * (k + gr_rng_uniform(&rng))};
                         const uint32_t owner = containing_grain(st, &g, grains, p);
-                        if (owner == GR_INVALID_INDEX || too_close(st, &L, p, c, 2.0 * rh))
+                        if (owner == GR_INVALID_INDEX || too_close(st, &L, p, c, 2.0 * rh) || in_a_body(st, p, rh))
                             continue;
                         if (st->hr_n == st->hr_cap && (status = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
                             break;
@@ -228,6 +245,7 @@ typedef struct advect_ctx {
     double dt;
     gr_vec3 g;
     double inv_r2;    ///< 1 / R^2
+    double support;   ///< R
     double dense;     ///< c w_rho
 } advect_ctx;
 
@@ -244,10 +262,8 @@ static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         double wg = 0, wb = 0;
         gr_vec3 vg = {0, 0, 0}, vb = {0, 0, 0};
         if (st->n) {
-            int32_t cc[3];
-            gr_cell_grid_coords(g, x, cc);
-            uint32_t rb[9], re[9];
-            const uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+            uint32_t rb[4], re[4];
+            const uint32_t rows = gr_cell_grid_reach_rows(g, x, c->support, rb, re);
             for (uint32_t row = 0; row < rows; row++)
                 for (uint32_t s = rb[row]; s < re[row]; s++) {
                     const uint32_t j = g->order[s];
@@ -326,10 +342,8 @@ static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
             }
         }
         if (st->nb && st->n) {
-            int32_t cc[3];
-            gr_cell_grid_coords(g, x, cc);
-            uint32_t rb[9], re[9];
-            const uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+            uint32_t rb[4], re[4];
+            const uint32_t rows = gr_cell_grid_reach_rows(g, x, st->r_max + rh, rb, re);
             for (uint32_t row = 0; row < rows; row++)
                 for (uint32_t s = rb[row]; s < re[row]; s++) {
                     const uint32_t j = g->order[s];
@@ -373,7 +387,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
     const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
-    advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), d->hr_density * w_rho};
+    advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, d->hr_density * w_rho};
     for (uint32_t k = 0; k < steps; k++) {
         gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, blend_range, &c);
         gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, move_range, &c);

@@ -564,6 +564,7 @@ class gr_pbd_def(_Def):
         ("reserved1", c_uint32),
         ("max_acceleration", c_double),
         ("sleep_time", c_double),
+        ("hr_sample_radius", c_double),
     ]
 
 
@@ -1125,10 +1126,11 @@ _EXPECTED_DEFAULTS = {
         "hr_radius": 0.0,
         "hr_support": 3.0,
         "hr_density": 2.0,
-        "hr_substep": 1.0 / 60.0,
+        "hr_substep": 1.0 / 30.0,
         "hr_candidates": 20,
         "max_acceleration": 500.0,
         "sleep_time": 0.25,
+        "hr_sample_radius": 1.3,
     },
 }
 
