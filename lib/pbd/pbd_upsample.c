@@ -262,7 +262,7 @@ static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         double wg = 0, wb = 0;
         gr_vec3 vg = {0, 0, 0}, vb = {0, 0, 0};
         if (st->n) {
-            uint32_t rb[4], re[4];
+            uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
             const uint32_t rows = gr_cell_grid_reach_rows(g, x, c->support, rb, re);
             for (uint32_t row = 0; row < rows; row++)
                 for (uint32_t s = rb[row]; s < re[row]; s++) {
@@ -342,7 +342,7 @@ static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
             }
         }
         if (st->nb && st->n) {
-            uint32_t rb[4], re[4];
+            uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
             const uint32_t rows = gr_cell_grid_reach_rows(g, x, st->r_max + rh, rb, re);
             for (uint32_t row = 0; row < rows; row++)
                 for (uint32_t s = rb[row]; s < re[row]; s++) {
@@ -378,8 +378,9 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     if (!(rl > 0))
         rl = st->r_max > 0 ? st->r_max : d->hr_radius;
     const double R = d->hr_support * rl;
-    /* cells of at least R (points gather 3x3x3 cells) and at least the body particles' reach */
-    const double cell = GR_MAX(R, st->r_max + d->hr_radius);
+    /* cells of half the larger reach (the support R, a body particle's r + r_H): points gather
+     * the cells within reach (gr_cell_grid_reach_rows) */
+    const double cell = 0.5 * GR_MAX(R, st->r_max + d->hr_radius);
     if (st->n && !gr_cell_grid_build(&st->hr_grid, st->mem, (const double *)st->x, 3, st->n, cell,
                                      GR_MAX(4u * st->n, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
