@@ -246,7 +246,7 @@ typedef struct gr_pbd_def {
     /// world's render points. 0 (default): off (the render points are the grains).
     double hr_radius;
     /// Support radius of the point-to-grain weights, as a multiple of the grain radius.
-    /// > 1, default 3.
+    /// > 1, default 2.5 (2 to 3 for position-based grains; the gather cost grows as its cube).
     double hr_support;
     /// Sparse-region blend c: a point is guided fully where its weights sum to at least c x
     /// the weight at one grain radius, and falls freely where no grain is near. > 0, default 2.

@@ -47,7 +47,7 @@ static void pbd_defaults(gr_pbd_def *d)
     d->cfl = 0.5;
     d->max_substep = 1.0 / 120.0;
     d->hr_radius = 0.0;
-    d->hr_support = 3.0;
+    d->hr_support = 2.5;
     d->hr_density = 2.0;
     d->hr_substep = 1.0 / 30.0;
     d->hr_candidates = 20;

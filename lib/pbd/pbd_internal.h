@@ -107,6 +107,10 @@ typedef struct pbd_state {
     uint32_t hr_n, hr_cap;
     gr_vec3 *hr_x, *hr_v;
     gr_cell_grid hr_grid; ///< scratch: grains and body particles by cells of the support radius
+    /// scratch: per particle in hr_grid order: x, y, z, 1 (grain) or 0 (body), vx, vy, vz, 0
+    /// (the points' gathers stream this instead of chasing indices)
+    float *hr_sorted;
+    uint32_t hr_sorted_cap;
     uint64_t hr_batches;  ///< sampling passes so far (seeds the next)
 
     gr_vec3 up;

@@ -33,6 +33,9 @@ void pbd_free_upsampling(pbd_state *st)
     st->hr_x = st->hr_v = NULL;
     st->hr_n = st->hr_cap = 0;
     gr_cell_grid_free(&st->hr_grid, st->mem);
+    gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
+    st->hr_sorted = NULL;
+    st->hr_sorted_cap = 0;
 }
 
 gr_status pbd_reserve_points(pbd_state *st, uint32_t need)
@@ -264,20 +267,28 @@ static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         if (st->n) {
             uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
             const uint32_t rows = gr_cell_grid_reach_rows(g, x, c->support, rb, re);
-            for (uint32_t row = 0; row < rows; row++)
+            const float px = (float)x.x, py = (float)x.y, pz = (float)x.z, inv_r2 = (float)c->inv_r2;
+            /* float sums per row, folded into doubles: render precision, streamed memory */
+            for (uint32_t row = 0; row < rows; row++) {
+                float sw[2] = {0, 0}, sx[2] = {0, 0}, sy[2] = {0, 0}, sz[2] = {0, 0};
                 for (uint32_t s = rb[row]; s < re[row]; s++) {
-                    const uint32_t j = g->order[s];
-                    const double w = kernel(v3_len2(v3_sub(x, st->x[j])), c->inv_r2);
-                    if (w == 0.0)
+                    const float *e = st->hr_sorted + 8 * (size_t)s;
+                    const float dx = px - e[0], dy = py - e[1], dz = pz - e[2];
+                    const float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
+                    if (!(t > 0))
                         continue;
-                    if (st->owner[j] == GR_INVALID_INDEX) {
-                        wg += w;
-                        vg = v3_madd(vg, st->v[j], w);
-                    } else {
-                        wb += w;
-                        vb = v3_madd(vb, st->v[j], w);
-                    }
+                    const float w = t * t * t;
+                    const int k = e[3] != 0.0f ? 0 : 1; /* 0: grain, 1: body particle */
+                    sw[k] += w;
+                    sx[k] += w * e[4];
+                    sy[k] += w * e[5];
+                    sz[k] += w * e[6];
                 }
+                wg += sw[0];
+                wb += sw[1];
+                vg = v3_add(vg, v3(sx[0], sy[0], sz[0]));
+                vb = v3_add(vb, v3(sx[1], sy[1], sz[1]));
+            }
         }
         gr_vec3 v = v3_madd(st->hr_v[q], c->g, c->dt); /* free flight */
         if (wg > 0) { /* body particles only count next to sand */
@@ -384,6 +395,22 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     if (st->n && !gr_cell_grid_build(&st->hr_grid, st->mem, (const double *)st->x, 3, st->n, cell,
                                      GR_MAX(4u * st->n, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
+    if (st->n > st->hr_sorted_cap) {
+        const uint32_t cap = gr_grow_capacity(st->hr_sorted_cap, st->n);
+        float *f = (float *)gr_mem_alloc(st->mem, sizeof(float) * 8 * (size_t)cap);
+        if (!f)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
+        st->hr_sorted = f;
+        st->hr_sorted_cap = cap;
+    }
+    for (uint32_t s = 0; s < st->n; s++) {
+        const uint32_t j = st->hr_grid.order[s];
+        float *e = st->hr_sorted + 8 * (size_t)s;
+        e[0] = (float)st->x[j].x, e[1] = (float)st->x[j].y, e[2] = (float)st->x[j].z;
+        e[3] = st->owner[j] == GR_INVALID_INDEX ? 1.0f : 0.0f;
+        e[4] = (float)st->v[j].x, e[5] = (float)st->v[j].y, e[6] = (float)st->v[j].z, e[7] = 0;
+    }
     const double w_rho = kernel(rl * rl, 1.0 / (R * R));
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */

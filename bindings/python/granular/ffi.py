@@ -1124,7 +1124,7 @@ _EXPECTED_DEFAULTS = {
         "cfl": 0.5,
         "max_substep": 1.0 / 120.0,
         "hr_radius": 0.0,
-        "hr_support": 3.0,
+        "hr_support": 2.5,
         "hr_density": 2.0,
         "hr_substep": 1.0 / 30.0,
         "hr_candidates": 20,
