@@ -757,7 +757,7 @@ static void test_pbd_hr_points_stay_in_the_sand(void)
            lowest, loose, r);
     CHECK(ng > 100 && n > 1000);
     CHECK(lowest >= rh - 1e-4);
-    CHECK(loose < 2 * r); /* within the material's skin, not floating */
+    CHECK(loose < 2.5 * r); /* within the skin points fill (1.3 r around grains), not floating */
     free(x);
     free(p);
     gr_world_destroy(w);

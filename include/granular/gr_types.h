@@ -237,7 +237,7 @@ typedef struct gr_pbd_def {
     /// substep). In [0, 1]; 0 = off, default 0.5.
     double sleep_threshold;
     /// Automatic substep: no particle travels more than cfl x the smallest radius per
-    /// substep. > 0, default 0.5.
+    /// substep. > 0, default 1 (0.5 also keeps two grains meeting head-on from passing).
     double cfl;
     /// Largest automatic substep [s] > 0, default 1/120.
     double max_substep;

@@ -44,7 +44,7 @@ static void pbd_defaults(gr_pbd_def *d)
     d->collision_margin = 0.25;
     d->mass_scaling = 0.25;
     d->sleep_threshold = 0.5;
-    d->cfl = 0.5;
+    d->cfl = 1.0;
     d->max_substep = 1.0 / 120.0;
     d->hr_radius = 0.0;
     d->hr_support = 2.5;

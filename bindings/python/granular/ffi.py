@@ -1121,7 +1121,7 @@ _EXPECTED_DEFAULTS = {
         "collision_margin": 0.25,
         "mass_scaling": 0.25,
         "sleep_threshold": 0.5,
-        "cfl": 0.5,
+        "cfl": 1.0,
         "max_substep": 1.0 / 120.0,
         "hr_radius": 0.0,
         "hr_support": 2.5,
