@@ -106,7 +106,7 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
     double vrel2 = 0;
     const gr_vec3 vi = st->v[i];
     const uint32_t ni_prev = st->touch[i] & 0xffffu;
-    for (uint32_t k = st->nb_start[i]; k < st->nb_start[i + 1]; k++) {
+    for (uint32_t k = st->nb_start[i]; k < st->nb_end[i]; k++) {
         const uint32_t j = st->nb_j[k];
         if (st->inv_m[j] == 0.0)
             continue; /* group 2 */
@@ -171,7 +171,7 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
                 sense(st, i, trapped, v3_scale(corr, -m_over_h), v3_sub(q, b->position));
         }
     }
-    for (uint32_t k = st->nb_start[i]; k < st->nb_start[i + 1]; k++) {
+    for (uint32_t k = st->nb_start[i]; k < st->nb_end[i]; k++) {
         const uint32_t j = st->nb_j[k];
         if (st->inv_m[j] != 0.0)
             continue;

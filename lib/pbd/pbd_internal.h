@@ -82,9 +82,13 @@ typedef struct pbd_state {
 
     /* neighbour lists (CSR over particles), rebuilt every substep on x* */
     gr_cell_grid grid;
-    uint32_t *nb_start;  ///< [cap + 1]
-    uint32_t *nb_j;
+    uint32_t *nb_start;  ///< [cap + 1] particle i's neighbours are nb_j[nb_start[i] .. nb_end[i])
+    uint32_t *nb_end;    ///< [cap]
+    uint32_t *nb_j;      ///< one region per block of PBD_BLOCK particles, sized by the last build
     uint32_t nb_cap;
+    uint32_t *blk_base;  ///< [blk_n + 1] where each block's region starts
+    uint32_t *blk_used;  ///< [blk_n] entries the block wrote (more than its region: rebuild)
+    uint32_t blk_n;
     uint32_t *exact;     ///< body slots of the exact bodies this substep
     double *exact_bound; ///< their enclosing radii (infinite for planes)
     uint32_t exact_count, exact_cap;

@@ -16,39 +16,50 @@ void pbd_free_lists(pbd_state *st)
     gr_mem_free(st->mem, st->nb_j, sizeof(uint32_t) * st->nb_cap);
     gr_mem_free(st->mem, st->exact, sizeof(uint32_t) * st->exact_cap);
     gr_mem_free(st->mem, st->exact_bound, sizeof(double) * st->exact_cap);
+    gr_mem_free(st->mem, st->blk_base, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
+    gr_mem_free(st->mem, st->blk_used, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
     st->nb_j = st->exact = NULL;
+    st->blk_base = st->blk_used = NULL;
     st->exact_bound = NULL;
-    st->nb_cap = st->exact_cap = 0;
+    st->nb_cap = st->exact_cap = st->blk_n = 0;
 }
 
 typedef struct list_ctx {
     pbd_state *st;
     double margin;  ///< particle pairs
     double h;       ///< substep (kinematic bodies' motion)
-    bool fill;      ///< false: count into the start arrays, true: write entries
 } list_ctx;
 
 static bool fixed_particle(const pbd_state *st, uint32_t i) { return st->inv_m[i] == 0.0; }
 
+/* One pass: each block of particles writes its lists into its own region of nb_j (sized from
+ * the last build); a block that needs more records how much, and the build runs again. */
 static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     const list_ctx *c = (const list_ctx *)vctx;
     pbd_state *st = c->st;
     const gr_cell_grid *g = &st->grid;
+    uint32_t at = 0, limit = 0;
+    /* ranges come in whole blocks (gr_parallel_for with PBD_BLOCK) */
     for (uint32_t i = begin; i < end; i++) {
-        uint32_t count = 0, at = c->fill ? st->nb_start[i] : 0;
+        if (i == begin || i % PBD_BLOCK == 0) {
+            const uint32_t b = i / PBD_BLOCK;
+            if (i != begin)
+                st->blk_used[b - 1] = at - st->blk_base[b - 1];
+            at = st->blk_base[b];
+            limit = st->blk_base[b + 1];
+        }
+        st->nb_start[i] = at;
         if (fixed_particle(st, i)) {
-            if (!c->fill)
-                st->nb_start[i + 1] = 0; /* fixed particles gather nothing */
+            st->nb_end[i] = at; /* fixed particles gather nothing */
             continue;
         }
         const gr_vec3 pi = st->xp[i];
         const uint32_t own = st->owner[i];
-        int32_t cc[3];
-        gr_cell_grid_coords(g, pi, cc);
-        uint32_t rb[9], re[9];
-        const uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+        /* the cells within the farthest reach (cells of half of it: 0.58 of a 3x3x3 block) */
+        uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
+        const uint32_t rows = gr_cell_grid_reach_rows(g, pi, st->r[i] + st->r_max + c->margin, rb, re);
         for (uint32_t row = 0; row < rows; row++) {
             for (uint32_t s = rb[row]; s < re[row]; s++) {
                 const uint32_t j = g->order[s];
@@ -57,15 +68,14 @@ static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
                 const double reach = st->r[i] + st->r[j] + c->margin;
                 if (v3_len2(v3_sub(pi, st->xp[j])) >= reach * reach)
                     continue;
-                if (c->fill)
-                    st->nb_j[at++] = j;
-                count++;
+                if (at < limit)
+                    st->nb_j[at] = j;
+                at++;
             }
         }
-        if (!c->fill) {
-            st->nb_start[i + 1] = count;
-            continue;
-        }
+        st->nb_end[i] = at;
+        if (at > limit)
+            continue; /* the block runs again with a larger region */
         /* inside a particle-covered body? (its particles are in the list: test each body once) */
         st->trap_slot[i] = GR_INVALID_INDEX;
         uint32_t last = GR_INVALID_INDEX;
@@ -88,6 +98,10 @@ static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             }
         }
     }
+    if (end > begin) {
+        const uint32_t b = (end - 1) / PBD_BLOCK;
+        st->blk_used[b] = at - st->blk_base[b];
+    }
 }
 
 static bool grow_u32(gr_mem *mem, uint32_t **a, uint32_t *cap, uint64_t need)
@@ -106,16 +120,40 @@ static bool grow_u32(gr_mem *mem, uint32_t **a, uint32_t *cap, uint64_t need)
     return true;
 }
 
-/* Prefix sum of counts stored at start[1..n] into offsets start[0..n]. */
-static uint64_t prefix(uint32_t *start, uint32_t n)
+/* Block regions: each block's room is what it used last time (or asked for, after an
+ * overflow) plus a quarter, at least 16 per particle. Grows the arrays only; false when out
+ * of memory. */
+static bool size_regions(pbd_state *st, uint32_t n)
 {
-    uint64_t sum = 0;
-    start[0] = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        sum += start[i + 1];
-        start[i + 1] = (uint32_t)GR_MIN(sum, (uint64_t)UINT32_MAX);
+    const uint32_t nblk = (n + PBD_BLOCK - 1) / PBD_BLOCK;
+    if (!st->blk_base || nblk > st->blk_n) {
+        const uint32_t cap = gr_grow_capacity(st->blk_n, nblk + 1);
+        uint32_t *base = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * ((size_t)cap + 1));
+        uint32_t *used = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * ((size_t)cap + 1));
+        if (!base || !used) {
+            gr_mem_free(st->mem, base, sizeof(uint32_t) * ((size_t)cap + 1));
+            gr_mem_free(st->mem, used, sizeof(uint32_t) * ((size_t)cap + 1));
+            return false;
+        }
+        memset(used, 0, sizeof(uint32_t) * ((size_t)cap + 1));
+        if (st->blk_base) {
+            memcpy(used, st->blk_used, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
+            gr_mem_free(st->mem, st->blk_base, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
+            gr_mem_free(st->mem, st->blk_used, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
+        }
+        st->blk_base = base;
+        st->blk_used = used;
+        st->blk_n = cap;
     }
-    return sum;
+    uint64_t total = 0;
+    for (uint32_t b = 0; b < nblk; b++) {
+        const uint32_t members = GR_MIN(PBD_BLOCK, n - b * PBD_BLOCK);
+        const uint64_t room = (uint64_t)st->blk_used[b] + st->blk_used[b] / 4;
+        st->blk_base[b] = (uint32_t)GR_MIN(total, (uint64_t)UINT32_MAX);
+        total += GR_MAX(room, 16u * (uint64_t)members);
+    }
+    st->blk_base[nblk] = (uint32_t)GR_MIN(total, (uint64_t)UINT32_MAX);
+    return total <= UINT32_MAX && grow_u32(st->mem, &st->nb_j, &st->nb_cap, GR_MAX(total, 1u));
 }
 
 gr_status pbd_build_lists(pbd_state *st, double h)
@@ -149,19 +187,23 @@ gr_status pbd_build_lists(pbd_state *st, double h)
     }
 
     const double margin = st->par.margin_fraction * st->r_max;
-    const double cell = 2.0 * st->r_max + margin;
-    if (n && !gr_cell_grid_build(&st->grid, st->mem, (const double *)st->xp, 3, n, cell, GR_MAX(4u * n, 64u)))
+    const double cell = 0.5 * (2.0 * st->r_max + margin);
+    if (n && !gr_cell_grid_build(&st->grid, st->mem, (const double *)st->xp, 3, n, cell, GR_MAX(16u * n, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
-    list_ctx c = {st, margin, h, false};
+    list_ctx c = {st, margin, h};
     gr_tasks *tasks = &world->tasks;
-    if (n)
+    const uint32_t nblk = (n + PBD_BLOCK - 1) / PBD_BLOCK;
+    /* one pass in the steady state; a block that outgrew its region asks for another */
+    while (n) {
+        if (!size_regions(st, n))
+            return GR_ERROR_OUT_OF_MEMORY;
         gr_parallel_for(tasks, n, PBD_BLOCK, pairs_range, &c);
-    const uint64_t pairs = n ? prefix(st->nb_start, n) : 0; /* no particles: maybe no arrays yet */
-    if (!grow_u32(st->mem, &st->nb_j, &st->nb_cap, GR_MAX(pairs, 1u)))
-        return GR_ERROR_OUT_OF_MEMORY;
-    c.fill = true;
-    if (n)
-        gr_parallel_for(tasks, n, PBD_BLOCK, pairs_range, &c);
+        bool fits = true;
+        for (uint32_t b = 0; b < nblk; b++)
+            fits &= st->blk_base[b] + st->blk_used[b] <= st->blk_base[b + 1];
+        if (fits)
+            break;
+    }
     st->rebuilds++;
     return GR_OK;
 }

@@ -44,7 +44,8 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->w_star, sizeof(double)}, {(void **)&(st)->mat, sizeof(uint32_t)},                       \
         {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                     \
         {(void **)&(st)->flag, sizeof(uint32_t)}, {(void **)&(st)->vnear, sizeof(double)}, \
-        {(void **)&(st)->touch_next, sizeof(uint32_t)},   {(void **)&(st)->sampled, sizeof(uint8_t)},                   \
+        {(void **)&(st)->touch_next, sizeof(uint32_t)}, \
+        {(void **)&(st)->nb_end, sizeof(uint32_t)},   {(void **)&(st)->sampled, sizeof(uint8_t)},                   \
         {(void **)&(st)->trap_slot, sizeof(uint32_t)}, {(void **)&(st)->trap_normal, sizeof(gr_vec3)},           \
         {(void **)&(st)->trap_at, sizeof(gr_vec3)}, {(void **)&(st)->trap_depth, sizeof(double)},                \
     {                                                                                                             \
