@@ -110,6 +110,9 @@ typedef struct pbd_state {
     /* high-resolution points (pbd_upsample.c) */
     uint32_t hr_n, hr_cap;
     gr_vec3 *hr_x, *hr_v;
+    uint8_t *hr_rest;     ///< the point's last blend gave it no velocity
+    uint8_t *hr_cell_static; ///< scratch [hr_static_cap]: hr_grid cell holds only particles at rest
+    uint32_t hr_static_cap;
     gr_cell_grid hr_grid; ///< scratch: grains and body particles by cells of the support radius
     /// scratch: per particle in hr_grid order: x, y, z, 1 (grain) or 0 (body), vx, vy, vz, 0
     /// (the points' gathers stream this instead of chasing indices)

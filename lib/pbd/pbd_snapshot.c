@@ -52,6 +52,7 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
     gr_writer_u32(w, st->hr_n);
     put_v3s(w, st->hr_x, st->hr_n);
     put_v3s(w, st->hr_v, st->hr_n);
+    gr_writer_bytes(w, st->hr_rest, st->hr_n);
     return GR_OK;
 }
 
@@ -117,14 +118,17 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     gr_reader_bytes(r, st->sampled, n);
     st->hr_batches = gr_reader_u64(r);
     const uint32_t hr_n = gr_reader_u32(r);
-    LOAD_CHECK(hr_n <= GR_MAX_GRAINS && hr_n <= gr_reader_left(r) / 48);
+    LOAD_CHECK(hr_n <= GR_MAX_GRAINS && hr_n <= gr_reader_left(r) / 49);
     if (pbd_reserve_points(st, GR_MAX(hr_n, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
     get_v3s(r, st->hr_x, hr_n);
     get_v3s(r, st->hr_v, hr_n);
+    gr_reader_bytes(r, st->hr_rest, hr_n);
     LOAD_CHECK(true);
-    for (uint32_t q = 0; q < hr_n; q++)
+    for (uint32_t q = 0; q < hr_n; q++) {
         LOAD_CHECK(v3_finite(st->hr_x[q]) && v3_finite(st->hr_v[q]));
+        st->hr_rest[q] = st->hr_rest[q] ? 1 : 0;
+    }
     st->hr_n = hr_n;
     for (uint32_t i = 0; i < n; i++)
         st->sampled[i] = st->sampled[i] ? 1 : 0;

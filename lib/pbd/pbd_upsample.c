@@ -30,7 +30,11 @@ void pbd_free_upsampling(pbd_state *st)
 {
     gr_mem_free(st->mem, st->hr_x, sizeof(gr_vec3) * st->hr_cap);
     gr_mem_free(st->mem, st->hr_v, sizeof(gr_vec3) * st->hr_cap);
+    gr_mem_free(st->mem, st->hr_rest, st->hr_cap);
+    gr_mem_free(st->mem, st->hr_cell_static, st->hr_static_cap);
     st->hr_x = st->hr_v = NULL;
+    st->hr_rest = st->hr_cell_static = NULL;
+    st->hr_static_cap = 0;
     st->hr_n = st->hr_cap = 0;
     gr_cell_grid_free(&st->hr_grid, st->mem);
     gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
@@ -45,8 +49,9 @@ gr_status pbd_reserve_points(pbd_state *st, uint32_t need)
     if (need > GR_MAX_GRAINS)
         return GR_ERROR_TOO_MANY;
     const uint32_t cap = gr_grow_capacity(st->hr_cap, need);
-    const gr_array_ref arrays[] = {{(void **)&st->hr_x, sizeof(gr_vec3)}, {(void **)&st->hr_v, sizeof(gr_vec3)}};
-    if (!gr_mem_grow_arrays(st->mem, arrays, 2, st->hr_cap, cap, st->hr_n))
+    const gr_array_ref arrays[] = {{(void **)&st->hr_x, sizeof(gr_vec3)}, {(void **)&st->hr_v, sizeof(gr_vec3)},
+                                   {(void **)&st->hr_rest, sizeof(uint8_t)}};
+    if (!gr_mem_grow_arrays(st->mem, arrays, 3, st->hr_cap, cap, st->hr_n))
         return GR_ERROR_OUT_OF_MEMORY;
     st->hr_cap = cap;
     return GR_OK;
@@ -222,6 +227,7 @@ gr_status pbd_sample_new_grains(pbd_state *st)
                             break;
                         st->hr_x[st->hr_n] = p;
                         st->hr_v[st->hr_n] = st->v[owner];
+                        st->hr_rest[st->hr_n] = 0;
                         L.point[cell] = st->hr_n++;
                         break;
                     }
@@ -252,6 +258,30 @@ typedef struct advect_ctx {
     double dense;     ///< c w_rho
 } advect_ctx;
 
+/* Are all the cells within `reach` of p (as gr_cell_grid_reach_rows finds them) at rest? */
+static bool all_static(const gr_cell_grid *g, const uint8_t *flags, gr_vec3 p, double reach)
+{
+    int32_t lo[3], hi[3];
+    for (int d = 0; d < 3; d++) {
+        const double o = v3_get(g->origin, g->axis[d]), x = v3_get(p, g->axis[d]);
+        double a = floor((x - reach - o) * g->inv_cell), b = floor((x + reach - o) * g->inv_cell);
+        const double top = (double)(g->dims[d] - 1);
+        a = !(a >= 0) ? 0 : (a > top ? top : a);
+        b = !(b >= 0) ? 0 : (b > top ? top : b);
+        lo[d] = (int32_t)a;
+        hi[d] = (int32_t)b > lo[d] + 4 ? lo[d] + 4 : (int32_t)b;
+    }
+    for (int32_t a = lo[0]; a <= hi[0]; a++)
+        for (int32_t b = lo[1]; b <= hi[1]; b++) {
+            const int32_t c0[3] = {a, b, lo[2]};
+            const uint32_t first = gr_cell_grid_index(g, c0);
+            for (uint32_t k = 0; k <= (uint32_t)(hi[2] - lo[2]); k++)
+                if (!flags[first + k])
+                    return false;
+        }
+    return true;
+}
+
 /* The points' new velocities from the grains around them (once per advection step: the
  * grains do not move while the points catch up with them). */
 static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
@@ -262,6 +292,10 @@ static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     const gr_cell_grid *g = &st->hr_grid;
     for (uint32_t q = begin; q < end; q++) {
         const gr_vec3 x = st->hr_x[q];
+        /* at rest among grains at rest: the blend would give zero again (sand that sleeps
+         * costs its points nothing) */
+        if (st->hr_rest[q] && all_static(g, st->hr_cell_static, x, c->support))
+            continue;
         double wg = 0, wb = 0;
         gr_vec3 vg = {0, 0, 0}, vb = {0, 0, 0};
         if (st->n) {
@@ -299,6 +333,7 @@ static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             v = v3_add(v3_scale(vbar, 1.0 - alpha), v3_scale(v, alpha));
         }
         st->hr_v[q] = v;
+        st->hr_rest[q] = v.x == 0 && v.y == 0 && v.z == 0;
     }
 }
 
@@ -411,6 +446,25 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
         e[3] = st->owner[j] == GR_INVALID_INDEX ? 1.0f : 0.0f;
         e[4] = (float)st->v[j].x, e[5] = (float)st->v[j].y, e[6] = (float)st->v[j].z, e[7] = 0;
     }
+    /* cells whose particles all rest */
+    const uint32_t ncells = st->n ? st->hr_grid.ncells : 1;
+    if (ncells > st->hr_static_cap) {
+        const uint32_t cap = gr_grow_capacity(st->hr_static_cap, ncells);
+        uint8_t *f = (uint8_t *)gr_mem_alloc(st->mem, cap);
+        if (!f)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_mem_free(st->mem, st->hr_cell_static, st->hr_static_cap);
+        st->hr_cell_static = f;
+        st->hr_static_cap = cap;
+    }
+    for (uint32_t cl = 0; cl < ncells && st->n; cl++) {
+        uint8_t still = 1;
+        for (uint32_t s = st->hr_grid.cell_start[cl]; s < st->hr_grid.cell_start[cl + 1] && still; s++) {
+            const float *e = st->hr_sorted + 8 * (size_t)s;
+            still = e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
+        }
+        st->hr_cell_static[cl] = still;
+    }
     const double w_rho = kernel(rl * rl, 1.0 / (R * R));
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
@@ -435,6 +489,7 @@ void pbd_cull_points(pbd_state *st)
         if (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z)
             continue;
         st->hr_x[out] = p;
+        st->hr_rest[out] = st->hr_rest[q];
         st->hr_v[out++] = st->hr_v[q];
     }
     st->hr_n = out;
