@@ -57,12 +57,9 @@ int main(int argc, char **argv)
 {
     ex_args args;
     ex_parse_args(argc, argv, &args);
-    sommer_def def = sommer_paper_def(SOMMER_EXCAVATOR);
-    def.lr_target = args.grains ? args.grains : 2500;
-    def.r_hr = 0.01;
-    def.workers = args.workers;
     sommer_scene s;
-    ex_ok(s.w, sommer_create(&def, &s), "sommer_create");
+    sommer_open_example(SOMMER_EXCAVATOR, args.grains ? args.grains : 2500, 0.02, 0.01, args.workers, &s);
+    const sommer_def def = s.def;
     gr_world *w = s.w;
     const uint32_t n = gr_world_get_grain_count(w);
     const double frame = 1.0 / 30, r = def.r_lr;

@@ -12,20 +12,18 @@
 #include "common/example_util.h"
 #include "common/sommer_scenes.h"
 
+/* Grains below height y; *vmax the fastest grain's speed. */
 static uint32_t count_below(const gr_world *w, double y, double *vmax)
 {
     const uint32_t n = gr_world_get_grain_count(w);
-    double *x = (double *)malloc(sizeof(double) * 3 * n), *v = (double *)malloc(sizeof(double) * 3 * n);
-    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x, 0);
-    gr_read_grains(w, GR_FIELD_VELOCITY, GR_TYPE_F64, 0, n, v, 0);
+    double *x = ex_grain_positions(w);
     uint32_t below = 0;
-    *vmax = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
         below += x[3 * i + 1] < y;
-        *vmax = fmax(*vmax, sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
-    }
     free(x);
-    free(v);
+    ex_stats st;
+    ex_grain_stats(w, &st);
+    *vmax = st.max_speed;
     return below;
 }
 
@@ -59,13 +57,9 @@ int main(int argc, char **argv)
 {
     ex_args args;
     ex_parse_args(argc, argv, &args);
-    sommer_def def = sommer_paper_def(SOMMER_HOURGLASS);
-    def.lr_target = args.grains ? args.grains : 3000;
-    def.r_lr = 0.02;
-    def.r_hr = 0.012;
-    def.workers = args.workers;
     sommer_scene s;
-    ex_ok(s.w, sommer_create(&def, &s), "sommer_create");
+    sommer_open_example(SOMMER_HOURGLASS, args.grains ? args.grains : 3000, 0.02, 0.012, args.workers, &s);
+    const sommer_def def = s.def;
     gr_world *w = s.w;
     const uint32_t n = gr_world_get_grain_count(w);
     const double frame = 1.0 / 30;
@@ -96,8 +90,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 90; k++) /* the heap below settles (it churns while it is fed) */
         ex_ok(w, sommer_step(&s, frame), "sommer_step");
     const uint32_t nb = gr_world_get_grain_count(w);
-    double *x0 = (double *)malloc(sizeof(double) * 3 * nb), *x1 = (double *)malloc(sizeof(double) * 3 * nb);
-    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, nb, x0, 0);
+    double *x0 = ex_grain_positions(w);
     double v_rest = 0;
     for (int k = 0; k < 30; k++) {
         ex_ok(w, sommer_step(&s, frame), "sommer_step");
@@ -105,12 +98,8 @@ int main(int argc, char **argv)
         count_below(w, s.neck_y, &v);
         v_rest = fmax(v_rest, v);
     }
-    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, nb, x1, 0);
-    double drift = 0;
-    for (uint32_t i = 0; i < nb; i++) {
-        const double dx = x1[3 * i] - x0[3 * i], dy = x1[3 * i + 1] - x0[3 * i + 1], dz = x1[3 * i + 2] - x0[3 * i + 2];
-        drift = fmax(drift, sqrt(dx * dx + dy * dy + dz * dz));
-    }
+    double *x1 = ex_grain_positions(w);
+    const double drift = ex_max_displacement(x0, x1, nb);
     printf("hourglass_pbd: %u grains (r %.3g m), %u points, neck radius %.3f m; drained %.0f%% in %.2f s (%d frames, "
            "%.2f s wall, %.1f ms per frame)\n", n, def.r_lr, gr_world_get_render_point_count(w), 8 * def.r_lr,
            100 * below[frames], frames * frame, frames, wall, 1e3 * wall / frames);

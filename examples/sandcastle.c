@@ -12,33 +12,22 @@
 #include "common/example_util.h"
 #include "common/sommer_scenes.h"
 
+/* Highest grain centre and fastest grain. */
 static double top_height(const gr_world *w, double *max_speed)
 {
-    const uint32_t n = gr_world_get_grain_count(w);
-    double *x = (double *)malloc(sizeof(double) * 3 * n), *v = (double *)malloc(sizeof(double) * 3 * n);
-    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x, 0);
-    gr_read_grains(w, GR_FIELD_VELOCITY, GR_TYPE_F64, 0, n, v, 0);
-    double top = 0, vmax = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        top = fmax(top, x[3 * i + 1]);
-        vmax = fmax(vmax, sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
-    }
-    free(x);
-    free(v);
-    *max_speed = vmax;
-    return top;
+    ex_stats st;
+    ex_grain_stats(w, &st);
+    *max_speed = st.max_speed;
+    return st.max[1];
 }
 
 int main(int argc, char **argv)
 {
     ex_args args;
     ex_parse_args(argc, argv, &args);
-    sommer_def def = sommer_paper_def(SOMMER_SANDCASTLE);
-    def.lr_target = args.grains ? args.grains : 1500;
-    def.r_hr = 0.012;
-    def.workers = args.workers;
     sommer_scene s;
-    ex_ok(s.w, sommer_create(&def, &s), "sommer_create");
+    sommer_open_example(SOMMER_SANDCASTLE, args.grains ? args.grains : 1500, 0.03, 0.012, args.workers, &s);
+    const sommer_def def = s.def;
     gr_world *w = s.w;
     const uint32_t n = gr_world_get_grain_count(w);
     double v0;
@@ -50,8 +39,7 @@ int main(int argc, char **argv)
     const double slump_wall = ex_now() - t0;
     double v_settled;
     const double top1 = top_height(w, &v_settled);
-    double *x0 = (double *)malloc(sizeof(double) * 3 * n), *x1 = (double *)malloc(sizeof(double) * 3 * n);
-    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x0, 0);
+    double *x0 = ex_grain_positions(w);
     double v_max = 0;
     for (int f = 0; f < 60; f++) { /* 2 s more: nothing may move */
         ex_ok(w, sommer_step(&s, frame), "gr_step");
@@ -59,12 +47,8 @@ int main(int argc, char **argv)
         top_height(w, &v);
         v_max = fmax(v_max, v);
     }
-    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x1, 0);
-    double drift = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const double dx = x1[3 * i] - x0[3 * i], dy = x1[3 * i + 1] - x0[3 * i + 1], dz = x1[3 * i + 2] - x0[3 * i + 2];
-        drift = fmax(drift, sqrt(dx * dx + dy * dy + dz * dz));
-    }
+    double *x1 = ex_grain_positions(w);
+    const double drift = ex_max_displacement(x0, x1, n);
     /* the render points are the upsampled points: all above the floor */
     const uint32_t np = gr_world_get_render_point_count(w);
     float *pts = (float *)malloc(sizeof(float) * 4 * (np ? np : 1));

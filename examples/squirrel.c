@@ -15,21 +15,10 @@
 /* Total momentum of the grains and the fastest grain's speed. */
 static gr_vec3 grain_momentum(const gr_world *w, double *vmax)
 {
-    const uint32_t n = gr_world_get_grain_count(w);
-    double *v = (double *)malloc(sizeof(double) * 3 * n), *m = (double *)malloc(sizeof(double) * n);
-    gr_read_grains(w, GR_FIELD_VELOCITY, GR_TYPE_F64, 0, n, v, 0);
-    gr_read_grains(w, GR_FIELD_MASS, GR_TYPE_F64, 0, n, m, 0);
-    gr_vec3 p = {0, 0, 0};
-    *vmax = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        p.x += m[i] * v[3 * i];
-        p.y += m[i] * v[3 * i + 1];
-        p.z += m[i] * v[3 * i + 2];
-        *vmax = fmax(*vmax, sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
-    }
-    free(v);
-    free(m);
-    return p;
+    ex_stats st;
+    ex_grain_stats(w, &st);
+    *vmax = st.max_speed;
+    return (gr_vec3){st.momentum[0], st.momentum[1], st.momentum[2]};
 }
 
 static double len3(gr_vec3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
@@ -38,20 +27,15 @@ int main(int argc, char **argv)
 {
     ex_args args;
     ex_parse_args(argc, argv, &args);
-    sommer_def def = sommer_paper_def(SOMMER_SQUIRREL);
-    def.lr_target = args.grains ? args.grains : 2000;
-    def.r_lr = 0.025;
-    def.r_hr = 0.0125;
-    def.workers = args.workers;
     sommer_scene s;
-    ex_ok(s.w, sommer_create(&def, &s), "sommer_create");
+    sommer_open_example(SOMMER_SQUIRREL, args.grains ? args.grains : 2000, 0.025, 0.0125, args.workers, &s);
+    const sommer_def def = s.def;
     gr_world *w = s.w;
     const uint32_t n = gr_world_get_grain_count(w);
     const double frame = 1.0 / 30;
     while (s.t < s.throw_time - 1e-9) /* the castle slumps */
         ex_ok(w, sommer_step(&s, frame), "sommer_step");
-    double *x0 = (double *)malloc(sizeof(double) * 3 * n), *x1 = (double *)malloc(sizeof(double) * 3 * n);
-    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x0, 0);
+    double *x0 = ex_grain_positions(w);
     double v_sand_before;
     grain_momentum(w, &v_sand_before);
     /* fly, hit, plough: per frame, the body's momentum change against the sand's force */
@@ -120,7 +104,7 @@ int main(int argc, char **argv)
     const double wall = ex_now() - t0;
     gr_vec3 lin, ang;
     gr_body_get_velocity(w, s.squirrel, &lin, &ang);
-    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x1, 0);
+    double *x1 = ex_grain_positions(w);
     uint32_t displaced = 0;
     for (uint32_t i = 0; i < n; i++) {
         const double dx = x1[3 * i] - x0[3 * i], dy = x1[3 * i + 1] - x0[3 * i + 1], dz = x1[3 * i + 2] - x0[3 * i + 2];

@@ -116,11 +116,58 @@ static void test_fill_poisson_box_and_seed(void)
     CHECK(hashes[1] != hashes[3]);
 }
 
+/* Out of memory at each allocation of a mesh fill (the mesh check, the triangle grid, the
+ * overlap grid, the grain list, the solver's arrays): an error, and the world as it was. */
+static void test_fill_mesh_out_of_memory(void)
+{
+    gr_vec3 v[300];
+    uint32_t idx[3 * 512], nv;
+    const uint32_t nt = tu_sphere_mesh(0.05, 2, v, idx, &nv);
+    int failures = 0, k;
+    for (k = 0; k < 10000; k++) {
+        tu_alloc a;
+        tu_alloc_init(&a);
+        gr_world_def def;
+        gr_world_def_init(&def, GR_SOLVER_PBD);
+        def.allocator = tu_allocator(&a);
+        gr_world *w = NULL;
+        CHECK_OK(NULL, gr_world_create(&def, &w));
+        gr_fill_def d;
+        gr_fill_def_init(&d);
+        d.pattern = GR_FILL_POISSON;
+        d.radius = 0.006;
+        const uint64_t h0 = tu_state_hash(w, NULL, 0);
+        gr_counters c0, c1;
+        c0.size = c1.size = sizeof c0;
+        gr_world_get_counters(w, &c0);
+        a.fail_at = a.calls + k;
+        a.fail_once = 1;
+        const gr_status s = gr_fill_mesh(w, &d, v, nv, idx, nt, NULL, NULL, 0);
+        a.fail_at = -1;
+        if (s == GR_OK) {
+            CHECK(gr_world_get_grain_count(w) > 0);
+            gr_world_destroy(w);
+            break;
+        }
+        failures++;
+        gr_world_get_counters(w, &c1);
+        CHECK(s == GR_ERROR_OUT_OF_MEMORY);
+        CHECK(gr_world_get_grain_count(w) == 0 && tu_state_hash(w, NULL, 0) == h0);
+        /* storage may have grown (capacity is no state); nothing leaks: see a.live below */
+        CHECK(c1.grain_count == 0);
+        gr_world_destroy(w);
+        CHECK(a.live == 0);
+    }
+    printf("  %d allocation sites failed one at a time, each refused cleanly\n", failures);
+    CHECK(failures >= 4);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
         {"fill_mesh_inside_and_apart", test_fill_mesh_inside_and_apart},
         {"fill_poisson_box_and_seed", test_fill_poisson_box_and_seed},
+        {"fill_mesh_out_of_memory", test_fill_mesh_out_of_memory},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

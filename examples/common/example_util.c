@@ -227,10 +227,32 @@ void ex_grain_stats(const gr_world *w, ex_stats *s)
             v2 += v[3 * i + k] * v[3 * i + k];
         }
         s->kinetic_energy += 0.5 * m[i] * v2;
+        for (int k = 0; k < 3; k++)
+            s->momentum[k] += m[i] * v[3 * i + k];
         if (sqrt(v2) > s->max_speed)
             s->max_speed = sqrt(v2);
     }
     free(x);
     free(v);
     free(m);
+}
+
+double *ex_grain_positions(const gr_world *w)
+{
+    const uint32_t n = gr_world_get_grain_count(w);
+    double *x = (double *)malloc(sizeof(double) * 3 * (n ? n : 1));
+    if (x)
+        gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, x, 0);
+    return x;
+}
+
+double ex_max_displacement(const double *x0, const double *x1, uint32_t n)
+{
+    double worst = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double dx = x1[3 * i] - x0[3 * i], dy = x1[3 * i + 1] - x0[3 * i + 1], dz = x1[3 * i + 2] - x0[3 * i + 2];
+        const double d = sqrt(dx * dx + dy * dy + dz * dz);
+        worst = d > worst ? d : worst;
+    }
+    return worst;
 }

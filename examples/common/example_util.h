@@ -50,7 +50,12 @@ typedef struct ex_stats {
     double kinetic_energy;
     double min[3], max[3]; ///< bounding box of the grain centres
     double mean[3];
+    double momentum[3]; ///< sum of m v
 } ex_stats;
 void ex_grain_stats(const gr_world *w, ex_stats *out);
+/// Positions (x, y, z per grain) of all grains in a new malloc'd array (free it).
+double *ex_grain_positions(const gr_world *w);
+/// Largest distance between matching rows of two position arrays of n grains.
+double ex_max_displacement(const double *x0, const double *x1, uint32_t n);
 
 #endif /* GRANULAR_EXAMPLES_UTIL_H */

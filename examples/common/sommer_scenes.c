@@ -547,3 +547,19 @@ uint32_t sommer_grains_in_bucket(const sommer_scene *s)
     free(x);
     return inside;
 }
+
+void sommer_open_example(sommer_kind kind, unsigned grains, double r_lr, double r_hr, unsigned workers,
+                         sommer_scene *s)
+{
+    sommer_def def = sommer_paper_def(kind);
+    def.lr_target = grains;
+    def.r_lr = r_lr;
+    def.r_hr = r_hr;
+    def.workers = workers;
+    const gr_status st = sommer_create(&def, s);
+    if (st != GR_OK) {
+        fprintf(stderr, "building the %s scene failed: %s (%s)\n", sommer_name(kind), gr_status_string(st),
+                s->w ? gr_world_last_error(s->w) : "");
+        exit(1);
+    }
+}

@@ -74,6 +74,10 @@ gr_status sommer_create(const sommer_def *def, sommer_scene *s);
 /// squirrel's throw).
 gr_status sommer_step(sommer_scene *s, double dt);
 void sommer_destroy(sommer_scene *s);
+/// For the examples: the scene of `kind` with about `grains` grains of radius r_lr, points of
+/// r_hr, on `workers` threads. Exits with the library's message if it cannot be built.
+void sommer_open_example(sommer_kind kind, unsigned grains, double r_lr, double r_hr, unsigned workers,
+                         sommer_scene *s);
 
 /// Excavator bucket phases (scene time): digging until SOMMER_LIFTED, lifted and held until
 /// SOMMER_POUR, poured after SOMMER_POURED.

@@ -34,6 +34,27 @@ static void tri_cells(const gr_mesh_query *q, uint32_t t, int32_t lo[3], int32_t
     }
 }
 
+/* Every triangle into the cells its bounding box covers: counted into start[cell + 1], or
+ * placed at start[cell] (which then advances). Returns the entries. */
+static size_t bin_triangles(gr_mesh_query *q, bool place)
+{
+    size_t total = 0;
+    for (uint32_t t = 0; t < q->nt; t++) {
+        int32_t a[3], b[3];
+        tri_cells(q, t, a, b);
+        for (int32_t k = a[2]; k <= b[2]; k++)
+            for (int32_t j = a[1]; j <= b[1]; j++)
+                for (int32_t i = a[0]; i <= b[0]; i++) {
+                    if (place)
+                        q->tris[q->start[cell_index(q, i, j, k)]++] = t;
+                    else
+                        q->start[cell_index(q, i, j, k) + 1]++;
+                }
+        total += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) * (size_t)(b[2] - a[2] + 1);
+    }
+    return total;
+}
+
 gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, const uint32_t *idx, uint32_t nt)
 {
     memset(q, 0, sizeof *q);
@@ -78,16 +99,7 @@ gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, c
         return GR_ERROR_OUT_OF_MEMORY;
     }
     /* count, prefix, place */
-    size_t total = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        int32_t a[3], b[3];
-        tri_cells(q, t, a, b);
-        for (int32_t k = a[2]; k <= b[2]; k++)
-            for (int32_t j = a[1]; j <= b[1]; j++)
-                for (int32_t i = a[0]; i <= b[0]; i++)
-                    q->start[cell_index(q, i, j, k) + 1]++;
-        total += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) * (size_t)(b[2] - a[2] + 1);
-    }
+    const size_t total = bin_triangles(q, false);
     if (total > MESH_QUERY_MAX_ENTRIES) {
         gr_mesh_query_free(q);
         return GR_ERROR_TOO_MANY;
@@ -100,14 +112,7 @@ gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, c
         gr_mesh_query_free(q);
         return GR_ERROR_OUT_OF_MEMORY;
     }
-    for (uint32_t t = 0; t < nt; t++) {
-        int32_t a[3], b[3];
-        tri_cells(q, t, a, b);
-        for (int32_t k = a[2]; k <= b[2]; k++)
-            for (int32_t j = a[1]; j <= b[1]; j++)
-                for (int32_t i = a[0]; i <= b[0]; i++)
-                    q->tris[q->start[cell_index(q, i, j, k)]++] = t;
-    }
+    bin_triangles(q, true);
     /* the fill pass moved each start to the next cell's: shift back */
     for (size_t c = q->ncells; c > 0; c--)
         q->start[c] = q->start[c - 1];

@@ -68,15 +68,11 @@ static inline uint32_t gr_cell_grid_block_rows(const gr_cell_grid *g, const int3
 /// 5 cells per axis.
 #define GR_CELL_GRID_REACH_ROWS 25u
 
-/// The cells that the cube of half side `reach` around p overlaps (reach <= 2 cell edges), as
-/// sorted-position ranges, one per row as in gr_cell_grid_block_rows. Returns the number of
-/// rows. With cells of half the reach the cells visited hold about 0.58 of the points a 3x3x3
-/// block of reach-sized cells holds.
-static inline uint32_t gr_cell_grid_reach_rows(const gr_cell_grid *g, gr_vec3 p, double reach,
-                                               uint32_t begin[GR_CELL_GRID_REACH_ROWS],
-                                               uint32_t end[GR_CELL_GRID_REACH_ROWS])
+/// The cell coordinates [lo, hi] (grid axis order, clamped) that the cube of half side
+/// `reach` around p overlaps; reach <= 2 cell edges (at most 5 cells per axis).
+static inline void gr_cell_grid_reach_cells(const gr_cell_grid *g, gr_vec3 p, double reach, int32_t lo[3],
+                                            int32_t hi[3])
 {
-    int32_t lo[3], hi[3];
     for (int d = 0; d < 3; d++) {
         const double o = v3_get(g->origin, g->axis[d]), x = v3_get(p, g->axis[d]);
         double a = floor((x - reach - o) * g->inv_cell), b = floor((x + reach - o) * g->inv_cell);
@@ -84,8 +80,19 @@ static inline uint32_t gr_cell_grid_reach_rows(const gr_cell_grid *g, gr_vec3 p,
         a = !(a >= 0) ? 0 : (a > top ? top : a);
         b = !(b >= 0) ? 0 : (b > top ? top : b);
         lo[d] = (int32_t)a;
-        hi[d] = (int32_t)b > lo[d] + 4 ? lo[d] + 4 : (int32_t)b; /* reach <= 2 cells: 5 at most */
+        hi[d] = (int32_t)b > lo[d] + 4 ? lo[d] + 4 : (int32_t)b;
     }
+}
+
+/// The cells of gr_cell_grid_reach_cells as sorted-position ranges, one per row as in
+/// gr_cell_grid_block_rows. Returns the number of rows. With cells of half the reach the
+/// cells visited hold about 0.58 of the points a 3x3x3 block of reach-sized cells holds.
+static inline uint32_t gr_cell_grid_reach_rows(const gr_cell_grid *g, gr_vec3 p, double reach,
+                                               uint32_t begin[GR_CELL_GRID_REACH_ROWS],
+                                               uint32_t end[GR_CELL_GRID_REACH_ROWS])
+{
+    int32_t lo[3], hi[3];
+    gr_cell_grid_reach_cells(g, p, reach, lo, hi);
     uint32_t rows = 0;
     for (int32_t a = lo[0]; a <= hi[0]; a++)
         for (int32_t b = lo[1]; b <= hi[1]; b++) {

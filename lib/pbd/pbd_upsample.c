@@ -262,15 +262,7 @@ typedef struct advect_ctx {
 static bool all_static(const gr_cell_grid *g, const uint8_t *flags, gr_vec3 p, double reach)
 {
     int32_t lo[3], hi[3];
-    for (int d = 0; d < 3; d++) {
-        const double o = v3_get(g->origin, g->axis[d]), x = v3_get(p, g->axis[d]);
-        double a = floor((x - reach - o) * g->inv_cell), b = floor((x + reach - o) * g->inv_cell);
-        const double top = (double)(g->dims[d] - 1);
-        a = !(a >= 0) ? 0 : (a > top ? top : a);
-        b = !(b >= 0) ? 0 : (b > top ? top : b);
-        lo[d] = (int32_t)a;
-        hi[d] = (int32_t)b > lo[d] + 4 ? lo[d] + 4 : (int32_t)b;
-    }
+    gr_cell_grid_reach_cells(g, p, reach, lo, hi);
     for (int32_t a = lo[0]; a <= hi[0]; a++)
         for (int32_t b = lo[1]; b <= hi[1]; b++) {
             const int32_t c0[3] = {a, b, lo[2]};
