@@ -529,6 +529,18 @@ static float *render_points(const gr_world *w, uint32_t *n)
     return p;
 }
 
+/* FNV-1a over the points' float bits. */
+static uint64_t points_hash(const float *p, uint32_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t k = 0; k < 4 * n; k++) {
+        uint32_t bits;
+        memcpy(&bits, &p[k], 4);
+        h = (h ^ bits) * 1099511628211ull;
+    }
+    return h;
+}
+
 /* Points are at least 2 r_H apart, inside the grains (hr_sample_radius 1), as many as the
  * volume asks for, and the same for the same seed; the default sampling radius also fills the
  * packing's voids. */
@@ -555,13 +567,7 @@ static void test_pbd_hr_sampling_invariants(void)
         CHECK_OK(w, gr_step(w, 1e-4));
         uint32_t n;
         float *p = render_points(w, &n);
-        uint64_t h = 1469598103934665603ull;
-        for (uint32_t k = 0; k < 4 * n; k++) {
-            uint32_t bits;
-            memcpy(&bits, &p[k], 4);
-            h = (h ^ bits) * 1099511628211ull;
-        }
-        hashes[run] = h;
+        hashes[run] = points_hash(p, n);
         double dmin = 1e9, outside = 0;
         for (uint32_t a = 0; a < n; a++) {
             for (uint32_t b = a + 1; b < n; b++) {
@@ -603,12 +609,7 @@ static void test_pbd_hr_sampling_invariants(void)
     CHECK_OK(w, gr_step(w, 1e-4));
     uint32_t n;
     float *p = render_points(w, &n);
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t k = 0; k < 4 * n; k++) {
-        uint32_t bits;
-        memcpy(&bits, &p[k], 4);
-        h = (h ^ bits) * 1099511628211ull;
-    }
+    const uint64_t h = points_hash(p, n);
     free(p);
     gr_world_destroy(w);
     CHECK(h == hashes[0]);
