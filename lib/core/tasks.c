@@ -6,8 +6,10 @@
 /* Spin this many polls (each with a pause: ~1 ms in all) before sleeping: a substep is
  * ~0.1-10 ms and has several phases, so waking a sleeping thread (or yielding to the kernel)
  * for every phase costs more than the spin. Measured: futex wakes and sched_yield took 19 % of
- * a 2-worker hourglass frame with a spin of plain loads. */
-enum { SPIN_POLLS = 20000, WAIT_POLLS = 200000 };
+ * a 2-worker hourglass frame with a spin of plain loads. The caller waiting for its helpers
+ * yields after the same ~1 ms (it was 10x that): with more threads than cores (8 workers on 2,
+ * or two programs at once) a descheduled helper otherwise costs ~10 ms per phase. */
+enum { SPIN_POLLS = 20000, WAIT_POLLS = 20000 };
 
 /* Tell the core we are spinning (frees the sibling hyper-thread, saves power). */
 static inline void cpu_relax(void)
