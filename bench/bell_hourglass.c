@@ -62,22 +62,10 @@ int main(int argc, char **argv)
 
     const double R = 2.5e-3;
     const hourglass_shape shape = {0.07, 0.015, 0.26, 0.06, 0.01};
-    static gr_vec3 v[HOURGLASS_MAX_VERTICES];
-    static uint32_t idx[3 * HOURGLASS_MAX_TRIANGLES];
-    uint32_t nv, nt;
-    hourglass_mesh(&shape, v, idx, &nv, &nt);
-    gr_body_def hd;
-    gr_body_def_init(&hd);
-    hd.shape = GR_SHAPE_MESH;
-    hd.mesh_vertices = v;
-    hd.mesh_indices = idx;
-    hd.mesh_vertex_count = nv;
-    hd.mesh_triangle_count = nt;
-    hd.material = sand;
-    hd.particle_radius = 0.5 * R; /* the size of the grains' spheres: a close, rough wall */
     gr_body glass;
     const double t_prep = now();
-    if (gr_add_body(w, &hd, &glass) != GR_OK) {
+    /* wall particles the size of the grains' spheres: a close, rough wall */
+    if (hourglass_add_body(w, &shape, sand, 0.5 * R, &glass) != GR_OK) {
         fprintf(stderr, "%s\n", gr_world_last_error(w));
         return 1;
     }

@@ -37,22 +37,9 @@ int main(int argc, char **argv)
     gr_material sand;
     ex_ok(w, gr_add_material(w, &md, &sand), "gr_add_material");
 
-    static gr_vec3 v[HOURGLASS_MAX_VERTICES];
-    static uint32_t idx[3 * HOURGLASS_MAX_TRIANGLES];
-    uint32_t nv, nt;
     const hourglass_shape shape = {bulb_r, neck_r, bulb_h, cone_h, thick};
-    hourglass_mesh(&shape, v, idx, &nv, &nt);
-    gr_body_def hd;
-    gr_body_def_init(&hd);
-    hd.shape = GR_SHAPE_MESH;
-    hd.mesh_vertices = v;
-    hd.mesh_indices = idx;
-    hd.mesh_vertex_count = nv;
-    hd.mesh_triangle_count = nt;
-    hd.material = sand;
-    hd.particle_radius = 0.002;
     gr_body glass;
-    ex_ok(w, gr_add_body(w, &hd, &glass), "gr_add_body (hourglass)");
+    ex_ok(w, hourglass_add_body(w, &shape, sand, 0.002, &glass), "gr_add_body (hourglass)");
     gr_body_def fd;
     gr_body_def_init(&fd);
     fd.shape = GR_SHAPE_PLANE;

@@ -41,3 +41,22 @@ void hourglass_mesh(const hourglass_shape *sh, gr_vec3 *v, uint32_t *idx, uint32
     *nv = 2 * PROFILE * AROUND;
     *nt = t;
 }
+
+gr_status hourglass_add_body(gr_world *w, const hourglass_shape *s, gr_material material, double particle_radius,
+                             gr_body *out)
+{
+    static gr_vec3 v[HOURGLASS_MAX_VERTICES];
+    static uint32_t idx[3 * HOURGLASS_MAX_TRIANGLES];
+    uint32_t nv, nt;
+    hourglass_mesh(s, v, idx, &nv, &nt);
+    gr_body_def hd;
+    gr_body_def_init(&hd);
+    hd.shape = GR_SHAPE_MESH;
+    hd.mesh_vertices = v;
+    hd.mesh_indices = idx;
+    hd.mesh_vertex_count = nv;
+    hd.mesh_triangle_count = nt;
+    hd.material = material;
+    hd.particle_radius = particle_radius;
+    return gr_add_body(w, &hd, out);
+}

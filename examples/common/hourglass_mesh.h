@@ -22,4 +22,9 @@ double hourglass_neck_y(const hourglass_shape *s);
 /// Vertices and triangles (counter-clockwise seen from outside the solid wall).
 void hourglass_mesh(const hourglass_shape *s, gr_vec3 *v, uint32_t *idx, uint32_t *nv, uint32_t *nt);
 
+/// Add the hourglass as a static particle-covered mesh body (the mesh is built here and
+/// copied by the library).
+gr_status hourglass_add_body(gr_world *w, const hourglass_shape *s, gr_material material, double particle_radius,
+                             gr_body *out);
+
 #endif

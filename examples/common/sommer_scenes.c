@@ -417,21 +417,10 @@ static gr_status build_hourglass(sommer_scene *s)
     const double vol = region_volume(s->def.lr_target, s->def.r_lr);
     const double bulb_r = cbrt(vol / (PI * 1.1));
     const hourglass_shape shape = {bulb_r, 8.0 * s->def.r_lr, 1.3 * bulb_r, 1.1 * bulb_r, 2.0 * s->def.r_lr};
-    static gr_vec3 v[HOURGLASS_MAX_VERTICES];
-    static uint32_t idx[3 * HOURGLASS_MAX_TRIANGLES];
-    uint32_t nv, nt;
-    hourglass_mesh(&shape, v, idx, &nv, &nt);
     s->size = bulb_r;
     s->neck_y = hourglass_neck_y(&shape);
-    gr_body_def hd;
-    gr_body_def_init(&hd);
-    hd.shape = GR_SHAPE_MESH;
-    hd.mesh_vertices = v;
-    hd.mesh_indices = idx;
-    hd.mesh_vertex_count = nv;
-    hd.mesh_triangle_count = nt;
-    hd.particle_radius = 0.75 * s->def.r_lr; /* smaller than the grains: a smoother glass */
-    TRY(gr_add_body(s->w, &hd, &s->glass));
+    /* wall particles smaller than the grains: a smoother glass */
+    TRY(hourglass_add_body(s->w, &shape, (gr_material){0}, 0.75 * s->def.r_lr, &s->glass));
     ex_mesh cyl;
     const double y0 = s->neck_y + shape.cone_h;
     if (cylinder_mesh(bulb_r, y0, y0 + 1.3 * bulb_r, 48, &cyl))
