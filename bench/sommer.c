@@ -36,6 +36,7 @@ static int first_frame(sommer_kind k)
 
 typedef struct run_result {
     double ms_per_frame, first_ms;
+    double substeps_per_frame, contacts_per_grain;
     uint32_t grains, points, body_particles;
 } run_result;
 
@@ -56,10 +57,15 @@ static int run(const sommer_def *def, int frames, run_result *out)
         if (f == 0)
             out->first_ms = 1e3 * (now() - t0);
     }
+    gr_counters c0 = {.size = sizeof c0}, c1 = {.size = sizeof c1};
+    gr_world_get_counters(s.w, &c0);
     t0 = now();
     for (int f = 0; f < frames && st == GR_OK; f++)
         st = sommer_step(&s, dt);
     const double t = now() - t0;
+    gr_world_get_counters(s.w, &c1);
+    out->substeps_per_frame = (double)(c1.substep_count - c0.substep_count) / frames;
+    out->contacts_per_grain = c1.grain_count ? 2.0 * (double)c1.contact_count / c1.grain_count : 0;
     if (st != GR_OK) {
         fprintf(stderr, "sommer: step failed: %s (%s)\n", gr_status_string(st), gr_world_last_error(s.w));
         sommer_destroy(&s);
@@ -114,8 +120,9 @@ int main(int argc, char **argv)
         return 1;
     const double hr_ms = full.ms_per_frame - lr.ms_per_frame;
     printf("# %s: r_lr %.4g m, r_hr %.4g m, %u body particles, %d frames of 1/30 s timed; first frame (point "
-           "sampling) %.0f ms; with points %.2f ms per frame\n", scene, def.r_lr, sommer_paper_def((sommer_kind)kind).r_hr,
-           full.body_particles, frames, full.first_ms, full.ms_per_frame);
+           "sampling) %.0f ms; with points %.2f ms per frame; %.2f substeps per frame, %.1f grain contacts per grain\n",
+           scene, def.r_lr, sommer_paper_def((sommer_kind)kind).r_hr, full.body_particles, frames, full.first_ms,
+           full.ms_per_frame, lr.substeps_per_frame, lr.contacts_per_grain);
     printf("sommer scene=%s lr=%u hr=%u workers=%u lr_ms_per_frame=%.2f hr_ms_per_frame=%.2f\n", scene, full.grains,
            full.points, workers, lr.ms_per_frame, hr_ms > 0 ? hr_ms : 0.0);
     return 0;

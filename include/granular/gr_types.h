@@ -236,7 +236,8 @@ typedef struct gr_pbd_def {
     /// faster than that again (a grain that loses its support gains 1 x |g| h in one
     /// substep). In [0, 1]; 0 = off, default 0.5.
     double sleep_threshold;
-    /// Automatic substep: no particle travels more than cfl x the smallest radius per
+    /// Automatic substep: no particle travels more than cfl x half the shortest contact
+    /// distance r_i + r_j (pairs of fixed body particles excluded) per
     /// substep. > 0, default 1 (0.5 also keeps two grains meeting head-on from passing).
     double cfl;
     /// Largest automatic substep [s] > 0, default 1/120.

@@ -28,5 +28,11 @@
 #define GR_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GR_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define GR_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+/* Ask for the cache line at p ahead of a scattered read (a hint; nothing where unsupported). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GR_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define GR_PREFETCH(p) ((void)(p))
+#endif
 
 #endif /* GR_CORE_COMMON_H */

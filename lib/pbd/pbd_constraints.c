@@ -43,16 +43,16 @@ typedef struct sweep_ctx {
     double wake2;   ///< squared speed above which a touching mover wakes a sleeping grain
 } sweep_ctx;
 
-/* Remove the tangential slip dt as the friction law allows for depth delta. */
+/* Remove the tangential slip dt as the friction law allows for depth delta: all of it below
+ * mu_s delta (static), else up to mu_k delta (kinetic). Written as selects, not branches:
+ * which case holds changes from contact to contact and mispredicted branches cost more than
+ * the arithmetic. */
 static inline gr_vec3 friction_correction(gr_vec3 dt, double delta, double mu_s, double mu_k)
 {
     const double lt = v3_len(dt);
-    if (!(lt > 0))
-        return v3(0, 0, 0);
-    if (lt < mu_s * delta)
-        return dt;
-    const double s = mu_k * delta / lt;
-    return v3_scale(dt, s < 1.0 ? s : 1.0);
+    const double kinetic = mu_k * delta, safe = lt > 0 ? lt : 1.0;
+    const double kept = lt > kinetic ? kinetic / safe : 1.0;
+    return v3_scale(dt, lt < mu_s * delta ? 1.0 : kept);
 }
 
 /* Contact of particle i (slip si over the substep so far) with an immovable surface of
@@ -91,14 +91,18 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
     pbd_state *st = c->st;
     const gr_vec3 *p = c->p;
     const gr_body_store *bs = &st->world->bodies;
+    const pbd_hot *hot = st->hot;
+    const pbd_hot hi = hot[i];
     const gr_vec3 pi = p[i], si = v3_sub(st->xp[i], st->x[i]);
-    const bool grain_i = st->owner[i] == GR_INVALID_INDEX;
+    const bool grain_i = !(hi.bits & PBD_HOT_BODY);
     /* group 1: contacts with movable particles, each from the previous iterate, averaged */
     gr_vec3 sum = {0, 0, 0};
     uint32_t count = 0, boundary = 0;
     /* a sleeping grain touched by something that moves faster than the sleep threshold wakes
-     * (its own averaged correction may stay below it while it stops the mover like a wall) */
-    const bool asleep = pbd_asleep(st, i);
+     * (its own averaged correction may stay below it while it stops the mover like a wall);
+     * grains must be ten times faster to wake: a settling pile's rattle must not
+     * (PBD_HOT_WAKES, pbd_prepare_sweeps) */
+    const bool asleep = hi.bits & PBD_HOT_ASLEEP;
     bool disturbed = false;
     /* fastest relative speed of a free body's particle touching, squared (grains and
      * immovable surfaces give nothing: a grain squeezed by a kinematic tool or in a crowd
@@ -106,44 +110,46 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
     double vrel2 = 0;
     const gr_vec3 vi = st->v[i];
     const uint32_t ni_prev = st->touch[i] & 0xffffu;
-    for (uint32_t k = st->nb_start[i]; k < st->nb_end[i]; k++) {
+    /* grain-grain: Macklin's average over the particle's contacts */
+    const double grain_share = 1.0 / (double)GR_MAX(ni_prev, 1u);
+    const uint32_t mid = st->nb_mid[i];
+    for (uint32_t k = st->nb_start[i]; k < mid; k++) {
         const uint32_t j = st->nb_j[k];
-        if (st->inv_m[j] == 0.0)
-            continue; /* group 2 */
-        const double d = st->r[i] + st->r[j];
+        const pbd_hot *hj = &hot[j];
+        const double d = hi.r + hj->r;
         const gr_vec3 xij = v3_sub(pi, p[j]);
         const double l2 = v3_len2(xij);
         if (l2 >= d * d)
             continue;
         const double len = sqrt(l2);
-        /* grains must be ten times faster to wake: a settling pile's rattle must not */
-        disturbed |= asleep && !pbd_asleep(st, j) &&
-                     v3_len2(st->v[j]) > (st->owner[j] == GR_INVALID_INDEX ? 100.0 : 1.0) * c->wake2;
-        if (st->owner[j] != GR_INVALID_INDEX)
+        disturbed |= asleep && (hj->bits & PBD_HOT_WAKES);
+        const bool body_j = hj->bits & PBD_HOT_BODY;
+        if (body_j)
             vrel2 = GR_MAX(vrel2, v3_len2(v3_sub(st->v[j], vi)));
         /* coincident centres: separate along "up", the lower index below */
         const gr_vec3 nrm = len > 1e-9 * d ? v3_scale(xij, 1.0 / len) : (i < j ? st->up : v3_neg(st->up));
         const double delta = d - len;
-        const bool both_grains = grain_i && st->owner[j] == GR_INVALID_INDEX;
-        const double wi = both_grains ? st->w_star[i] : st->inv_m[i];
-        const double wj = both_grains ? st->w_star[j] : st->inv_m[j];
-        /* a body particle splits with its whole body's inverse mass W (a grain's W is its w),
-         * and takes w_i / (W_i + W_j): shape matching spreads a particle's move over the body's
-         * n particles, so the body moves W_i / (W_i + W_j) and momentum balances (with the
-         * particle's own mass in the denominator the body would barely move: soft coupling) */
-        const double Wi = grain_i ? wi : wi / (double)st->bodies[st->owner[i]].count;
-        const double Wj = st->owner[j] == GR_INVALID_INDEX ? wj : wj / (double)st->bodies[st->owner[j]].count;
-        const double ai = wi / (Wi + Wj);
-        /* grain-grain: Macklin's average; with a body particle: the pair's common divisor */
-        const double share = both_grains ? 1.0 / (double)GR_MAX(ni_prev, 1u)
-                                         : 1.0 / (double)GR_MAX(GR_MAX(ni_prev, st->touch[j] & 0xffffu), 1u);
+        double ai, share;
+        if (grain_i && !body_j) {
+            /* grains: height-scaled inverse masses (stacks converge faster) */
+            ai = hi.w_star / (hi.w_star + hj->w_star);
+            share = grain_share;
+        } else {
+            /* a body particle splits with its whole body's inverse mass W (a grain's W is its
+             * w), and takes w_i / (W_i + W_j): shape matching spreads a particle's move over
+             * the body's n particles, so the body moves W_i / (W_i + W_j) and momentum balances
+             * (with the particle's own mass in the denominator the body would barely move:
+             * soft coupling); both ends divide by the pair's common divisor */
+            ai = hi.inv_m / (hi.W + hj->W);
+            share = 1.0 / (double)GR_MAX(GR_MAX(ni_prev, st->touch[j] & 0xffffu), 1u);
+        }
         gr_vec3 corr = v3_scale(nrm, ai * delta);
         if (c->friction) {
-            const gr_vec3 sj = v3_sub(st->xp[j], st->x[j]);
+            const gr_vec3 sj = v3_sub(p[j], st->x[j]); /* p is x* in the friction sweeps */
             /* dp with the pair's normal correction (delta in all) included */
             const gr_vec3 dp = v3_add(v3_sub(si, sj), v3_scale(nrm, delta));
             const gr_vec3 dt = v3_madd(dp, nrm, -v3_dot(dp, nrm));
-            const double *mu = pbd_mu(st, st->mat[i], st->mat[j]);
+            const double *mu = pbd_mu(st, hi.mat, hj->mat);
             corr = v3_madd(corr, friction_correction(dt, delta, mu[0], mu[1]), -ai);
         }
         sum = v3_madd(sum, corr, share);
@@ -171,22 +177,21 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
                 sense(st, i, trapped, v3_scale(corr, -m_over_h), v3_sub(q, b->position));
         }
     }
-    for (uint32_t k = st->nb_start[i]; k < st->nb_end[i]; k++) {
+    for (uint32_t k = mid; k < st->nb_end[i]; k++) {
         const uint32_t j = st->nb_j[k];
-        if (st->inv_m[j] != 0.0)
-            continue;
         if (trapped != GR_INVALID_INDEX && st->bodies[st->owner[j]].slot == trapped)
             continue; /* the normal above replaces this body's particles */
-        const double d = st->r[i] + st->r[j];
+        const pbd_hot *hj = &hot[j];
+        const double d = hi.r + hj->r;
         const gr_vec3 xij = v3_sub(q, p[j]);
         const double l2 = v3_len2(xij);
         if (l2 >= d * d)
             continue;
         const double len = sqrt(l2);
-        disturbed |= asleep && v3_len2(st->v[j]) > c->wake2;
+        disturbed |= asleep && (hj->bits & PBD_HOT_WAKES);
         const gr_vec3 nrm = len > 1e-9 * d ? v3_scale(xij, 1.0 / len) : st->up;
         const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, d - len,
-                                                 v3_sub(st->xp[j], st->x[j]), pbd_mu(st, st->mat[i], st->mat[j]));
+                                                 v3_sub(st->xp[j], st->x[j]), pbd_mu(st, hi.mat, hj->mat));
         q = v3_add(q, corr);
         boundary++;
         if (c->sense) {
@@ -230,6 +235,46 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
         st->vnear[i] = GR_MAX(st->vnear[i], sqrt(vrel2));
     }
     return q;
+}
+
+/* ---- per-substep packing -------------------------------------------------------------------- */
+
+typedef struct hot_ctx {
+    pbd_state *st;
+    double wake2; ///< squared speed that wakes a sleeping grain (see solve_particle)
+} hot_ctx;
+
+static void hot_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const hot_ctx *c = (const hot_ctx *)vctx;
+    pbd_state *st = c->st;
+    for (uint32_t i = begin; i < end; i++) {
+        const uint32_t o = st->owner[i];
+        const bool asleep = pbd_asleep(st, i);
+        const double v2 = v3_len2(st->v[i]);
+        uint32_t bits = 0;
+        if (o != GR_INVALID_INDEX)
+            bits |= PBD_HOT_BODY;
+        if (st->inv_m[i] == 0.0)
+            bits |= PBD_HOT_FIXED;
+        if (asleep)
+            bits |= PBD_HOT_ASLEEP;
+        /* a grain must be ten times faster than a body to wake a sleeper: a settling pile's
+         * rattle must not */
+        if (!asleep && v2 > (o == GR_INVALID_INDEX ? 100.0 : 1.0) * c->wake2)
+            bits |= PBD_HOT_WAKES;
+        st->hot[i] = (pbd_hot){st->r[i], st->w_star[i], st->inv_m[i],
+                               o == GR_INVALID_INDEX ? st->inv_m[i] : st->inv_m[i] / (double)st->bodies[o].count,
+                               st->mat[i], bits};
+    }
+}
+
+void pbd_prepare_sweeps(pbd_state *st, double h)
+{
+    const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
+    hot_ctx c = {st, wake * wake};
+    gr_parallel_for_affine(&st->world->tasks, st->n, PBD_BLOCK, hot_range, &c);
 }
 
 /* ---- Jacobi ------------------------------------------------------------------------------- */

@@ -26,6 +26,22 @@ typedef struct pbd_body {
     gr_vec3 spin;      ///< free bodies: their angular momentum about the centroid
 } pbd_body;
 
+/// What the contact sweeps read of a neighbour, packed (one substep's constants: built after
+/// the prediction by pbd_prepare_sweeps).
+typedef struct pbd_hot {
+    double r;
+    double w_star;  ///< grains: height-scaled inverse mass; body particles: inv_m
+    double inv_m;
+    double W;       ///< inverse mass of what moves: a grain's own, a body particle's body's
+    uint32_t mat;
+    uint32_t bits;  ///< PBD_HOT_*
+} pbd_hot;
+
+#define PBD_HOT_BODY 1u   ///< a body's particle
+#define PBD_HOT_FIXED 2u  ///< inverse mass 0 (static or kinematic body)
+#define PBD_HOT_ASLEEP 4u ///< a sleeping grain
+#define PBD_HOT_WAKES 8u  ///< fast enough to wake a sleeping grain it touches
+
 /// Resolved solver parameters (gr_pbd_def).
 typedef struct pbd_params {
     uint32_t iterations;
@@ -72,7 +88,8 @@ typedef struct pbd_state {
     double *trap_depth;  ///< how far inside the surface it was then (> 0)
     uint32_t n_grains;
     uint32_t n_dead;
-    double r_min, r_max;
+    double r_min, r_max; ///< radii: r_min of the movable particles (grains, free bodies'), r_max of all
+    double r_min_fixed;  ///< smallest radius of a fixed (static or kinematic) body's particle
 
     /* bodies with particles */
     uint32_t nb, b_cap;
@@ -84,6 +101,8 @@ typedef struct pbd_state {
     gr_cell_grid grid;
     uint32_t *nb_start;  ///< [cap + 1] particle i's neighbours are nb_j[nb_start[i] .. nb_end[i])
     uint32_t *nb_end;    ///< [cap]
+    uint32_t *nb_mid;    ///< [cap] movable neighbours first: [nb_start, nb_mid), fixed ones after
+    pbd_hot *hot;        ///< [cap] per substep (pbd_prepare_sweeps)
     uint32_t *nb_j;      ///< one region per block of PBD_BLOCK particles, sized by the last build
     uint32_t nb_cap;
     uint32_t *blk_base;  ///< [blk_n + 1] where each block's region starts
@@ -111,14 +130,17 @@ typedef struct pbd_state {
     uint32_t hr_n, hr_cap;
     gr_vec3 *hr_x, *hr_v;
     uint8_t *hr_rest;     ///< the point's last blend gave it no velocity
-    uint8_t *hr_cell_static; ///< scratch [hr_static_cap]: hr_grid cell holds only particles at rest
-    uint32_t hr_static_cap;
     gr_cell_grid hr_grid; ///< scratch: grains and body particles by cells of the support radius
     /// scratch: per particle in hr_grid order: x, y, z, 1 (grain) or 0 (body), vx, vy, vz, 0
     /// (the points' gathers stream this instead of chasing indices)
     float *hr_sorted;
     uint32_t hr_sorted_cap;
     uint64_t hr_batches;  ///< sampling passes so far (seeds the next)
+    /* scratch of the advection: the points by hr_grid cell (points outside the grid last) */
+    uint32_t *hr_key;     ///< [hr_cap] the point's cell, hr_grid.ncells = outside
+    uint32_t *hr_order;   ///< [hr_cap] points sorted by key
+    uint32_t *hr_key_start; ///< [hr_key_cap] where each key's points start in hr_order
+    uint32_t hr_key_cap;
 
     gr_vec3 up;
     uint64_t contact_pairs, body_pairs, rebuilds;
@@ -155,6 +177,8 @@ void pbd_free_lists(pbd_state *st);
 void pbd_collect_impulses(pbd_state *st);
 gr_status pbd_reserve_sensing(pbd_state *st);
 
+/// Fill st->hot for a substep of h (after the prediction and the mass scaling).
+void pbd_prepare_sweeps(pbd_state *st, double h);
 /// One Jacobi sweep of the contact constraints at positions `p` (x* in the solve, x in the
 /// stabilisation). friction: also the positional friction; sense: accumulate body impulses.
 void pbd_contact_sweep(pbd_state *st, gr_vec3 *p, bool friction, bool stabilize, double h);

@@ -52,7 +52,7 @@ static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         }
         st->nb_start[i] = at;
         if (fixed_particle(st, i)) {
-            st->nb_end[i] = at; /* fixed particles gather nothing */
+            st->nb_end[i] = st->nb_mid[i] = at; /* fixed particles gather nothing */
             continue;
         }
         const gr_vec3 pi = st->xp[i];
@@ -76,6 +76,17 @@ static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         st->nb_end[i] = at;
         if (at > limit)
             continue; /* the block runs again with a larger region */
+        /* movable neighbours first, in scan order (the sweeps average them, then project onto
+         * the fixed ones) */
+        uint32_t mid = st->nb_start[i];
+        for (uint32_t k = mid; k < at; k++) {
+            const uint32_t j = st->nb_j[k];
+            if (fixed_particle(st, j))
+                continue;
+            st->nb_j[k] = st->nb_j[mid];
+            st->nb_j[mid++] = j;
+        }
+        st->nb_mid[i] = mid;
         /* inside a particle-covered body? (its particles are in the list: test each body once) */
         st->trap_slot[i] = GR_INVALID_INDEX;
         uint32_t last = GR_INVALID_INDEX;

@@ -28,7 +28,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     params_from_def(&st->par, &world->pbd);
     gr_cell_grid_init(&st->grid);
     gr_cell_grid_init(&st->hr_grid);
-    st->r_min = INFINITY;
+    st->r_min = st->r_min_fixed = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;
     *out = st;
@@ -45,7 +45,8 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                     \
         {(void **)&(st)->flag, sizeof(uint32_t)}, {(void **)&(st)->vnear, sizeof(double)}, \
         {(void **)&(st)->touch_next, sizeof(uint32_t)}, \
-        {(void **)&(st)->nb_end, sizeof(uint32_t)},   {(void **)&(st)->sampled, sizeof(uint8_t)},                   \
+        {(void **)&(st)->nb_end, sizeof(uint32_t)},   {(void **)&(st)->nb_mid, sizeof(uint32_t)},                 \
+        {(void **)&(st)->hot, sizeof(pbd_hot)},   {(void **)&(st)->sampled, sizeof(uint8_t)},                     \
         {(void **)&(st)->trap_slot, sizeof(uint32_t)}, {(void **)&(st)->trap_normal, sizeof(gr_vec3)},           \
         {(void **)&(st)->trap_at, sizeof(gr_vec3)}, {(void **)&(st)->trap_depth, sizeof(double)},                \
     {                                                                                                             \

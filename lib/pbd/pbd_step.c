@@ -172,14 +172,17 @@ static double fastest(const pbd_state *st)
     return sqrt(v2);
 }
 
-/* CFL: no particle travels more than cfl x the smallest radius in one substep of h (with the
- * speed gravity adds during it). */
+/* CFL: no particle travels more than cfl x half the shortest contact distance r_i + r_j in
+ * one substep of h (with the speed gravity adds during it): two movers meeting head-on close
+ * by at most cfl x their contact distance. Pairs of fixed particles never meet, so small
+ * particles of a static wall count only through their distance to the movers. */
 static double cfl_substep(const pbd_state *st, double h)
 {
     const double vmax = fastest(st) + v3_len(st->world->def.gravity) * h;
     if (!(vmax > 0) || !isfinite(vmax) || !st->n_grains)
         return h;
-    return GR_MIN(h, st->par.cfl * st->r_min / vmax);
+    const double scale = GR_MIN(st->r_min, 0.5 * (st->r_min + st->r_min_fixed));
+    return GR_MIN(h, st->par.cfl * scale / vmax);
 }
 
 double pbd_stable_substep(void *state)
@@ -216,6 +219,7 @@ static gr_status substep(pbd_state *st, double h)
         scale_ctx sc = {st, st->par.mass_scaling / (2.0 * st->r_max), ref};
         gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, scale_range, &sc);
     }
+    pbd_prepare_sweeps(st, h);
     for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
         pbd_contact_sweep(st, st->x, false, true, h);
     advance_fixed_bodies(st, h);

@@ -31,10 +31,13 @@ void pbd_free_upsampling(pbd_state *st)
     gr_mem_free(st->mem, st->hr_x, sizeof(gr_vec3) * st->hr_cap);
     gr_mem_free(st->mem, st->hr_v, sizeof(gr_vec3) * st->hr_cap);
     gr_mem_free(st->mem, st->hr_rest, st->hr_cap);
-    gr_mem_free(st->mem, st->hr_cell_static, st->hr_static_cap);
+    gr_mem_free(st->mem, st->hr_key, sizeof(uint32_t) * st->hr_cap);
+    gr_mem_free(st->mem, st->hr_order, sizeof(uint32_t) * st->hr_cap);
+    gr_mem_free(st->mem, st->hr_key_start, sizeof(uint32_t) * st->hr_key_cap);
+    st->hr_key = st->hr_order = st->hr_key_start = NULL;
+    st->hr_key_cap = 0;
     st->hr_x = st->hr_v = NULL;
-    st->hr_rest = st->hr_cell_static = NULL;
-    st->hr_static_cap = 0;
+    st->hr_rest = NULL;
     st->hr_n = st->hr_cap = 0;
     gr_cell_grid_free(&st->hr_grid, st->mem);
     gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
@@ -50,8 +53,9 @@ gr_status pbd_reserve_points(pbd_state *st, uint32_t need)
         return GR_ERROR_TOO_MANY;
     const uint32_t cap = gr_grow_capacity(st->hr_cap, need);
     const gr_array_ref arrays[] = {{(void **)&st->hr_x, sizeof(gr_vec3)}, {(void **)&st->hr_v, sizeof(gr_vec3)},
-                                   {(void **)&st->hr_rest, sizeof(uint8_t)}};
-    if (!gr_mem_grow_arrays(st->mem, arrays, 3, st->hr_cap, cap, st->hr_n))
+                                   {(void **)&st->hr_rest, sizeof(uint8_t)}, {(void **)&st->hr_key, sizeof(uint32_t)},
+                                   {(void **)&st->hr_order, sizeof(uint32_t)}};
+    if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->hr_cap, cap, st->hr_n))
         return GR_ERROR_OUT_OF_MEMORY;
     st->hr_cap = cap;
     return GR_OK;
@@ -258,74 +262,205 @@ typedef struct advect_ctx {
     double dense;     ///< c w_rho
 } advect_ctx;
 
-/* Are all the cells within `reach` of p (as gr_cell_grid_reach_rows finds them) at rest? */
-static bool all_static(const gr_cell_grid *g, const uint8_t *flags, gr_vec3 p, double reach)
+/* The blend of one point from its sums over the grains (wg: weights of grains, W: of grains
+ * and body particles, vsum: weighted velocities of both). */
+static gr_vec3 blend_velocity(const advect_ctx *c, gr_vec3 v_old, double wg, double W, gr_vec3 vsum)
 {
+    gr_vec3 v = v3_madd(v_old, c->g, c->dt); /* free flight */
+    if (wg > 0) { /* body particles only count next to sand */
+        const gr_vec3 vbar = v3_scale(vsum, 1.0 / W);
+        double alpha = 1.0 - W / c->dense;
+        alpha = alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha);
+        v = v3_add(v3_scale(vbar, 1.0 - alpha), v3_scale(v, alpha));
+    }
+    return v;
+}
+
+/* Point q's blend from the grid's rows around it (points outside the grid, or beside a cell
+ * too crowded for the cache). */
+static void blend_point_rows(const advect_ctx *c, uint32_t q)
+{
+    pbd_state *st = c->st;
+    const gr_cell_grid *g = &st->hr_grid;
+    const gr_vec3 x = st->hr_x[q];
+    double wg = 0, W = 0;
+    gr_vec3 vs = {0, 0, 0};
+    uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
+    const uint32_t rows = st->n ? gr_cell_grid_reach_rows(g, x, c->support, rb, re) : 0;
+    const float px = (float)x.x, py = (float)x.y, pz = (float)x.z, inv_r2 = (float)c->inv_r2;
+    bool still = true;
+    for (uint32_t row = 0; row < rows; row++) {
+        /* float sums per row, folded into doubles: render precision, streamed memory */
+        float sw = 0, sg = 0, sx = 0, sy = 0, sz = 0;
+        for (uint32_t s = rb[row]; s < re[row]; s++) {
+            const float *e = st->hr_sorted + 8 * (size_t)s;
+            const float dx = px - e[0], dy = py - e[1], dz = pz - e[2];
+            const float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
+            if (!(t > 0))
+                continue;
+            const float w = t * t * t;
+            still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
+            sw += w;
+            sg += w * e[3];
+            sx += w * e[4];
+            sy += w * e[5];
+            sz += w * e[6];
+        }
+        W += sw;
+        wg += sg;
+        vs = v3_add(vs, v3(sx, sy, sz));
+    }
+    /* at rest among grains at rest: the blend would give zero again */
+    if (st->hr_rest[q] && still)
+        return;
+    const gr_vec3 v = blend_velocity(c, st->hr_v[q], wg, W, vs);
+    st->hr_v[q] = v;
+    st->hr_rest[q] = v.x == 0 && v.y == 0 && v.z == 0;
+}
+
+/* Grains and body particles near one grid cell, as float lanes: every point of the cell
+ * gathers from the same short list, without branches (padded to whole lanes with entries
+ * too far to count). */
+#define HR_LANES 8u
+#define HR_PREFETCH 16u
+
+#define HR_CACHE 512u
+typedef struct hr_cache {
+    float x[HR_CACHE], y[HR_CACHE], z[HR_CACHE], g[HR_CACHE], vx[HR_CACHE], vy[HR_CACHE], vz[HR_CACHE];
+    uint32_t n;
+    bool still;    ///< every entry at rest
+    bool overflow; ///< the cell's neighbourhood did not fit: its points take the row path
+} hr_cache;
+
+/* Fill the cache for cell `key`: the particles of the 5x5x5 cells around it (the union of
+ * its points' reach, cells being half the support) within R + half a cell diagonal of its
+ * centre. */
+static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
+{
+    const pbd_state *st = c->st;
+    const gr_cell_grid *g = &st->hr_grid;
+    int32_t cc[3];
+    cc[2] = (int32_t)(key % (uint32_t)g->dims[2]);
+    cc[1] = (int32_t)(key / (uint32_t)g->dims[2] % (uint32_t)g->dims[1]);
+    cc[0] = (int32_t)(key / ((uint32_t)g->dims[2] * (uint32_t)g->dims[1]));
+    gr_vec3 centre = g->origin;
+    for (int d = 0; d < 3; d++)
+        v3_set(&centre, g->axis[d], v3_get(g->origin, g->axis[d]) + ((double)cc[d] + 0.5) * g->cell);
+    const double reach = c->support + 0.8660254037844386 * g->cell;
+    const float r2 = (float)(reach * reach), ox = (float)centre.x, oy = (float)centre.y, oz = (float)centre.z;
     int32_t lo[3], hi[3];
-    gr_cell_grid_reach_cells(g, p, reach, lo, hi);
+    for (int d = 0; d < 3; d++) {
+        lo[d] = cc[d] - 2 < 0 ? 0 : cc[d] - 2;
+        hi[d] = cc[d] + 2 >= g->dims[d] ? g->dims[d] - 1 : cc[d] + 2;
+    }
+    uint32_t n = 0;
+    bool still = true;
+    k->overflow = false;
     for (int32_t a = lo[0]; a <= hi[0]; a++)
         for (int32_t b = lo[1]; b <= hi[1]; b++) {
             const int32_t c0[3] = {a, b, lo[2]};
             const uint32_t first = gr_cell_grid_index(g, c0);
-            for (uint32_t k = 0; k <= (uint32_t)(hi[2] - lo[2]); k++)
-                if (!flags[first + k])
-                    return false;
+            const uint32_t s0 = g->cell_start[first], s1 = g->cell_start[first + (uint32_t)(hi[2] - lo[2]) + 1];
+            for (uint32_t s = s0; s < s1; s++) {
+                const float *e = st->hr_sorted + 8 * (size_t)s;
+                const float dx = e[0] - ox, dy = e[1] - oy, dz = e[2] - oz;
+                if (dx * dx + dy * dy + dz * dz > r2)
+                    continue;
+                if (n == HR_CACHE) {
+                    k->overflow = true;
+                    return;
+                }
+                k->x[n] = e[0], k->y[n] = e[1], k->z[n] = e[2], k->g[n] = e[3];
+                k->vx[n] = e[4], k->vy[n] = e[5], k->vz[n] = e[6];
+                still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
+                n++;
+            }
         }
-    return true;
+    for (; n % HR_LANES; n++) { /* whole lanes: far entries weigh nothing */
+        k->x[n] = k->y[n] = k->z[n] = 1e15f;
+        k->g[n] = k->vx[n] = k->vy[n] = k->vz[n] = 0;
+    }
+    k->n = n;
+    k->still = still;
 }
 
+static void blend_point_cached(const advect_ctx *c, const hr_cache *k, uint32_t q)
+{
+    pbd_state *st = c->st;
+    /* at rest among grains at rest: the blend would give zero again (sand that sleeps
+     * costs its points nothing) */
+    if (st->hr_rest[q] && k->still)
+        return;
+    const gr_vec3 x = st->hr_x[q];
+    const float px = (float)x.x, py = (float)x.y, pz = (float)x.z, inv_r2 = (float)c->inv_r2;
+    float aw[HR_LANES] = {0}, ag[HR_LANES] = {0}, ax[HR_LANES] = {0}, ay[HR_LANES] = {0}, az[HR_LANES] = {0};
+    for (uint32_t b = 0; b < k->n; b += HR_LANES)
+        for (uint32_t l = 0; l < HR_LANES; l++) {
+            const float dx = px - k->x[b + l], dy = py - k->y[b + l], dz = pz - k->z[b + l];
+            float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
+            t = t > 0 ? t : 0;
+            const float w = t * t * t;
+            aw[l] += w;
+            ag[l] += w * k->g[b + l];
+            ax[l] += w * k->vx[b + l];
+            ay[l] += w * k->vy[b + l];
+            az[l] += w * k->vz[b + l];
+        }
+    double W = 0, wg = 0;
+    gr_vec3 vs = {0, 0, 0};
+    for (uint32_t l = 0; l < HR_LANES; l++) {
+        W += aw[l];
+        wg += ag[l];
+        vs = v3_add(vs, v3(ax[l], ay[l], az[l]));
+    }
+    const gr_vec3 v = blend_velocity(c, st->hr_v[q], wg, W, vs);
+    st->hr_v[q] = v;
+    st->hr_rest[q] = v.x == 0 && v.y == 0 && v.z == 0;
+}
+
+/* The s-th point in cell order (sort_points; without grains there is no grid, and the order
+ * is the storage order). */
+static inline uint32_t point_at(const pbd_state *st, uint32_t s) { return st->n ? st->hr_order[s] : s; }
+
 /* The points' new velocities from the grains around them (once per advection step: the
- * grains do not move while the points catch up with them). */
+ * grains do not move while the points catch up with them), in cell order: a block of sorted
+ * points gathers each cell's neighbourhood once. Every point's sums run over its cell's list
+ * in list order, so the result does not depend on the blocks. */
 static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     const advect_ctx *c = (const advect_ctx *)vctx;
     pbd_state *st = c->st;
-    const gr_cell_grid *g = &st->hr_grid;
-    for (uint32_t q = begin; q < end; q++) {
-        const gr_vec3 x = st->hr_x[q];
-        /* at rest among grains at rest: the blend would give zero again (sand that sleeps
-         * costs its points nothing) */
-        if (st->hr_rest[q] && all_static(g, st->hr_cell_static, x, c->support))
+    const uint32_t outside = st->hr_grid.ncells;
+    hr_cache cache;
+    cache.n = 0;
+    cache.still = cache.overflow = false;
+    uint32_t cached = GR_INVALID_INDEX;
+    for (uint32_t s = begin; s < end; s++) {
+        const uint32_t q = point_at(st, s);
+        if (st->n && s + HR_PREFETCH < end) {
+            /* points in cell order are scattered in memory: ask for the next ones early */
+            const uint32_t ahead = st->hr_order[s + HR_PREFETCH];
+            GR_PREFETCH(&st->hr_x[ahead]);
+            GR_PREFETCH((const char *)&st->hr_x[ahead] + sizeof(gr_vec3) - 1);
+            GR_PREFETCH(&st->hr_v[ahead]);
+            GR_PREFETCH((const char *)&st->hr_v[ahead] + sizeof(gr_vec3) - 1);
+            GR_PREFETCH(&st->hr_key[ahead]);
+            GR_PREFETCH(&st->hr_rest[ahead]);
+        }
+        const uint32_t key = st->hr_key[q];
+        if (key >= outside || !st->n) {
+            blend_point_rows(c, q);
             continue;
-        double wg = 0, wb = 0;
-        gr_vec3 vg = {0, 0, 0}, vb = {0, 0, 0};
-        if (st->n) {
-            uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
-            const uint32_t rows = gr_cell_grid_reach_rows(g, x, c->support, rb, re);
-            const float px = (float)x.x, py = (float)x.y, pz = (float)x.z, inv_r2 = (float)c->inv_r2;
-            /* float sums per row, folded into doubles: render precision, streamed memory */
-            for (uint32_t row = 0; row < rows; row++) {
-                float sw[2] = {0, 0}, sx[2] = {0, 0}, sy[2] = {0, 0}, sz[2] = {0, 0};
-                for (uint32_t s = rb[row]; s < re[row]; s++) {
-                    const float *e = st->hr_sorted + 8 * (size_t)s;
-                    const float dx = px - e[0], dy = py - e[1], dz = pz - e[2];
-                    const float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
-                    if (!(t > 0))
-                        continue;
-                    const float w = t * t * t;
-                    const int k = e[3] != 0.0f ? 0 : 1; /* 0: grain, 1: body particle */
-                    sw[k] += w;
-                    sx[k] += w * e[4];
-                    sy[k] += w * e[5];
-                    sz[k] += w * e[6];
-                }
-                wg += sw[0];
-                wb += sw[1];
-                vg = v3_add(vg, v3(sx[0], sy[0], sz[0]));
-                vb = v3_add(vb, v3(sx[1], sy[1], sz[1]));
-            }
         }
-        gr_vec3 v = v3_madd(st->hr_v[q], c->g, c->dt); /* free flight */
-        if (wg > 0) { /* body particles only count next to sand */
-            const double W = wg + wb;
-            const gr_vec3 vbar = v3_scale(v3_add(vg, vb), 1.0 / W);
-            double alpha = 1.0 - W / c->dense;
-            alpha = alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha);
-            v = v3_add(v3_scale(vbar, 1.0 - alpha), v3_scale(v, alpha));
+        if (key != cached) {
+            fill_cache(c, key, &cache);
+            cached = key;
         }
-        st->hr_v[q] = v;
-        st->hr_rest[q] = v.x == 0 && v.y == 0 && v.z == 0;
+        if (cache.overflow)
+            blend_point_rows(c, q);
+        else
+            blend_point_cached(c, &cache, q);
     }
 }
 
@@ -354,7 +489,16 @@ static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
     const gr_cell_grid *g = &st->hr_grid;
     const gr_body_store *bs = &st->world->bodies;
     const double rh = st->world->pbd.hr_radius;
-    for (uint32_t q = begin; q < end; q++) {
+    for (uint32_t s = begin; s < end; s++) {
+        /* in cell order: neighbouring points scan the same rows */
+        const uint32_t q = point_at(st, s);
+        if (st->n && s + HR_PREFETCH < end) {
+            const uint32_t ahead = st->hr_order[s + HR_PREFETCH];
+            GR_PREFETCH(&st->hr_x[ahead]);
+            GR_PREFETCH((const char *)&st->hr_x[ahead] + sizeof(gr_vec3) - 1);
+            GR_PREFETCH(&st->hr_v[ahead]);
+            GR_PREFETCH((const char *)&st->hr_v[ahead] + sizeof(gr_vec3) - 1);
+        }
         gr_vec3 x = st->hr_x[q], v = st->hr_v[q];
         const double travel = v3_len(v) * c->dt;
         const uint32_t pieces = travel > rh ? (uint32_t)GR_MIN(ceil(travel / rh), 64.0) : 1u;
@@ -382,11 +526,17 @@ static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
         if (st->nb && st->n) {
             uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
             const uint32_t rows = gr_cell_grid_reach_rows(g, x, st->r_max + rh, rb, re);
+            const float freach2 = (float)((st->r_max + rh) * (st->r_max + rh));
             for (uint32_t row = 0; row < rows; row++)
-                for (uint32_t s = rb[row]; s < re[row]; s++) {
-                    const uint32_t j = g->order[s];
-                    if (st->owner[j] == GR_INVALID_INDEX)
+                for (uint32_t t = rb[row]; t < re[row]; t++) {
+                    const float *e = st->hr_sorted + 8 * (size_t)t;
+                    if (e[3] != 0.0f)
+                        continue; /* a grain */
+                    /* the float copy rejects the far ones without touching the particle */
+                    const float fx = (float)x.x - e[0], fy = (float)x.y - e[1], fz = (float)x.z - e[2];
+                    if (fx * fx + fy * fy + fz * fz > 1.01f * freach2)
                         continue;
+                    const uint32_t j = g->order[t];
                     const gr_vec3 dxj = v3_sub(x, st->x[j]);
                     const double reach = st->r[j] + rh, d2 = v3_len2(dxj);
                     if (d2 >= reach * reach || !(d2 > 0))
@@ -400,6 +550,51 @@ static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
         st->hr_x[q] = x;
         st->hr_v[q] = v;
     }
+}
+
+static void key_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    pbd_state *st = (pbd_state *)vctx;
+    const gr_cell_grid *g = &st->hr_grid;
+    for (uint32_t q = begin; q < end; q++) {
+        const gr_vec3 p = st->hr_x[q];
+        uint32_t key = 0;
+        for (int d = 0; d < 3; d++) {
+            const double t = floor((v3_get(p, g->axis[d]) - v3_get(g->origin, g->axis[d])) * g->inv_cell);
+            if (!(t >= 0 && t < (double)g->dims[d])) {
+                key = g->ncells; /* outside: the row path */
+                break;
+            }
+            key = key * (uint32_t)g->dims[d] + (uint32_t)t;
+        }
+        st->hr_key[q] = key;
+    }
+}
+
+/* The points in hr_grid cell order (a stable counting sort: deterministic). */
+static gr_status sort_points(pbd_state *st)
+{
+    const uint32_t keys = st->hr_grid.ncells + 1;
+    if (keys + 1 > st->hr_key_cap) {
+        const uint32_t cap = gr_grow_capacity(st->hr_key_cap, keys + 1);
+        uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
+        if (!a)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_mem_free(st->mem, st->hr_key_start, sizeof(uint32_t) * st->hr_key_cap);
+        st->hr_key_start = a;
+        st->hr_key_cap = cap;
+    }
+    gr_parallel_for_affine(&st->world->tasks, st->hr_n, PBD_BLOCK, key_range, st);
+    uint32_t *start = st->hr_key_start;
+    memset(start, 0, sizeof(uint32_t) * ((size_t)keys + 1));
+    for (uint32_t q = 0; q < st->hr_n; q++)
+        start[st->hr_key[q] + 1]++;
+    for (uint32_t k = 0; k < keys; k++)
+        start[k + 1] += start[k];
+    for (uint32_t q = 0; q < st->hr_n; q++)
+        st->hr_order[start[st->hr_key[q]]++] = q;
+    return GR_OK;
 }
 
 /* Move the points by dt after the grains' step. */
@@ -438,25 +633,8 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
         e[3] = st->owner[j] == GR_INVALID_INDEX ? 1.0f : 0.0f;
         e[4] = (float)st->v[j].x, e[5] = (float)st->v[j].y, e[6] = (float)st->v[j].z, e[7] = 0;
     }
-    /* cells whose particles all rest */
-    const uint32_t ncells = st->n ? st->hr_grid.ncells : 1;
-    if (ncells > st->hr_static_cap) {
-        const uint32_t cap = gr_grow_capacity(st->hr_static_cap, ncells);
-        uint8_t *f = (uint8_t *)gr_mem_alloc(st->mem, cap);
-        if (!f)
-            return GR_ERROR_OUT_OF_MEMORY;
-        gr_mem_free(st->mem, st->hr_cell_static, st->hr_static_cap);
-        st->hr_cell_static = f;
-        st->hr_static_cap = cap;
-    }
-    for (uint32_t cl = 0; cl < ncells && st->n; cl++) {
-        uint8_t still = 1;
-        for (uint32_t s = st->hr_grid.cell_start[cl]; s < st->hr_grid.cell_start[cl + 1] && still; s++) {
-            const float *e = st->hr_sorted + 8 * (size_t)s;
-            still = e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
-        }
-        st->hr_cell_static[cl] = still;
-    }
+    if (st->n && sort_points(st) != GR_OK)
+        return GR_ERROR_OUT_OF_MEMORY;
     const double w_rho = kernel(rl * rl, 1.0 / (R * R));
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
