@@ -137,7 +137,7 @@ typedef struct pbd_state {
     uint32_t hr_sorted_cap;
     uint64_t hr_batches;  ///< sampling passes so far (seeds the next)
     /* scratch of the advection: the points by hr_grid cell (points outside the grid last) */
-    uint32_t *hr_key;     ///< [hr_cap] the point's cell, hr_grid.ncells = outside
+    uint32_t *hr_key;     ///< [hr_cap] the point's cell c; ncells + c: beside the grid, up to a cell out of c; 2 ncells: farther
     uint32_t *hr_order;   ///< [hr_cap] points sorted by key
     uint32_t *hr_key_start; ///< [hr_key_cap] where each key's points start in hr_order
     uint32_t hr_key_cap;

@@ -25,6 +25,9 @@
 #include "../core/rng.h"
 #include "../geom/vec3.h"
 #include "pbd_internal.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 void pbd_free_upsampling(pbd_state *st)
 {
@@ -334,11 +337,14 @@ typedef struct hr_cache {
 
 /* Fill the cache for cell `key`: the particles of the 5x5x5 cells around it (the union of
  * its points' reach, cells being half the support) within R + half a cell diagonal of its
- * centre. */
+ * centre (for points beside the grid: R + 1.5 diagonals). */
 static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
 {
     const pbd_state *st = c->st;
     const gr_cell_grid *g = &st->hr_grid;
+    /* points beside the grid (key - ncells) lie up to a cell beyond their cell's box */
+    const bool beside = key >= g->ncells;
+    key -= beside ? g->ncells : 0;
     int32_t cc[3];
     cc[2] = (int32_t)(key % (uint32_t)g->dims[2]);
     cc[1] = (int32_t)(key / (uint32_t)g->dims[2] % (uint32_t)g->dims[1]);
@@ -346,7 +352,7 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
     gr_vec3 centre = g->origin;
     for (int d = 0; d < 3; d++)
         v3_set(&centre, g->axis[d], v3_get(g->origin, g->axis[d]) + ((double)cc[d] + 0.5) * g->cell);
-    const double reach = c->support + 0.8660254037844386 * g->cell;
+    const double reach = c->support + (beside ? 2.598076211353316 : 0.8660254037844386) * g->cell;
     const float r2 = (float)(reach * reach), ox = (float)centre.x, oy = (float)centre.y, oz = (float)centre.z;
     int32_t lo[3], hi[3];
     for (int d = 0; d < 3; d++) {
@@ -384,6 +390,59 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
     k->still = still;
 }
 
+/* Sums over the cache for a point at (px, py, pz): weight, grain weight, weighted velocity.
+ * Lanes of 8 (two SSE registers where there are, else plain loops the same shape): the
+ * same sums in the same order either way within one build. */
+static void cache_sums(const hr_cache *k, float px, float py, float pz, float inv_r2, float out[5])
+{
+#if defined(__SSE2__)
+    const __m128 x4 = _mm_set1_ps(px), y4 = _mm_set1_ps(py), z4 = _mm_set1_ps(pz), ir = _mm_set1_ps(inv_r2);
+    const __m128 one = _mm_set1_ps(1.0f), zero = _mm_setzero_ps();
+    __m128 aw[2] = {zero, zero}, ag[2] = {zero, zero}, ax[2] = {zero, zero}, ay[2] = {zero, zero},
+           az[2] = {zero, zero};
+    for (uint32_t b = 0; b < k->n; b += HR_LANES)
+        for (int h = 0; h < 2; h++) {
+            const uint32_t o = b + 4u * (uint32_t)h;
+            const __m128 dx = _mm_sub_ps(x4, _mm_loadu_ps(k->x + o)), dy = _mm_sub_ps(y4, _mm_loadu_ps(k->y + o)),
+                         dz = _mm_sub_ps(z4, _mm_loadu_ps(k->z + o));
+            const __m128 d2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+            const __m128 t = _mm_max_ps(_mm_sub_ps(one, _mm_mul_ps(d2, ir)), zero);
+            const __m128 w = _mm_mul_ps(_mm_mul_ps(t, t), t);
+            aw[h] = _mm_add_ps(aw[h], w);
+            ag[h] = _mm_add_ps(ag[h], _mm_mul_ps(w, _mm_loadu_ps(k->g + o)));
+            ax[h] = _mm_add_ps(ax[h], _mm_mul_ps(w, _mm_loadu_ps(k->vx + o)));
+            ay[h] = _mm_add_ps(ay[h], _mm_mul_ps(w, _mm_loadu_ps(k->vy + o)));
+            az[h] = _mm_add_ps(az[h], _mm_mul_ps(w, _mm_loadu_ps(k->vz + o)));
+        }
+    float lanes[5][HR_LANES];
+    const __m128 *acc[5] = {aw, ag, ax, ay, az};
+    for (int a = 0; a < 5; a++) {
+        _mm_storeu_ps(lanes[a], acc[a][0]);
+        _mm_storeu_ps(lanes[a] + 4, acc[a][1]);
+    }
+#else
+    float lanes[5][HR_LANES] = {{0}};
+    for (uint32_t b = 0; b < k->n; b += HR_LANES)
+        for (uint32_t l = 0; l < HR_LANES; l++) {
+            const float dx = px - k->x[b + l], dy = py - k->y[b + l], dz = pz - k->z[b + l];
+            float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
+            t = t > 0 ? t : 0;
+            const float w = t * t * t;
+            lanes[0][l] += w;
+            lanes[1][l] += w * k->g[b + l];
+            lanes[2][l] += w * k->vx[b + l];
+            lanes[3][l] += w * k->vy[b + l];
+            lanes[4][l] += w * k->vz[b + l];
+        }
+#endif
+    for (int a = 0; a < 5; a++) {
+        float s = 0;
+        for (uint32_t l = 0; l < HR_LANES; l++)
+            s += lanes[a][l];
+        out[a] = s;
+    }
+}
+
 static void blend_point_cached(const advect_ctx *c, const hr_cache *k, uint32_t q)
 {
     pbd_state *st = c->st;
@@ -392,28 +451,9 @@ static void blend_point_cached(const advect_ctx *c, const hr_cache *k, uint32_t 
     if (st->hr_rest[q] && k->still)
         return;
     const gr_vec3 x = st->hr_x[q];
-    const float px = (float)x.x, py = (float)x.y, pz = (float)x.z, inv_r2 = (float)c->inv_r2;
-    float aw[HR_LANES] = {0}, ag[HR_LANES] = {0}, ax[HR_LANES] = {0}, ay[HR_LANES] = {0}, az[HR_LANES] = {0};
-    for (uint32_t b = 0; b < k->n; b += HR_LANES)
-        for (uint32_t l = 0; l < HR_LANES; l++) {
-            const float dx = px - k->x[b + l], dy = py - k->y[b + l], dz = pz - k->z[b + l];
-            float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
-            t = t > 0 ? t : 0;
-            const float w = t * t * t;
-            aw[l] += w;
-            ag[l] += w * k->g[b + l];
-            ax[l] += w * k->vx[b + l];
-            ay[l] += w * k->vy[b + l];
-            az[l] += w * k->vz[b + l];
-        }
-    double W = 0, wg = 0;
-    gr_vec3 vs = {0, 0, 0};
-    for (uint32_t l = 0; l < HR_LANES; l++) {
-        W += aw[l];
-        wg += ag[l];
-        vs = v3_add(vs, v3(ax[l], ay[l], az[l]));
-    }
-    const gr_vec3 v = blend_velocity(c, st->hr_v[q], wg, W, vs);
+    float sums[5];
+    cache_sums(k, (float)x.x, (float)x.y, (float)x.z, (float)c->inv_r2, sums);
+    const gr_vec3 v = blend_velocity(c, st->hr_v[q], sums[1], sums[0], v3(sums[2], sums[3], sums[4]));
     st->hr_v[q] = v;
     st->hr_rest[q] = v.x == 0 && v.y == 0 && v.z == 0;
 }
@@ -431,7 +471,7 @@ static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     (void)worker;
     const advect_ctx *c = (const advect_ctx *)vctx;
     pbd_state *st = c->st;
-    const uint32_t outside = st->hr_grid.ncells;
+    const uint32_t outside = 2 * st->hr_grid.ncells;
     hr_cache cache;
     cache.n = 0;
     cache.still = cache.overflow = false;
@@ -559,23 +599,29 @@ static void key_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
     const gr_cell_grid *g = &st->hr_grid;
     for (uint32_t q = begin; q < end; q++) {
         const gr_vec3 p = st->hr_x[q];
+        /* the grid spans the grains' centres: the points of the sand's surface lie up to a
+         * cell beyond it (they take the nearest cell's list, gathered wider); farther ones
+         * take the row path */
         uint32_t key = 0;
+        bool beside = false;
         for (int d = 0; d < 3; d++) {
-            const double t = floor((v3_get(p, g->axis[d]) - v3_get(g->origin, g->axis[d])) * g->inv_cell);
-            if (!(t >= 0 && t < (double)g->dims[d])) {
-                key = g->ncells; /* outside: the row path */
+            double t = floor((v3_get(p, g->axis[d]) - v3_get(g->origin, g->axis[d])) * g->inv_cell);
+            if (!(t >= -1 && t <= (double)g->dims[d])) {
+                key = 2 * g->ncells;
                 break;
             }
+            beside |= t < 0 || t >= (double)g->dims[d];
+            t = t < 0 ? 0 : (t >= (double)g->dims[d] ? (double)(g->dims[d] - 1) : t);
             key = key * (uint32_t)g->dims[d] + (uint32_t)t;
         }
-        st->hr_key[q] = key;
+        st->hr_key[q] = key < 2 * g->ncells && beside ? key + g->ncells : key;
     }
 }
 
 /* The points in hr_grid cell order (a stable counting sort: deterministic). */
 static gr_status sort_points(pbd_state *st)
 {
-    const uint32_t keys = st->hr_grid.ncells + 1;
+    const uint32_t keys = 2 * st->hr_grid.ncells + 1;
     if (keys + 1 > st->hr_key_cap) {
         const uint32_t cap = gr_grow_capacity(st->hr_key_cap, keys + 1);
         uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
