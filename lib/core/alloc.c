@@ -62,7 +62,7 @@ void gr_mem_free(gr_mem *mem, void *ptr, size_t size)
 bool gr_mem_grow_arrays(gr_mem *mem, const gr_array_ref *arrays, size_t n, uint32_t old_cap,
                         uint32_t new_cap, uint32_t keep)
 {
-    void *fresh[32];
+    void *fresh[64];
     if (n > GR_COUNTOF(fresh))
         return false;
     for (size_t i = 0; i < n; i++) {

@@ -46,7 +46,7 @@ typedef void dem_kernel_fn(struct dem_batch *b, const dem_kernel_consts *c);
 
 void dem_kernel_hertz_history_v2(struct dem_batch *b, const dem_kernel_consts *c);
 void dem_kernel_hertz_history_epsd_v2(struct dem_batch *b, const dem_kernel_consts *c);
-#if defined(GR_DEM_HAVE_AVX2) /* set by the build when it compiled the AVX2 kernel */
+#if defined(GR_HAVE_AVX2) /* set by the build when it compiled the AVX2 kernel */
 void dem_kernel_hertz_history_v4avx2(struct dem_batch *b, const dem_kernel_consts *c);
 void dem_kernel_hertz_history_epsd_v4avx2(struct dem_batch *b, const dem_kernel_consts *c);
 #endif

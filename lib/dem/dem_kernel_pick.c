@@ -5,7 +5,7 @@
 
 dem_kernel_fn *dem_pick_kernel(bool epsd)
 {
-#if defined(GR_DEM_HAVE_AVX2)
+#if defined(GR_HAVE_AVX2)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2"))
         return epsd ? dem_kernel_hertz_history_epsd_v4avx2 : dem_kernel_hertz_history_v4avx2;

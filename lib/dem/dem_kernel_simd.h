@@ -5,31 +5,9 @@
  * operation order, and every operation is IEEE elementwise: the results are bit-identical to
  * the scalar code on any CPU.
  *
- * The including file defines VW (lanes), vd / vm (double and 64-bit integer vectors of VW
- * lanes) and VSQRT(x) before including this header. */
-#include <string.h>
-
+ * The including file first includes ../core/lanes_v2.h or lanes_avx2.h (VW, vd, vm, VSQRT
+ * and the lane helpers). */
 #include "dem_batch.h"
-
-static inline vd vload(const double *p)
-{
-    vd v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void vstore(double *p, vd v) { memcpy(p, &v, sizeof v); }
-
-static inline vd vsplat(double x)
-{
-    vd v;
-    for (int l = 0; l < VW; l++)
-        v[l] = x;
-    return v;
-}
-
-/* m ? a : b, lane by lane (m is all ones or all zeros per lane) */
-static inline vd vsel(vm m, vd a, vd b) { return (vd)((m & (vm)a) | (~m & (vm)b)); }
 
 static inline vd vabs(vd a)
 {

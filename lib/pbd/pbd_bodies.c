@@ -152,7 +152,7 @@ gr_status pbd_body_added(void *state, uint32_t slot)
         st->slot[i] = GR_INVALID_INDEX;
         st->touch[i] = 0;
         st->sampled[i] = 1; /* bodies are not upsampled */
-        st->dx[i] = st->f[i] = v3(0, 0, 0);
+        st->f[i] = v3(0, 0, 0);
         st->calm[i] = 0;
     }
     st->n += count;
@@ -166,6 +166,7 @@ gr_status pbd_body_added(void *state, uint32_t slot)
         st->r_min = GR_MIN(st->r_min, b->particle_radius);
     st->r_max = GR_MAX(st->r_max, b->particle_radius);
     st->body_of_slot[slot] = st->nb - 1;
+    st->fixed_dirty |= pb->fixed != 0;
     return GR_OK;
 }
 
@@ -192,6 +193,7 @@ void pbd_body_removed(void *state, uint32_t slot)
     }
     st->nb--;
     st->body_of_slot[slot] = GR_INVALID_INDEX;
+    st->fixed_dirty = true;
     pbd_compact(st);
 }
 
@@ -201,6 +203,7 @@ void pbd_body_moved(void *state, uint32_t slot)
     if (slot >= st->b_slot_cap || st->body_of_slot[slot] == GR_INVALID_INDEX)
         return;
     pbd_body *pb = &st->bodies[st->body_of_slot[slot]];
+    st->fixed_dirty |= pb->fixed != 0;
     pb->rot = st->world->bodies.data[slot].orientation;
     pbd_place_body(st, pb, st->x);
     memcpy(st->xp + pb->first, st->x + pb->first, sizeof(gr_vec3) * pb->count);
@@ -270,15 +273,18 @@ static void match_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         pbd_body *pb = &st->bodies[r];
         if (pb->fixed)
             continue;
+        /* the particles' x* are the packed copies during the solve (pbd_lists.c) */
         const uint32_t k0 = pb->first, k1 = pb->first + pb->count;
+        pbd_pk *pk = st->pk;
+        const uint32_t *at = st->pos_of;
         gr_vec3 c = {0, 0, 0};
         for (uint32_t k = k0; k < k1; k++)
-            c = v3_add(c, st->xp[k]);
+            c = v3_add(c, pk[at[k]].p);
         c = v3_scale(c, 1.0 / (double)pb->count);
         mat3 a;
         memset(&a, 0, sizeof a);
         for (uint32_t k = k0; k < k1; k++) {
-            const gr_vec3 p = v3_sub(st->xp[k], c), q = st->rest[k];
+            const gr_vec3 p = v3_sub(pk[at[k]].p, c), q = st->rest[k];
             const double pv[3] = {p.x, p.y, p.z}, qv[3] = {q.x, q.y, q.z};
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++)
@@ -286,7 +292,7 @@ static void match_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         }
         pb->rot = extract_rotation(&a, pb->rot, 20);
         for (uint32_t k = k0; k < k1; k++)
-            st->xp[k] = v3_add(c, quat_rotate(pb->rot, st->rest[k]));
+            pk[at[k]].p = v3_add(c, quat_rotate(pb->rot, st->rest[k]));
     }
 }
 

@@ -1,71 +1,129 @@
 /* SPDX-License-Identifier: MIT */
 /* Contact and friction constraints of the PBD solver (Sommer & Schwanecke eq. 1-4, after
- * Macklin et al. 2014), solved by Jacobi iterations with constraint averaging: each particle
- * gathers its own share of every contact it takes part in (so no two threads write the same
- * particle, and the result does not depend on the worker count), then all particles move by
- * omega * sum of their shares, each share divided by D_ij = max(n_i, n_j) (contact counts of
- * the previous sweep): both ends of a contact divide by the same number, so the pair's
- * momentum balances (Macklin's averaging divides by n_i alone: a body particle touching two
- * grains moves four times what a grain touching eight moves back, and momentum leaks from
- * fast bodies into nothing). If a particle has more contacts now than D, its sum is scaled to
- * the plain average (stability first, rare).
+ * Macklin et al. 2014), solved by Jacobi sweeps with constraint averaging. One sweep is two
+ * passes over the packed movable particles (pbd_lists.c):
  *
- * For a pair (i, j) at distance |x_ij| < d = r_i + r_j, with n = x_ij / |x_ij| and depth
- * delta = d - |x_ij|:
- *     dx_i = + w_i / (w_i + w_j) * delta * n                                      (eq. 1, 2)
- * then with the relative displacement over the substep dp = (x*_i - x_i) - (x*_j - x_j)
- * (positions after the normal correction) and its tangential part dt:
- *     |dt| <  mu_s delta:  the whole dt is removed (static friction)                (eq. 3)
- *     else                 dt * min(mu_k delta / |dt|, 1) is removed (kinetic)      (eq. 4)
- * in the ratio w_i / (w_i + w_j). Grain-grain pairs use the height-scaled inverse masses w*
- * (stacks converge faster, Macklin sec. 5.1); pairs with body particles use the true masses so
- * that grains and bodies exchange momentum exactly. Exact (primitive) bodies are infinitely
- * heavy: the grain takes the whole correction, after the particle contacts of the same
- * iteration (so the floor always wins over the averaging).
+ *   1. pairs: every movable pair within reach is evaluated once (pbd_kernel.h: the pair's
+ *      correction u, normal and friction, from the previous iterate), in vector batches;
+ *   2. particles: each particle gathers its share of its pairs' corrections (group 1:
+ *      averaged), moves by omega times their sum, and is then projected in turn onto its
+ *      immovable surfaces (group 2: trapped-body normal, fixed body particles, exact bodies).
  *
- * Every particle reads the previous iterate and writes only itself, in fixed blocks: the
- * result does not depend on the worker count. */
+ * Shares. End a of pair (a, b) takes + c_a u, end b - c_b u, each divided by the count of the
+ * previous sweep: a grain pair by the particle's own count n (Macklin's average), a pair with
+ * a free body's particle by D = max(n_a, n_b) on both ends, so that its momentum balances (with
+ * n alone a body particle touching two grains moves four times what a grain touching eight
+ * moves back, and momentum leaks from fast bodies into nothing). If a particle has more
+ * contacts now than its divisor, its sum is scaled to the plain average (stability first).
+ * Grain pairs split by the height-scaled inverse masses w* (stacks converge faster, Macklin
+ * sec. 5.1), pairs with body particles by the true masses (grains and bodies exchange momentum
+ * exactly). Immovable surfaces take nothing: the particle gets the whole correction.
+ *
+ * Friction (eq. 3-4) bounds the tangential correction by mu times the normal one of the sweep
+ * (pbd_kernel.h).
+ *
+ * Every pass writes only its own pairs or particles and reads the previous pass: the result does
+ * not depend on the worker count. */
 
 #include <math.h>
 
 #include "../bodies/body_store.h"
 #include "../geom/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_kernel.h"
 
 typedef struct sweep_ctx {
     pbd_state *st;
-    gr_vec3 *p;     ///< positions the constraints are evaluated at
-    gr_vec3 *also;  ///< stabilisation: x* takes the same corrections
     bool friction;
-    bool stabilize; ///< the stabilisation pass (kinematic exact bodies sit it out)
-    bool sense;     ///< record the impulses bodies receive
+    bool stabilize;  ///< the stabilisation pass: at x, moves x and x* (kinematic exact bodies sit it out)
+    bool sense;      ///< record the impulses bodies receive
     double h;
-    double wake2;   ///< squared speed above which a touching mover wakes a sleeping grain
+    double wake2;    ///< squared speed above which a touching mover wakes a sleeping grain
+    pbd_kernel_fn *kernel;
+    pbd_kernel_consts kc;
 } sweep_ctx;
 
-/* Remove the tangential slip dt as the friction law allows for depth delta: all of it below
- * mu_s delta (static), else up to mu_k delta (kinetic). Written as selects, not branches:
- * which case holds changes from contact to contact and mispredicted branches cost more than
- * the arithmetic. */
-static inline gr_vec3 friction_correction(gr_vec3 dt, double delta, double mu_s, double mu_k)
+/* ---- pass 1: pairs ------------------------------------------------------------------------ */
+
+static void run_batch(const sweep_ctx *c, pbd_pair_batch *b, uint32_t k0, uint32_t count)
 {
-    const double lt = v3_len(dt);
-    const double kinetic = mu_k * delta, safe = lt > 0 ? lt : 1.0;
-    const double kept = lt > kinetic ? kinetic / safe : 1.0;
-    return v3_scale(dt, lt < mu_s * delta ? 1.0 : kept);
+    pbd_state *st = c->st;
+    const pbd_pk *pk = st->pk;
+    if (c->stabilize) {
+        for (uint32_t m = 0; m < count; m++) {
+            const uint32_t k = k0 + m;
+            const gr_vec3 pa = pk[st->pr_a[k]].x, pb = pk[st->pr_b[k]].x;
+            b->dx[m] = pa.x - pb.x;
+            b->dy[m] = pa.y - pb.y;
+            b->dz[m] = pa.z - pb.z;
+            b->d[m] = st->pr_d[k];
+        }
+    } else {
+        for (uint32_t m = 0; m < count; m++) {
+            const uint32_t k = k0 + m;
+            const pbd_pk *a = &pk[st->pr_a[k]], *e = &pk[st->pr_b[k]];
+            b->dx[m] = a->p.x - e->p.x;
+            b->dy[m] = a->p.y - e->p.y;
+            b->dz[m] = a->p.z - e->p.z;
+            b->sx[m] = (a->p.x - a->x.x) - (e->p.x - e->x.x);
+            b->sy[m] = (a->p.y - a->x.y) - (e->p.y - e->x.y);
+            b->sz[m] = (a->p.z - a->x.z) - (e->p.z - e->x.z);
+            b->d[m] = st->pr_d[k];
+        }
+        if (!c->kc.uniform) {
+            memcpy(b->mus, st->pr_mus + k0, sizeof(double) * count);
+            memcpy(b->muk, st->pr_muk + k0, sizeof(double) * count);
+        }
+    }
+    /* padding to whole lanes: never in contact */
+    b->n = (count + 3u) & ~3u;
+    for (uint32_t m = count; m < b->n; m++) {
+        b->dx[m] = 1.0;
+        b->dy[m] = b->dz[m] = b->d[m] = 0.0;
+        b->sx[m] = b->sy[m] = b->sz[m] = b->mus[m] = b->muk[m] = 0.0;
+    }
+    c->kernel(b, &c->kc);
+    for (uint32_t m = 0; m < count; m++)
+        st->pr_out[k0 + m] = (pbd_pair_out){b->ux[m], b->uy[m], b->uz[m], b->act[m]};
 }
 
-/* Contact of particle i (slip si over the substep so far) with an immovable surface of
- * normal nrm and depth delta whose own displacement this substep is sb: the whole correction
- * goes to i. */
+static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const sweep_ctx *c = (const sweep_ctx *)vctx;
+    const pbd_state *st = c->st;
+    pbd_pair_batch batch;
+    /* ranges come in whole blocks of particles; each block's pairs are one region */
+    for (uint32_t blk = begin / PBD_BLOCK; blk * PBD_BLOCK < end; blk++) {
+        const uint32_t k0 = st->blk_base[blk], k1 = k0 + st->blk_used[blk];
+        for (uint32_t k = k0; k < k1; k += PBD_BATCH)
+            run_batch(c, &batch, k, GR_MIN(PBD_BATCH, k1 - k));
+    }
+}
+
+/* ---- pass 2: particles -------------------------------------------------------------------- */
+
+/* Remove the tangential slip t as the friction law allows for depth delta: all of it below
+ * mu_s delta (static), else up to mu_k delta (kinetic), as the pair kernel does. */
+static inline gr_vec3 friction_correction(gr_vec3 t, double delta, double mu_s, double mu_k)
+{
+    const double lt = v3_len(t);
+    const double kinetic = mu_k * delta, safe = lt > 0 ? lt : 1.0;
+    const double kept = lt > kinetic ? kinetic / safe : 1.0;
+    return v3_scale(t, lt < mu_s * delta ? 1.0 : kept);
+}
+
+/* Contact of a particle (slip si over the substep so far) with an immovable surface of normal
+ * nrm and depth delta whose own displacement this substep is sb: the whole correction goes
+ * to the particle. */
 static inline gr_vec3 boundary_correction(const sweep_ctx *c, gr_vec3 si, gr_vec3 nrm, double delta, gr_vec3 sb,
                                           const double *mu)
 {
     gr_vec3 corr = v3_scale(nrm, delta);
     if (c->friction) {
-        const gr_vec3 dp = v3_add(v3_sub(si, sb), corr);
-        const gr_vec3 dt = v3_madd(dp, nrm, -v3_dot(dp, nrm));
-        corr = v3_sub(corr, friction_correction(dt, delta, mu[0], mu[1]));
+        const gr_vec3 dp = v3_sub(si, sb);
+        const gr_vec3 t = v3_madd(dp, nrm, -v3_dot(dp, nrm));
+        corr = v3_sub(corr, friction_correction(t, delta, mu[0], mu[1]));
     }
     return corr;
 }
@@ -85,227 +143,215 @@ static inline void sense(pbd_state *st, uint32_t i, uint32_t slot, gr_vec3 impul
     /* a third body in one substep: too rare to keep room for; its share is not reported */
 }
 
-/* Where particle i goes in this sweep (from positions p). */
-static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t i)
+/* Group 1 of packed particle s: its shares of its pairs' corrections. Grain pairs divide by
+ * the particle's own count, applied once to their sum (*count receives how many are in
+ * contact). */
+static inline gr_vec3 gather_pairs(const pbd_state *st, uint32_t s, double *count)
+{
+    double ax = 0, ay = 0, az = 0, bx = 0, by = 0, bz = 0, n = 0;
+    const pbd_pair_out *out = st->pr_out;
+    for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++) {
+        const pbd_pair_out o = out[k];
+        const double c = st->pr_ca[k];
+        ax += o.ux * c;
+        ay += o.uy * c;
+        az += o.uz * c;
+        n += o.act;
+    }
+    for (uint32_t e = st->inc_start[s]; e < st->inc_start[s + 1]; e++) {
+        const pbd_pair_out o = out[st->inc_k[e]];
+        const double c = st->inc_c[e];
+        bx += o.ux * c;
+        by += o.uy * c;
+        bz += o.uz * c;
+        n += o.act;
+    }
+    *count = n;
+    return v3(ax - bx, ay - by, az - bz);
+}
+
+/* Does a pair partner fast enough to wake a sleeper touch packed particle s? */
+static bool woken_by_pairs(const pbd_state *st, uint32_t s)
+{
+    bool wake = false;
+    for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++)
+        wake |= st->pr_out[k].act != 0.0 && (st->hot[st->pr_b[k]].bits & PBD_HOT_WAKES);
+    for (uint32_t e = st->inc_start[s]; e < st->inc_start[s + 1]; e++) {
+        const uint32_t k = st->inc_k[e];
+        wake |= st->pr_out[k].act != 0.0 && (st->hot[st->pr_a[k]].bits & PBD_HOT_WAKES);
+    }
+    return wake;
+}
+
+/* The particles with pairs of free bodies' particles: shares per pair (such a pair divides by
+ * the pair's common count), the fastest body particle touching (vrel2), and whether a fast
+ * mover touches a sleeper. */
+static gr_vec3 gather_pairs_shared(const sweep_ctx *c, uint32_t s, double own_share, uint32_t n_own, double *vrel2,
+                                   bool *disturbed)
+{
+    const pbd_state *st = c->st;
+    const bool asleep = st->hot[s].bits & PBD_HOT_ASLEEP;
+    const gr_vec3 vi = st->v[st->perm[s]];
+    gr_vec3 sum = {0, 0, 0};
+    for (int side = 0; side < 2; side++) {
+        const uint32_t e0 = side ? st->inc_start[s] : st->pf_start[s];
+        const uint32_t e1 = side ? st->inc_start[s + 1] : st->pf_end[s];
+        for (uint32_t e = e0; e < e1; e++) {
+            const uint32_t k = side ? st->inc_k[e] : e;
+            const pbd_pair_out o = st->pr_out[k];
+            if (o.act == 0.0)
+                continue;
+            const uint32_t other = side ? st->pr_a[k] : st->pr_b[k];
+            double share = own_share;
+            if (st->pr_body[k]) {
+                share = 1.0 / (double)GR_MAX(n_own, st->pk_touch[other] & 0xffffu);
+                if (st->hot[other].bits & PBD_HOT_BODY)
+                    *vrel2 = GR_MAX(*vrel2, v3_len2(v3_sub(st->v[st->perm[other]], vi)));
+            }
+            *disturbed |= asleep && (st->hot[other].bits & PBD_HOT_WAKES);
+            sum = v3_madd(sum, v3(o.ux, o.uy, o.uz), side ? -st->pr_cb[k] * share : st->pr_ca[k] * share);
+        }
+    }
+    return sum;
+}
+
+/* Where packed particle s goes in this sweep. */
+static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
 {
     pbd_state *st = c->st;
-    const gr_vec3 *p = c->p;
     const gr_body_store *bs = &st->world->bodies;
-    const pbd_hot *hot = st->hot;
-    const pbd_hot hi = hot[i];
-    const gr_vec3 pi = p[i], si = v3_sub(st->xp[i], st->x[i]);
-    const bool grain_i = !(hi.bits & PBD_HOT_BODY);
-    /* group 1: contacts with movable particles, each from the previous iterate, averaged */
-    gr_vec3 sum = {0, 0, 0};
-    uint32_t count = 0, boundary = 0;
+    const pbd_hot hi = st->hot[s];
+    const uint32_t i = st->perm[s];
+    const pbd_pk pk = st->pk[s];
+    const gr_vec3 pi = c->stabilize ? pk.x : pk.p;
+    const gr_vec3 si = v3_sub(pk.p, pk.x);
     /* a sleeping grain touched by something that moves faster than the sleep threshold wakes
      * (its own averaged correction may stay below it while it stops the mover like a wall);
      * grains must be ten times faster to wake: a settling pile's rattle must not
-     * (PBD_HOT_WAKES, pbd_prepare_sweeps) */
+     * (PBD_HOT_WAKES, pbd_lists.c) */
     const bool asleep = hi.bits & PBD_HOT_ASLEEP;
     bool disturbed = false;
     /* fastest relative speed of a free body's particle touching, squared (grains and
      * immovable surfaces give nothing: a grain squeezed by a kinematic tool or in a crowd
      * keeps the max_acceleration bound) */
     double vrel2 = 0;
-    const gr_vec3 vi = st->v[i];
-    const uint32_t ni_prev = st->touch[i] & 0xffffu;
-    /* grain-grain: Macklin's average over the particle's contacts */
-    const double grain_share = 1.0 / (double)GR_MAX(ni_prev, 1u);
-    const uint32_t mid = st->nb_mid[i];
-    for (uint32_t k = st->nb_start[i]; k < mid; k++) {
-        const uint32_t j = st->nb_j[k];
-        const pbd_hot *hj = &hot[j];
-        const double d = hi.r + hj->r;
-        const gr_vec3 xij = v3_sub(pi, p[j]);
-        const double l2 = v3_len2(xij);
-        if (l2 >= d * d)
-            continue;
-        const double len = sqrt(l2);
-        disturbed |= asleep && (hj->bits & PBD_HOT_WAKES);
-        const bool body_j = hj->bits & PBD_HOT_BODY;
-        if (body_j)
-            vrel2 = GR_MAX(vrel2, v3_len2(v3_sub(st->v[j], vi)));
-        /* coincident centres: separate along "up", the lower index below */
-        const gr_vec3 nrm = len > 1e-9 * d ? v3_scale(xij, 1.0 / len) : (i < j ? st->up : v3_neg(st->up));
-        const double delta = d - len;
-        double ai, share;
-        if (grain_i && !body_j) {
-            /* grains: height-scaled inverse masses (stacks converge faster) */
-            ai = hi.w_star / (hi.w_star + hj->w_star);
-            share = grain_share;
-        } else {
-            /* a body particle splits with its whole body's inverse mass W (a grain's W is its
-             * w), and takes w_i / (W_i + W_j): shape matching spreads a particle's move over
-             * the body's n particles, so the body moves W_i / (W_i + W_j) and momentum balances
-             * (with the particle's own mass in the denominator the body would barely move:
-             * soft coupling); both ends divide by the pair's common divisor */
-            ai = hi.inv_m / (hi.W + hj->W);
-            share = 1.0 / (double)GR_MAX(GR_MAX(ni_prev, st->touch[j] & 0xffffu), 1u);
-        }
-        gr_vec3 corr = v3_scale(nrm, ai * delta);
-        if (c->friction) {
-            const gr_vec3 sj = v3_sub(p[j], st->x[j]); /* p is x* in the friction sweeps */
-            /* dp with the pair's normal correction (delta in all) included */
-            const gr_vec3 dp = v3_add(v3_sub(si, sj), v3_scale(nrm, delta));
-            const gr_vec3 dt = v3_madd(dp, nrm, -v3_dot(dp, nrm));
-            const double *mu = pbd_mu(st, hi.mat, hj->mat);
-            corr = v3_madd(corr, friction_correction(dt, delta, mu[0], mu[1]), -ai);
-        }
-        sum = v3_madd(sum, corr, share);
-        count++;
+    /* group 1: the pairs, averaged */
+    const uint32_t n_own = GR_MAX(st->pk_touch[s] & 0xffffu, 1u);
+    const double own_share = 1.0 / (double)n_own;
+    double in_contact;
+    gr_vec3 sum = gather_pairs(st, s, &in_contact);
+    if (GR_UNLIKELY(st->pk_bodypair[s])) {
+        sum = gather_pairs_shared(c, s, own_share, n_own, &vrel2, &disturbed);
+    } else {
+        sum = v3_scale(sum, own_share);
+        disturbed = asleep && !c->stabilize && woken_by_pairs(st, s);
     }
-    const double guard = count > GR_MAX(ni_prev, 1u) ? (double)GR_MAX(ni_prev, 1u) / (double)count : 1.0;
+    const uint32_t count = (uint32_t)in_contact;
+    const double guard = count > n_own ? (double)n_own / (double)count : 1.0;
     gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation * guard) : pi;
     /* group 2: immovable surfaces (exact bodies, fixed body particles), each projected in
      * turn onto the particle's updated position */
-    const double m_over_h = c->sense ? 1.0 / (st->inv_m[i] * c->h) : 0.0;
-    const uint32_t trapped = st->trap_slot[i];
+    const double m_over_h = c->sense ? 1.0 / (hi.inv_m * c->h) : 0.0;
+    uint32_t boundary = 0;
+    const uint32_t trapped = st->trap_slot[s];
     if (trapped != GR_INVALID_INDEX && !c->stabilize) {
         /* inside a body: out along its surface normal (Macklin 2014 sec. 5.2, with the body's
          * exact distance instead of a stored SDF) */
-        const gr_vec3 nrm = st->trap_normal[i];
-        const double delta = st->trap_depth[i] + st->r[i] - v3_dot(v3_sub(q, st->trap_at[i]), nrm);
+        const gr_vec3 nrm = st->trap_normal[s];
+        const double delta = st->trap_depth[s] + hi.r - v3_dot(v3_sub(q, st->trap_at[s]), nrm);
         if (delta > 0) {
             const gr_body_data *b = &bs->data[trapped];
             const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, delta,
                                                      v3_scale(gr_body_point_velocity(b, q), c->h),
-                                                     pbd_mu(st, st->mat[i], b->material));
+                                                     pbd_mu(st, hi.mat, b->material));
             q = v3_add(q, corr);
             boundary++;
             if (c->sense)
                 sense(st, i, trapped, v3_scale(corr, -m_over_h), v3_sub(q, b->position));
         }
     }
-    for (uint32_t k = mid; k < st->nb_end[i]; k++) {
-        const uint32_t j = st->nb_j[k];
-        if (trapped != GR_INVALID_INDEX && st->bodies[st->owner[j]].slot == trapped)
-            continue; /* the normal above replaces this body's particles */
-        const pbd_hot *hj = &hot[j];
-        const double d = hi.r + hj->r;
-        const gr_vec3 xij = v3_sub(q, p[j]);
+    for (uint32_t k = st->fc_start[s]; k < st->fc_end[s]; k++) {
+        const uint32_t u = st->fc_u[k];
+        const double *e = st->fx_xyzr + 4 * (size_t)u; /* x, radius */
+        const gr_vec3 old = v3(e[0], e[1], e[2]), now = st->fx_now[u];
+        const gr_vec3 pj = c->stabilize ? old : now;
+        const double d = hi.r + e[3];
+        const gr_vec3 xij = v3_sub(q, pj);
         const double l2 = v3_len2(xij);
         if (l2 >= d * d)
             continue;
+        const uint32_t slot = st->fx_slot[u];
+        if (trapped == slot)
+            continue; /* the normal above replaces this body's particles */
         const double len = sqrt(l2);
-        disturbed |= asleep && (hj->bits & PBD_HOT_WAKES);
+        const gr_vec3 moved = v3_sub(now, old);
+        disturbed |= asleep && v3_len2(moved) > c->wake2 * c->h * c->h;
         const gr_vec3 nrm = len > 1e-9 * d ? v3_scale(xij, 1.0 / len) : st->up;
-        const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, d - len,
-                                                 v3_sub(st->xp[j], st->x[j]), pbd_mu(st, hi.mat, hj->mat));
+        const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, d - len, moved,
+                                                 pbd_mu(st, hi.mat, st->fx_mat[u]));
         q = v3_add(q, corr);
         boundary++;
-        if (c->sense) {
-            const uint32_t slot = st->bodies[st->owner[j]].slot;
-            sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(p[j], bs->data[slot].position));
-        }
+        if (c->sense)
+            sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(pj, bs->data[slot].position));
     }
-    /* exact surfaces: every one, every iteration (they are few, and a particle pushed far in
-     * one sweep must still meet the wall) */
+    /* exact surfaces: every one, every sweep (they are few, and a particle pushed far in one
+     * sweep must still meet the wall) */
     for (uint32_t e = 0; e < st->exact_count; e++) {
         const uint32_t slot = st->exact[e];
         const gr_body_data *b = &bs->data[slot];
         if (c->stabilize && b->motion == GR_MOTION_KINEMATIC)
             continue; /* its push must become velocity */
         const double bound = st->exact_bound[e];
-        if (bound < INFINITY && v3_len2(v3_sub(q, b->position)) > (bound + st->r[i]) * (bound + st->r[i]))
+        if (bound < INFINITY && v3_len2(v3_sub(q, b->position)) > (bound + hi.r) * (bound + hi.r))
             continue;
+        if (b->shape == GR_SHAPE_PLANE && hi.r - v3_dot(v3_sub(q, b->position), b->normal_world) <= 0)
+            continue; /* the common floor, clear of it */
         const uint32_t nf = gr_body_feature_count(b);
         for (uint32_t f = 0; f < nf; f++) {
             if (!gr_body_feature_enabled(b, f))
                 continue;
             gr_vec3 nrm, pt;
-            const double delta = st->r[i] - gr_body_feature_distance(b, f, q, &nrm, &pt);
+            const double delta = hi.r - gr_body_feature_distance(b, f, q, &nrm, &pt);
             if (!(delta > 0))
                 continue;
             const gr_vec3 vb = gr_body_point_velocity(b, pt);
             disturbed |= asleep && v3_len2(vb) > c->wake2;
-            const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, delta,
-                                                     v3_scale(gr_body_point_velocity(b, pt), c->h),
-                                                     pbd_mu(st, st->mat[i], b->material));
+            const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, delta, v3_scale(vb, c->h),
+                                                     pbd_mu(st, hi.mat, b->material));
             q = v3_add(q, corr);
             boundary++;
             if (c->sense)
                 sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(pt, b->position));
         }
     }
-    st->touch_next[i] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
+    st->pk_touch_next[s] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
     if (!c->stabilize) {
         if (disturbed)
             st->flag[i] |= PBD_FLAG_DISTURBED;
-        st->vnear[i] = GR_MAX(st->vnear[i], sqrt(vrel2));
+        if (vrel2 > 0)
+            st->vnear[i] = GR_MAX(st->vnear[i], sqrt(vrel2));
     }
     return q;
 }
 
-/* ---- per-substep packing -------------------------------------------------------------------- */
-
-typedef struct hot_ctx {
-    pbd_state *st;
-    double wake2; ///< squared speed that wakes a sleeping grain (see solve_particle)
-} hot_ctx;
-
-static void hot_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
-{
-    (void)worker;
-    const hot_ctx *c = (const hot_ctx *)vctx;
-    pbd_state *st = c->st;
-    for (uint32_t i = begin; i < end; i++) {
-        const uint32_t o = st->owner[i];
-        const bool asleep = pbd_asleep(st, i);
-        const double v2 = v3_len2(st->v[i]);
-        uint32_t bits = 0;
-        if (o != GR_INVALID_INDEX)
-            bits |= PBD_HOT_BODY;
-        if (st->inv_m[i] == 0.0)
-            bits |= PBD_HOT_FIXED;
-        if (asleep)
-            bits |= PBD_HOT_ASLEEP;
-        /* a grain must be ten times faster than a body to wake a sleeper: a settling pile's
-         * rattle must not */
-        if (!asleep && v2 > (o == GR_INVALID_INDEX ? 100.0 : 1.0) * c->wake2)
-            bits |= PBD_HOT_WAKES;
-        st->hot[i] = (pbd_hot){st->r[i], st->w_star[i], st->inv_m[i],
-                               o == GR_INVALID_INDEX ? st->inv_m[i] : st->inv_m[i] / (double)st->bodies[o].count,
-                               st->mat[i], bits};
-    }
-}
-
-void pbd_prepare_sweeps(pbd_state *st, double h)
-{
-    const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
-    hot_ctx c = {st, wake * wake};
-    gr_parallel_for_affine(&st->world->tasks, st->n, PBD_BLOCK, hot_range, &c);
-}
-
-/* ---- Jacobi ------------------------------------------------------------------------------- */
-
-static void jacobi_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+static void particles_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     const sweep_ctx *c = (const sweep_ctx *)vctx;
     pbd_state *st = c->st;
-    for (uint32_t i = begin; i < end; i++)
-        if (st->inv_m[i] == 0.0) {
-            st->dx[i] = v3(0, 0, 0);
-            st->touch_next[i] = 0;
-        } else {
-            st->dx[i] = v3_sub(solve_particle(c, i), c->p[i]);
-        }
-}
-
-static void apply_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
-{
-    (void)worker;
-    const sweep_ctx *c = (const sweep_ctx *)vctx;
-    for (uint32_t i = begin; i < end; i++) {
-        const gr_vec3 d = c->st->dx[i];
-        if (c->also) {
-            /* stabilisation moves x: a sleeping grain keeps its place */
-            if (pbd_asleep(c->st, i))
+    for (uint32_t s = begin; s < end; s++) {
+        const gr_vec3 q = solve_particle(c, s);
+        pbd_pk *pk = &st->pk[s];
+        if (c->stabilize) {
+            /* the stabilisation moves x and x* alike (no velocity); a sleeping grain keeps its
+             * place */
+            if (st->hot[s].bits & PBD_HOT_ASLEEP)
                 continue;
-            c->also[i] = v3_add(c->also[i], d);
+            pk->p = v3_add(pk->p, v3_sub(q, pk->x));
+            pk->x = q;
+        } else {
+            pk->p = q;
         }
-        c->p[i] = v3_add(c->p[i], d);
     }
 }
 
@@ -343,16 +389,28 @@ void pbd_collect_impulses(pbd_state *st)
     }
 }
 
-void pbd_contact_sweep(pbd_state *st, gr_vec3 *p, bool friction, bool stabilize, double h)
+/* ---- a sweep -------------------------------------------------------------------------------- */
+
+void pbd_contact_sweep(pbd_state *st, bool friction, bool stabilize, double h)
 {
-    const uint32_t n = st->n;
-    if (!n)
+    const uint32_t nm = st->nm;
+    if (!nm)
         return;
     const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
-    sweep_ctx c = {st, p, stabilize ? st->xp : NULL, friction, stabilize, friction && st->sense_cap > 0, h, wake * wake};
-    gr_parallel_for(&st->world->tasks, n, PBD_BLOCK, jacobi_range, &c);
-    gr_parallel_for_affine(&st->world->tasks, n, PBD_BLOCK, apply_range, &c);
-    uint32_t *t = st->touch; /* this sweep's counts are the next one's D */
-    st->touch = st->touch_next;
-    st->touch_next = t;
+    sweep_ctx c = {st, friction, stabilize, friction && st->sense_cap > 0, h, wake * wake, st->kernel, {{0}, 0, 0, 0, 0}};
+    c.kc.up[0] = st->up.x;
+    c.kc.up[1] = st->up.y;
+    c.kc.up[2] = st->up.z;
+    c.kc.friction = friction;
+    c.kc.uniform = st->one_material;
+    if (st->one_material) {
+        const double *mu = pbd_mu(st, st->hot[0].mat, st->hot[0].mat);
+        c.kc.mu_s = mu[0];
+        c.kc.mu_k = mu[1];
+    }
+    gr_parallel_for(&st->world->tasks, nm, PBD_BLOCK, pairs_range, &c);
+    gr_parallel_for(&st->world->tasks, nm, PBD_BLOCK, particles_range, &c);
+    uint32_t *t = st->pk_touch; /* this sweep's counts are the next one's divisors */
+    st->pk_touch = st->pk_touch_next;
+    st->pk_touch_next = t;
 }

@@ -11,6 +11,7 @@
 
 #include "../core/world.h"
 #include "../grid/cell_grid.h"
+#include "pbd_kernel.h"
 
 /// A body represented by particles. Dynamic and host-owned bodies are rigid through shape
 /// matching; static and kinematic (mesh) bodies place their particles from the pose.
@@ -26,8 +27,20 @@ typedef struct pbd_body {
     gr_vec3 spin;      ///< free bodies: their angular momentum about the centroid
 } pbd_body;
 
-/// What the contact sweeps read of a neighbour, packed (one substep's constants: built after
-/// the prediction by pbd_prepare_sweeps).
+/// What a pair's evaluation in one sweep gives (pbd_kernel.h): the correction u as seen
+/// from its first end, and 1 if in contact (else 0, with u = 0).
+typedef struct pbd_pair_out {
+    double ux, uy, uz, act;
+} pbd_pair_out;
+
+/// A movable particle's positions during the solve (packed in cell order).
+typedef struct pbd_pk {
+    gr_vec3 p; ///< x*
+    gr_vec3 x; ///< x at the substep's start (the stabilisation moves it too)
+} pbd_pk;
+
+/// What the contact sweeps read of a movable particle, packed (one substep's constants: built
+/// with the lists, in packed order).
 typedef struct pbd_hot {
     double r;
     double w_star;  ///< grains: height-scaled inverse mass; body particles: inv_m
@@ -35,6 +48,8 @@ typedef struct pbd_hot {
     double W;       ///< inverse mass of what moves: a grain's own, a body particle's body's
     uint32_t mat;
     uint32_t bits;  ///< PBD_HOT_*
+    uint32_t owner; ///< body record, GR_INVALID_INDEX for grains
+    uint32_t pad;
 } pbd_hot;
 
 #define PBD_HOT_BODY 1u   ///< a body's particle
@@ -65,7 +80,6 @@ typedef struct pbd_state {
     gr_vec3 *x;     ///< positions at the start of the substep (after the step: current)
     gr_vec3 *xp;    ///< predicted positions x*
     gr_vec3 *v;
-    gr_vec3 *dx;    ///< scratch: the Jacobi delta of one iteration
     gr_vec3 *f;     ///< total force of the last substep (constraints and gravity) [N]
     double *calm;   ///< grains: time [s] spent calm in contact; asleep beyond sleep_time (pbd_step.c)
     gr_vec3 *rest;  ///< body particles: offset from the body's particle centroid (body frame)
@@ -75,17 +89,10 @@ typedef struct pbd_state {
     uint32_t *mat;
     uint32_t *owner; ///< body record, GR_INVALID_INDEX for grains
     uint32_t *slot;  ///< grain handle slot (GR_INVALID_INDEX for body particles and dead grains)
-    uint32_t *touch; ///< contacts at the last iteration: particles | exact surfaces << 16
-    uint32_t *touch_next; ///< scratch: the sweep in progress writes its counts here (then swapped)
+    uint32_t *touch; ///< contacts at the last iteration: particles | surfaces << 16
     uint32_t *flag;  ///< scratch per substep: PBD_FLAG_* bits
     double *vnear;   ///< scratch per substep: fastest relative speed of anything touching [m/s]
     uint8_t *sampled; ///< grains: their volume has high-resolution points
-    /* grains whose centre is inside a particle-covered body (pushed through its shell): they
-     * leave along the body's surface normal instead of rattling between its particles */
-    uint32_t *trap_slot; ///< body slot, GR_INVALID_INDEX = not trapped
-    gr_vec3 *trap_normal; ///< outward surface normal at the list build
-    gr_vec3 *trap_at;    ///< the grain's position then
-    double *trap_depth;  ///< how far inside the surface it was then (> 0)
     uint32_t n_grains;
     uint32_t n_dead;
     double r_min, r_max; ///< radii: r_min of the movable particles (grains, free bodies'), r_max of all
@@ -97,17 +104,64 @@ typedef struct pbd_state {
     uint32_t *body_of_slot; ///< [b_slot_cap] body store slot -> record (GR_INVALID_INDEX)
     uint32_t b_slot_cap;
 
-    /* neighbour lists (CSR over particles), rebuilt every substep on x* */
-    gr_cell_grid grid;
-    uint32_t *nb_start;  ///< [cap + 1] particle i's neighbours are nb_j[nb_start[i] .. nb_end[i])
-    uint32_t *nb_end;    ///< [cap]
-    uint32_t *nb_mid;    ///< [cap] movable neighbours first: [nb_start, nb_mid), fixed ones after
-    pbd_hot *hot;        ///< [cap] per substep (pbd_prepare_sweeps)
-    uint32_t *nb_j;      ///< one region per block of PBD_BLOCK particles, sized by the last build
-    uint32_t nb_cap;
-    uint32_t *blk_base;  ///< [blk_n + 1] where each block's region starts
-    uint32_t *blk_used;  ///< [blk_n] entries the block wrote (more than its region: rebuild)
+    /* The movable particles (grains, free bodies' particles) of this substep in the cell order
+     * of their predicted positions (pbd_lists.c): the sweeps work on these packed copies and
+     * the end of the solve writes them back. */
+    uint32_t nm;           ///< movable particles this substep
+    uint32_t *perm;        ///< [cap] packed position -> particle
+    uint32_t *pos_of;      ///< [cap] particle -> packed position (GR_INVALID_INDEX: fixed)
+    pbd_pk *pk;            ///< [cap] x* and x
+    gr_vec3 *pk_tmp;       ///< [cap] scratch: positions in storage order (grid builds)
+    double *pk_xyzr;       ///< [4 cap] x*, radius: what the list scan streams
+    pbd_hot *hot;          ///< [cap]
+    uint32_t *pk_touch;    ///< [cap] contacts at the last sweep: movable | surfaces << 16
+    uint32_t *pk_touch_next; ///< [cap] the sweep in progress writes here (then swapped)
+    gr_cell_grid grid;     ///< movable particles; grid order = packed order
+    /* movable pairs within reach, each once (first end before the second in packed order),
+     * in one region per block of PBD_BLOCK first ends, sized by the last build */
+    uint32_t pair_cap;
+    uint32_t *pr_a, *pr_b; ///< packed ends
+    double *pr_d;          ///< contact distance r_a + r_b
+    double *pr_ca, *pr_cb; ///< share of the pair's correction each end takes (before averaging)
+    double *pr_mus, *pr_muk; ///< friction (unused when every particle has one material)
+    uint8_t *pr_body;      ///< 1: a free body's particle takes part (divisor max(n_a, n_b))
+    pbd_pair_out *pr_out;  ///< per sweep: the pair's correction and whether it is in contact
+    bool one_material;     ///< this substep's movable particles share one material
+    uint32_t *pf_start, *pf_end; ///< [cap] packed s's pairs as first end
+    uint32_t *inc_start;   ///< [cap + 1] packed s's pairs as second end: inc_k[inc_start[s] ..]
+    uint32_t *inc_k;       ///< [pair_cap]
+    double *inc_c;         ///< [pair_cap] the pair's share for its second end (pr_cb)
+    uint8_t *pk_bodypair;  ///< [cap] packed: one of its pairs has a free body's particle
+    uint32_t *blk_base;    ///< [blk_n + 1] where each block's pair region starts
+    uint32_t *blk_used;    ///< [blk_n] pairs the block wrote (more than its region: rebuild)
     uint32_t blk_n;
+    /* fixed particles (static and kinematic bodies'): their own grid, rebuilt only when they
+     * moved (kinematic bodies every substep, static ones when added, removed or moved) */
+    uint32_t n_fixed;
+    uint32_t *fx_j;        ///< [cap] the fixed particles in fgrid order
+    double *fx_xyzr;       ///< [4 cap] their positions at the substep's start (x), radii
+    gr_vec3 *fx_now;       ///< [cap] their positions after the bodies advanced (x*)
+    uint32_t *fx_slot;     ///< [cap] their bodies' slots
+    uint32_t *fx_mat;      ///< [cap] their materials
+    bool fixed_moving;     ///< a kinematic body has fixed particles
+    gr_cell_grid fgrid;
+    double fixed_cell;     ///< the cell size fgrid was asked for
+    bool fixed_dirty;      ///< a fixed particle was added, removed or moved: rebuild fgrid
+    uint32_t *rank;        ///< [cap] scratch of the grid builds: rank -> particle
+    /* each movable particle's fixed neighbours, in one region per block like the pairs */
+    uint32_t fc_cap;
+    uint32_t *fc_u;        ///< fixed particle, by its fgrid position
+    uint32_t *fc_start, *fc_end; ///< [cap]
+    uint32_t *fblk_base, *fblk_used;
+    uint32_t fblk_n;
+    uint8_t *deep;         ///< [cap] packed: a body's particle overlaps it by more than a quarter
+    /* packed particles pushed through a particle-covered body's shell (centre inside its
+     * solid): they leave along the body's surface normal instead of rattling between its
+     * particles */
+    uint32_t *trap_slot;   ///< [cap] body slot, GR_INVALID_INDEX = not trapped
+    gr_vec3 *trap_normal;  ///< [cap] outward surface normal at the list build
+    gr_vec3 *trap_at;      ///< [cap] the particle's position then
+    double *trap_depth;    ///< [cap] how far inside the surface it was then (> 0)
     uint32_t *exact;     ///< body slots of the exact bodies this substep
     double *exact_bound; ///< their enclosing radii (infinite for planes)
     uint32_t exact_count, exact_cap;
@@ -142,6 +196,7 @@ typedef struct pbd_state {
     uint32_t *hr_key_start; ///< [hr_key_cap] where each key's points start in hr_order
     uint32_t hr_key_cap;
 
+    pbd_kernel_fn *kernel; ///< the pair kernel for this CPU
     gr_vec3 up;
     uint64_t contact_pairs, body_pairs, rebuilds;
 } pbd_state;
@@ -169,7 +224,13 @@ static inline const double *pbd_mu(const pbd_state *st, uint32_t a, uint32_t b)
 }
 
 /* pbd_lists.c */
+/// Pack the movable particles (x*, x, constants) in cell order and list their pairs, fixed
+/// neighbours and the exact bodies, for a substep of h. Nothing moves; all or nothing.
 gr_status pbd_build_lists(pbd_state *st, double h);
+/// Write the packed x*, x and contact counts back to the particles.
+void pbd_unpack(pbd_state *st);
+/// After kinematic bodies advanced: their fixed particles' new positions for the sweeps.
+void pbd_fixed_advanced(pbd_state *st);
 void pbd_free_lists(pbd_state *st);
 
 /* pbd_constraints.c */
@@ -177,11 +238,9 @@ void pbd_free_lists(pbd_state *st);
 void pbd_collect_impulses(pbd_state *st);
 gr_status pbd_reserve_sensing(pbd_state *st);
 
-/// Fill st->hot for a substep of h (after the prediction and the mass scaling).
-void pbd_prepare_sweeps(pbd_state *st, double h);
-/// One Jacobi sweep of the contact constraints at positions `p` (x* in the solve, x in the
-/// stabilisation). friction: also the positional friction; sense: accumulate body impulses.
-void pbd_contact_sweep(pbd_state *st, gr_vec3 *p, bool friction, bool stabilize, double h);
+/// One Jacobi sweep of the contact constraints on the packed particles: at x* with friction
+/// (and sensing), or the stabilisation at x (corrections to x and x* alike).
+void pbd_contact_sweep(pbd_state *st, bool friction, bool stabilize, double h);
 
 /* pbd_bodies.c */
 gr_status pbd_body_added(void *state, uint32_t slot);
@@ -192,7 +251,7 @@ void pbd_body_moved(void *state, uint32_t slot);
 void pbd_free_bodies(pbd_state *st);
 /// Place a body's particles from its pose (into `dst`).
 void pbd_place_body(pbd_state *st, const pbd_body *b, gr_vec3 *dst);
-/// Shape matching of every free body (positions x*), then the bodies' poses follow.
+/// Shape matching of every free body (its packed positions x*).
 void pbd_shape_match(pbd_state *st);
 /// After the substep: free bodies take pose and velocity from their particles.
 void pbd_bodies_write_back(pbd_state *st, double h);

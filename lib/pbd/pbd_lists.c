@@ -1,178 +1,122 @@
 /* SPDX-License-Identifier: MIT */
 /* Neighbour lists of the PBD solver, built once per substep on the predicted positions with a
- * collision margin and then fixed for all iterations (Macklin 2014, sec. 5; docs/pbd.md):
- * particle pairs within r_i + r_j + margin (both directions: each particle gathers),
- * and the list of exact (primitive) bodies with their bounding radii.
- * Lists are compressed rows (start offsets + entries), counted then filled, so their order is
- * the grid's scan order: deterministic for any worker count. */
+ * collision margin and then fixed for all sweeps (Macklin 2014, sec. 5; docs/pbd.md).
+ *
+ *   - The movable particles (grains and free bodies' particles) are sorted into the cells of a
+ *     grid and copied, in that order, into packed arrays (positions, starts, per-substep
+ *     constants): the sweeps stream through them and neighbours sit close in memory.
+ *   - Movable pairs within r_a + r_b + margin are listed once each (the first end before the
+ *     second in packed order), with their per-substep constants; each particle also knows the
+ *     pairs it is the second end of (a counting sort: the incidence lists).
+ *   - Fixed particles (static and kinematic bodies') live in a grid of their own that is
+ *     rebuilt only when they move; each movable particle lists the fixed ones within reach.
+ *   - Exact (primitive) bodies are listed with their bounding radii.
+ * Each block of PBD_BLOCK packed particles writes its lists into its own region, sized from
+ * the last build (a block that needs more records how much, and the pass runs again), in the
+ * grid's scan order: the result is the same for any worker count. */
 #include <math.h>
 
 #include "../bodies/body_store.h"
 #include "../geom/vec3.h"
 #include "pbd_internal.h"
 
+/* ---- storage -------------------------------------------------------------------------------- */
+
+#define PAIR_ARRAYS(st)                                                                                           \
+    {(void **)&(st)->pr_a, sizeof(uint32_t)}, {(void **)&(st)->pr_b, sizeof(uint32_t)},                           \
+        {(void **)&(st)->pr_d, sizeof(double)}, {(void **)&(st)->pr_ca, sizeof(double)},                          \
+        {(void **)&(st)->pr_cb, sizeof(double)}, {(void **)&(st)->pr_mus, sizeof(double)},                        \
+        {(void **)&(st)->pr_muk, sizeof(double)}, {(void **)&(st)->pr_body, sizeof(uint8_t)},                     \
+        {(void **)&(st)->pr_out, sizeof(pbd_pair_out)}, {(void **)&(st)->inc_k, sizeof(uint32_t)},                \
+    {                                                                                                             \
+        (void **)&(st)->inc_c, sizeof(double)                                                                     \
+    }
+
+#define FIXED_CONTACT_ARRAYS(st)                                                                                  \
+    {                                                                                                             \
+        (void **)&(st)->fc_u, sizeof(uint32_t)                                                                    \
+    }
+
+static void free_regions(gr_mem *mem, uint32_t **base, uint32_t **used, uint32_t *blocks)
+{
+    if (*base) {
+        gr_mem_free(mem, *base, sizeof(uint32_t) * ((size_t)*blocks + 1));
+        gr_mem_free(mem, *used, sizeof(uint32_t) * ((size_t)*blocks + 1));
+    }
+    *base = *used = NULL;
+    *blocks = 0;
+}
+
 void pbd_free_lists(pbd_state *st)
 {
-    gr_mem_free(st->mem, st->nb_j, sizeof(uint32_t) * st->nb_cap);
-    gr_mem_free(st->mem, st->exact, sizeof(uint32_t) * st->exact_cap);
-    gr_mem_free(st->mem, st->exact_bound, sizeof(double) * st->exact_cap);
-    gr_mem_free(st->mem, st->blk_base, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
-    gr_mem_free(st->mem, st->blk_used, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
-    st->nb_j = st->exact = NULL;
-    st->blk_base = st->blk_used = NULL;
+    gr_mem *mem = st->mem;
+    const gr_array_ref pairs[] = {PAIR_ARRAYS(st)}, fixed[] = {FIXED_CONTACT_ARRAYS(st)};
+    gr_mem_free_arrays(mem, pairs, GR_COUNTOF(pairs), st->pair_cap);
+    gr_mem_free_arrays(mem, fixed, GR_COUNTOF(fixed), st->fc_cap);
+    st->pair_cap = st->fc_cap = 0;
+    free_regions(mem, &st->blk_base, &st->blk_used, &st->blk_n);
+    free_regions(mem, &st->fblk_base, &st->fblk_used, &st->fblk_n);
+    gr_mem_free(mem, st->exact, sizeof(uint32_t) * st->exact_cap);
+    gr_mem_free(mem, st->exact_bound, sizeof(double) * st->exact_cap);
+    st->exact = NULL;
     st->exact_bound = NULL;
-    st->nb_cap = st->exact_cap = st->blk_n = 0;
-}
-
-typedef struct list_ctx {
-    pbd_state *st;
-    double margin;  ///< particle pairs
-    double h;       ///< substep (kinematic bodies' motion)
-} list_ctx;
-
-static bool fixed_particle(const pbd_state *st, uint32_t i) { return st->inv_m[i] == 0.0; }
-
-/* One pass: each block of particles writes its lists into its own region of nb_j (sized from
- * the last build); a block that needs more records how much, and the build runs again. */
-static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
-{
-    (void)worker;
-    const list_ctx *c = (const list_ctx *)vctx;
-    pbd_state *st = c->st;
-    const gr_cell_grid *g = &st->grid;
-    uint32_t at = 0, limit = 0;
-    /* ranges come in whole blocks (gr_parallel_for with PBD_BLOCK) */
-    for (uint32_t i = begin; i < end; i++) {
-        if (i == begin || i % PBD_BLOCK == 0) {
-            const uint32_t b = i / PBD_BLOCK;
-            if (i != begin)
-                st->blk_used[b - 1] = at - st->blk_base[b - 1];
-            at = st->blk_base[b];
-            limit = st->blk_base[b + 1];
-        }
-        st->nb_start[i] = at;
-        if (fixed_particle(st, i)) {
-            st->nb_end[i] = st->nb_mid[i] = at; /* fixed particles gather nothing */
-            continue;
-        }
-        const gr_vec3 pi = st->xp[i];
-        const uint32_t own = st->owner[i];
-        /* the cells within the farthest reach (cells of half of it: 0.58 of a 3x3x3 block) */
-        uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
-        const uint32_t rows = gr_cell_grid_reach_rows(g, pi, st->r[i] + st->r_max + c->margin, rb, re);
-        for (uint32_t row = 0; row < rows; row++) {
-            for (uint32_t s = rb[row]; s < re[row]; s++) {
-                const uint32_t j = g->order[s];
-                if (j == i || (own != GR_INVALID_INDEX && st->owner[j] == own))
-                    continue;
-                const double reach = st->r[i] + st->r[j] + c->margin;
-                if (v3_len2(v3_sub(pi, st->xp[j])) >= reach * reach)
-                    continue;
-                if (at < limit)
-                    st->nb_j[at] = j;
-                at++;
-            }
-        }
-        st->nb_end[i] = at;
-        if (at > limit)
-            continue; /* the block runs again with a larger region */
-        /* movable neighbours first, in scan order (the sweeps average them, then project onto
-         * the fixed ones) */
-        uint32_t mid = st->nb_start[i];
-        for (uint32_t k = mid; k < at; k++) {
-            const uint32_t j = st->nb_j[k];
-            if (fixed_particle(st, j))
-                continue;
-            st->nb_j[k] = st->nb_j[mid];
-            st->nb_j[mid++] = j;
-        }
-        st->nb_mid[i] = mid;
-        /* inside a particle-covered body? (its particles are in the list: test each body once) */
-        st->trap_slot[i] = GR_INVALID_INDEX;
-        uint32_t last = GR_INVALID_INDEX;
-        for (uint32_t k = st->nb_start[i]; k < at; k++) {
-            const uint32_t o = st->owner[st->nb_j[k]];
-            if (o == GR_INVALID_INDEX || o == own || o == last)
-                continue;
-            last = o;
-            const gr_body_data *b = &st->world->bodies.data[st->bodies[o].slot];
-            if (!gr_body_contains(b, pi))
-                continue; /* the common case, without the exact O(triangles) distance */
-            gr_vec3 nrm, pt;
-            const double d = gr_body_feature_distance(b, 0, pi, &nrm, &pt);
-            if (d < 0) {
-                st->trap_slot[i] = st->bodies[o].slot;
-                st->trap_normal[i] = nrm;
-                st->trap_at[i] = pi;
-                st->trap_depth[i] = -d;
-                break;
-            }
-        }
-    }
-    if (end > begin) {
-        const uint32_t b = (end - 1) / PBD_BLOCK;
-        st->blk_used[b] = at - st->blk_base[b];
-    }
-}
-
-static bool grow_u32(gr_mem *mem, uint32_t **a, uint32_t *cap, uint64_t need)
-{
-    if (need <= *cap)
-        return true;
-    if (need > UINT32_MAX)
-        return false;
-    const uint32_t nc = gr_grow_capacity(*cap, (uint32_t)need);
-    uint32_t *p = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * nc);
-    if (!p)
-        return false;
-    gr_mem_free(mem, *a, sizeof(uint32_t) * *cap);
-    *a = p;
-    *cap = nc;
-    return true;
+    st->exact_cap = 0;
+    gr_cell_grid_free(&st->grid, mem);
+    gr_cell_grid_free(&st->fgrid, mem);
+    st->fixed_dirty = true;
 }
 
 /* Block regions: each block's room is what it used last time (or asked for, after an
- * overflow) plus a quarter, at least 16 per particle. Grows the arrays only; false when out
- * of memory. */
-static bool size_regions(pbd_state *st, uint32_t n)
+ * overflow) plus a quarter, at least min_per per particle. Returns the total (UINT64_MAX when
+ * out of memory). */
+static uint64_t size_regions(gr_mem *mem, uint32_t **base, uint32_t **used, uint32_t *blocks, uint32_t n,
+                             uint32_t min_per)
 {
     const uint32_t nblk = (n + PBD_BLOCK - 1) / PBD_BLOCK;
-    if (!st->blk_base || nblk > st->blk_n) {
-        const uint32_t cap = gr_grow_capacity(st->blk_n, nblk + 1);
-        uint32_t *base = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * ((size_t)cap + 1));
-        uint32_t *used = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * ((size_t)cap + 1));
-        if (!base || !used) {
-            gr_mem_free(st->mem, base, sizeof(uint32_t) * ((size_t)cap + 1));
-            gr_mem_free(st->mem, used, sizeof(uint32_t) * ((size_t)cap + 1));
-            return false;
+    if (!*base || nblk > *blocks) {
+        const uint32_t cap = gr_grow_capacity(*blocks, nblk + 1);
+        uint32_t *b = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * ((size_t)cap + 1));
+        uint32_t *u = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * ((size_t)cap + 1));
+        if (!b || !u) {
+            gr_mem_free(mem, b, sizeof(uint32_t) * ((size_t)cap + 1));
+            gr_mem_free(mem, u, sizeof(uint32_t) * ((size_t)cap + 1));
+            return UINT64_MAX;
         }
-        memset(used, 0, sizeof(uint32_t) * ((size_t)cap + 1));
-        if (st->blk_base) {
-            memcpy(used, st->blk_used, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
-            gr_mem_free(st->mem, st->blk_base, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
-            gr_mem_free(st->mem, st->blk_used, sizeof(uint32_t) * ((size_t)st->blk_n + 1));
+        memset(u, 0, sizeof(uint32_t) * ((size_t)cap + 1));
+        if (*base) {
+            memcpy(u, *used, sizeof(uint32_t) * ((size_t)*blocks + 1));
+            gr_mem_free(mem, *base, sizeof(uint32_t) * ((size_t)*blocks + 1));
+            gr_mem_free(mem, *used, sizeof(uint32_t) * ((size_t)*blocks + 1));
         }
-        st->blk_base = base;
-        st->blk_used = used;
-        st->blk_n = cap;
+        *base = b;
+        *used = u;
+        *blocks = cap;
     }
     uint64_t total = 0;
     for (uint32_t b = 0; b < nblk; b++) {
         const uint32_t members = GR_MIN(PBD_BLOCK, n - b * PBD_BLOCK);
-        const uint64_t room = (uint64_t)st->blk_used[b] + st->blk_used[b] / 4;
-        st->blk_base[b] = (uint32_t)GR_MIN(total, (uint64_t)UINT32_MAX);
-        total += GR_MAX(room, 16u * (uint64_t)members);
+        const uint64_t room = (uint64_t)(*used)[b] + (*used)[b] / 4;
+        (*base)[b] = (uint32_t)GR_MIN(total, (uint64_t)UINT32_MAX);
+        total += GR_MAX(room, (uint64_t)min_per * members);
     }
-    st->blk_base[nblk] = (uint32_t)GR_MIN(total, (uint64_t)UINT32_MAX);
-    return total <= UINT32_MAX && grow_u32(st->mem, &st->nb_j, &st->nb_cap, GR_MAX(total, 1u));
+    (*base)[nblk] = (uint32_t)GR_MIN(total, (uint64_t)UINT32_MAX);
+    return total;
 }
 
-gr_status pbd_build_lists(pbd_state *st, double h)
+static bool regions_fit(const uint32_t *base, const uint32_t *used, uint32_t n)
 {
-    gr_world *world = st->world;
-    const uint32_t n = st->n;
-    /* exact bodies: every live body without particles */
-    const gr_body_store *bs = &world->bodies;
+    const uint32_t nblk = (n + PBD_BLOCK - 1) / PBD_BLOCK;
+    bool fits = true;
+    for (uint32_t b = 0; b < nblk; b++)
+        fits &= base[b] + used[b] <= base[b + 1];
+    return fits;
+}
+
+/* ---- exact bodies ------------------------------------------------------------------------- */
+
+static gr_status list_exact_bodies(pbd_state *st)
+{
+    const gr_body_store *bs = &st->world->bodies;
     if (bs->count > st->exact_cap) {
         const uint32_t cap = gr_grow_capacity(st->exact_cap, bs->count);
         uint32_t *e = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
@@ -196,25 +140,393 @@ gr_status pbd_build_lists(pbd_state *st, double h)
         st->exact_bound[st->exact_count] = gr_body_bound_radius(b);
         st->exact[st->exact_count++] = bs->active[a];
     }
+    return GR_OK;
+}
 
-    const double margin = st->par.margin_fraction * st->r_max;
-    const double cell = 0.5 * (2.0 * st->r_max + margin);
-    if (n && !gr_cell_grid_build(&st->grid, st->mem, (const double *)st->xp, 3, n, cell, GR_MAX(16u * n, 64u)))
+/* ---- grids and packing -------------------------------------------------------------------- */
+
+/* The fixed particles' grid, when they moved (kinematic bodies every substep). fx_j and
+ * fx_xyzr hold them in grid order. */
+static gr_status build_fixed_grid(pbd_state *st, double cell)
+{
+    bool moving = false;
+    for (uint32_t r = 0; r < st->nb && !moving; r++)
+        moving = st->bodies[r].fixed && st->world->bodies.data[st->bodies[r].slot].motion == GR_MOTION_KINEMATIC;
+    st->fixed_moving = moving;
+    if (!st->fixed_dirty && !moving && st->fixed_cell == cell)
+        return GR_OK;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        if (st->inv_m[i] == 0.0) {
+            st->rank[m] = i;
+            st->pk_tmp[m++] = st->xp[i];
+        }
+    if (m && !gr_cell_grid_build(&st->fgrid, st->mem, (const double *)st->pk_tmp, 3, m, cell, GR_MAX(16u * m, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
-    list_ctx c = {st, margin, h};
-    gr_tasks *tasks = &world->tasks;
-    const uint32_t nblk = (n + PBD_BLOCK - 1) / PBD_BLOCK;
-    /* one pass in the steady state; a block that outgrew its region asks for another */
-    while (n) {
-        if (!size_regions(st, n))
+    for (uint32_t u = 0; u < m; u++) {
+        const uint32_t k = st->fgrid.order[u], j = st->rank[k];
+        st->fx_j[u] = j;
+        double *e = st->fx_xyzr + 4 * (size_t)u;
+        e[0] = st->pk_tmp[k].x, e[1] = st->pk_tmp[k].y, e[2] = st->pk_tmp[k].z, e[3] = st->r[j];
+        st->fx_now[u] = st->pk_tmp[k];
+        st->fx_slot[u] = st->bodies[st->owner[j]].slot;
+        st->fx_mat[u] = st->mat[j];
+    }
+    st->n_fixed = m;
+    st->fixed_cell = cell;
+    st->fixed_dirty = false;
+    return GR_OK;
+}
+
+typedef struct pack_ctx {
+    pbd_state *st;
+    double wake2; ///< squared speed that wakes a sleeping grain (pbd_constraints.c)
+} pack_ctx;
+
+/* Packed copies of the movable particles in grid order, with their per-substep constants. */
+static void pack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const pack_ctx *c = (const pack_ctx *)vctx;
+    pbd_state *st = c->st;
+    for (uint32_t s = begin; s < end; s++) {
+        const uint32_t k = st->grid.order[s], i = st->rank[k];
+        st->perm[s] = i;
+        st->pos_of[i] = s;
+        const gr_vec3 p = st->pk_tmp[k];
+        st->pk[s] = (pbd_pk){p, st->x[i]};
+        double *e = st->pk_xyzr + 4 * (size_t)s;
+        e[0] = p.x, e[1] = p.y, e[2] = p.z, e[3] = st->r[i];
+        st->pk_touch[s] = st->touch[i];
+        st->trap_slot[s] = GR_INVALID_INDEX; /* trap_range finds the trapped ones */
+        const uint32_t o = st->owner[i];
+        const bool asleep = pbd_asleep(st, i);
+        uint32_t bits = 0;
+        if (o != GR_INVALID_INDEX)
+            bits |= PBD_HOT_BODY;
+        if (asleep)
+            bits |= PBD_HOT_ASLEEP;
+        /* a grain must be ten times faster than a body to wake a sleeper: a settling pile's
+         * rattle must not */
+        if (!asleep && v3_len2(st->v[i]) > (o == GR_INVALID_INDEX ? 100.0 : 1.0) * c->wake2)
+            bits |= PBD_HOT_WAKES;
+        st->hot[s] = (pbd_hot){st->r[i], st->w_star[i], st->inv_m[i],
+                               o == GR_INVALID_INDEX ? st->inv_m[i] : st->inv_m[i] / (double)st->bodies[o].count,
+                               st->mat[i], bits, o, 0};
+    }
+}
+
+/* ---- lists -------------------------------------------------------------------------------- */
+
+typedef struct list_ctx {
+    pbd_state *st;
+    double margin;
+} list_ctx;
+
+/* The pair (s, t) and its constants at index k. Grain pairs share by the height-scaled inverse
+ * masses (stacks converge faster); a pair with a free body's particle uses the body's inverse
+ * mass W in the denominator: shape matching spreads a particle's move over its body's N
+ * particles, so the body moves w_p / N / (W_a + W_b) and the pair's momentum balances. */
+static void write_pair(pbd_state *st, uint32_t k, uint32_t s, uint32_t t)
+{
+    const pbd_hot *a = &st->hot[s], *b = &st->hot[t];
+    st->pr_a[k] = s;
+    st->pr_b[k] = t;
+    st->pr_d[k] = a->r + b->r;
+    if (!((a->bits | b->bits) & PBD_HOT_BODY)) {
+        const double den = a->w_star + b->w_star;
+        st->pr_ca[k] = a->w_star / den;
+        st->pr_cb[k] = b->w_star / den;
+        st->pr_body[k] = 0;
+    } else {
+        const double den = a->W + b->W;
+        st->pr_ca[k] = a->inv_m / den;
+        st->pr_cb[k] = b->inv_m / den;
+        st->pr_body[k] = 1;
+    }
+    const double *mu = pbd_mu(st, a->mat, b->mat);
+    st->pr_mus[k] = mu[0];
+    st->pr_muk[k] = mu[1];
+}
+
+/* Overlaps deeper than this fraction of the contact distance make a particle ask whether it
+ * was pushed through a body's shell (at rest against a wall it overlaps less; to get through
+ * the shell its centre must pass within about half a contact distance of a shell particle). */
+#define PBD_DEEP_FRACTION 0.75
+
+/* Candidates of one grid row examined at a time. */
+#define PBD_ROW_MAX 64u
+
+/* One pass: each block of packed particles writes its pairs and fixed contacts into its own
+ * regions; a block that needs more records how much. */
+static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const list_ctx *c = (const list_ctx *)vctx;
+    pbd_state *st = c->st;
+    const gr_cell_grid *g = &st->grid, *fg = &st->fgrid;
+    const double margin = c->margin, deep2 = PBD_DEEP_FRACTION * PBD_DEEP_FRACTION;
+    uint32_t at = 0, limit = 0, fat = 0, flimit = 0;
+    /* ranges come in whole blocks (gr_parallel_for with PBD_BLOCK) */
+    for (uint32_t s = begin; s < end; s++) {
+        if (s == begin || s % PBD_BLOCK == 0) {
+            const uint32_t b = s / PBD_BLOCK;
+            if (s != begin) {
+                st->blk_used[b - 1] = at - st->blk_base[b - 1];
+                st->fblk_used[b - 1] = fat - st->fblk_base[b - 1];
+            }
+            at = st->blk_base[b];
+            limit = st->blk_base[b + 1];
+            fat = st->fblk_base[b];
+            flimit = st->fblk_base[b + 1];
+        }
+        const double *ps = st->pk_xyzr + 4 * (size_t)s;
+        const double px = ps[0], py = ps[1], pz = ps[2], rs = ps[3];
+        const uint32_t own = st->hot[s].owner;
+        bool deep = false;
+        int32_t cc[3];
+        uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
+        st->pf_start[s] = at;
+        gr_cell_grid_coords(g, v3(px, py, pz), cc);
+        uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+        for (uint32_t row = 0; row < rows; row++) {
+            /* each pair once: only the later ends (the packed order is the grid's); the
+             * candidates within reach are compacted without branches, then written */
+            uint32_t found[PBD_ROW_MAX], nf = 0;
+            for (uint32_t t0 = GR_MAX(rb[row], s + 1); t0 < re[row]; t0 += PBD_ROW_MAX) {
+                const uint32_t t1 = GR_MIN(re[row], t0 + PBD_ROW_MAX);
+                nf = 0;
+                for (uint32_t t = t0; t < t1; t++) {
+                    const double *e = st->pk_xyzr + 4 * (size_t)t;
+                    const double dx = px - e[0], dy = py - e[1], dz = pz - e[2];
+                    const double reach = rs + e[3] + margin;
+                    found[nf] = t;
+                    nf += dx * dx + dy * dy + dz * dz < reach * reach;
+                }
+                for (uint32_t f = 0; f < nf; f++) {
+                    const uint32_t t = found[f];
+                    const uint32_t ot = st->hot[t].owner;
+                    if (own != GR_INVALID_INDEX && ot == own)
+                        continue; /* one body's particles never collide */
+                    if (ot != GR_INVALID_INDEX || own != GR_INVALID_INDEX) {
+                        const double *e = st->pk_xyzr + 4 * (size_t)t;
+                        const double dx = px - e[0], dy = py - e[1], dz = pz - e[2];
+                        deep |= dx * dx + dy * dy + dz * dz < deep2 * (rs + e[3]) * (rs + e[3]);
+                    }
+                    if (at < limit)
+                        write_pair(st, at, s, t);
+                    at++;
+                }
+            }
+        }
+        st->pf_end[s] = at;
+        st->fc_start[s] = fat;
+        if (st->n_fixed) {
+            gr_cell_grid_coords(fg, v3(px, py, pz), cc);
+            rows = gr_cell_grid_block_rows(fg, cc, rb, re);
+            for (uint32_t row = 0; row < rows; row++)
+                for (uint32_t u = rb[row]; u < re[row]; u++) {
+                    const double *e = st->fx_xyzr + 4 * (size_t)u;
+                    const double dx = px - e[0], dy = py - e[1], dz = pz - e[2], d2 = dx * dx + dy * dy + dz * dz;
+                    const double reach = rs + e[3] + margin;
+                    if (d2 >= reach * reach)
+                        continue;
+                    deep |= d2 < deep2 * (rs + e[3]) * (rs + e[3]);
+                    if (fat < flimit)
+                        st->fc_u[fat] = u;
+                    fat++;
+                }
+        }
+        st->fc_end[s] = fat;
+        st->deep[s] = deep;
+    }
+    if (end > begin) {
+        const uint32_t b = (end - 1) / PBD_BLOCK;
+        st->blk_used[b] = at - st->blk_base[b];
+        st->fblk_used[b] = fat - st->fblk_base[b];
+    }
+}
+
+/* Is packed particle s's centre inside the solid of body record o (its particles are near)?
+ * Then it leaves along the body's surface normal this substep (pbd_constraints.c). */
+static bool trap_test(pbd_state *st, uint32_t s, uint32_t o)
+{
+    const gr_body_data *b = &st->world->bodies.data[st->bodies[o].slot];
+    const gr_vec3 p = st->pk[s].p;
+    if (!gr_body_contains(b, p))
+        return false; /* the common case, without the exact O(triangles) distance */
+    gr_vec3 nrm, pt;
+    const double d = gr_body_feature_distance(b, 0, p, &nrm, &pt);
+    if (!(d < 0))
+        return false;
+    st->trap_slot[s] = st->bodies[o].slot;
+    st->trap_normal[s] = nrm;
+    st->trap_at[s] = p;
+    st->trap_depth[s] = -d;
+    return true;
+}
+
+/* Particles pushed through a particle-covered body's shell: those overlapped deeply by a
+ * body's particles ask each body whose particles are near once (consecutive duplicates
+ * skipped). */
+static void trap_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    pbd_state *st = (pbd_state *)vctx;
+    for (uint32_t s = begin; s < end; s++) {
+        if (!st->deep[s])
+            continue;
+        const uint32_t own = st->hot[s].owner;
+        uint32_t last = GR_INVALID_INDEX;
+        bool found = false;
+        for (uint32_t k = st->fc_start[s]; k < st->fc_end[s] && !found; k++) {
+            const uint32_t o = st->owner[st->fx_j[st->fc_u[k]]];
+            if (o != last && o != own)
+                found = trap_test(st, s, o);
+            last = o;
+        }
+        for (uint32_t k = st->pf_start[s]; k < st->pf_end[s] && !found; k++) {
+            const uint32_t o = st->hot[st->pr_b[k]].owner;
+            if (o != GR_INVALID_INDEX && o != last && o != own)
+                found = trap_test(st, s, o);
+            last = o;
+        }
+        for (uint32_t e = st->inc_start[s]; e < st->inc_start[s + 1] && !found; e++) {
+            const uint32_t o = st->hot[st->pr_a[st->inc_k[e]]].owner;
+            if (o != GR_INVALID_INDEX && o != last && o != own)
+                found = trap_test(st, s, o);
+            last = o;
+        }
+    }
+}
+
+/* Each particle's pairs as the second end, in pair order (a stable counting sort), with the
+ * second end's share; and which particles have pairs with free bodies' particles. */
+static void build_incidence(pbd_state *st)
+{
+    const uint32_t nm = st->nm, nblk = (nm + PBD_BLOCK - 1) / PBD_BLOCK;
+    uint32_t *start = st->inc_start;
+    memset(start, 0, sizeof(uint32_t) * ((size_t)nm + 1));
+    memset(st->pk_bodypair, 0, nm);
+    for (uint32_t b = 0; b < nblk; b++)
+        for (uint32_t k = st->blk_base[b]; k < st->blk_base[b] + st->blk_used[b]; k++) {
+            start[st->pr_b[k] + 1]++;
+            if (st->pr_body[k])
+                st->pk_bodypair[st->pr_a[k]] = st->pk_bodypair[st->pr_b[k]] = 1;
+        }
+    for (uint32_t s = 0; s < nm; s++)
+        start[s + 1] += start[s];
+    /* fill with start[] as the cursor of the entry before, then shift back */
+    for (uint32_t b = 0; b < nblk; b++)
+        for (uint32_t k = st->blk_base[b]; k < st->blk_base[b] + st->blk_used[b]; k++) {
+            const uint32_t e = start[st->pr_b[k]]++;
+            st->inc_k[e] = k;
+            st->inc_c[e] = st->pr_cb[k];
+        }
+    for (uint32_t s = nm; s > 0; s--)
+        start[s] = start[s - 1];
+    start[0] = 0;
+}
+
+gr_status pbd_build_lists(pbd_state *st, double h)
+{
+    gr_status s;
+    if ((s = list_exact_bodies(st)) != GR_OK)
+        return s;
+    double r_mov = 0, r_fix = 0;
+    uint32_t nm = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        if (st->inv_m[i] == 0.0) {
+            r_fix = GR_MAX(r_fix, st->r[i]);
+        } else {
+            r_mov = GR_MAX(r_mov, st->r[i]);
+            nm++;
+        }
+    }
+    const double margin = st->par.margin_fraction * st->r_max;
+    /* cells of the farthest reach: the 3x3x3 block around a particle's cell holds every
+     * neighbour */
+    if ((s = build_fixed_grid(st, r_mov + r_fix + margin)) != GR_OK)
+        return s;
+    st->nm = nm;
+    nm = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        if (st->inv_m[i] != 0.0) {
+            st->rank[nm] = i;
+            st->pk_tmp[nm++] = st->xp[i];
+        }
+    if (nm && !gr_cell_grid_build(&st->grid, st->mem, (const double *)st->pk_tmp, 3, nm, 2.0 * r_mov + margin,
+                                  GR_MAX(4u * nm, 64u)))
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < st->n; i++)
+        st->pos_of[i] = GR_INVALID_INDEX;
+    gr_tasks *tasks = &st->world->tasks;
+    const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
+    pack_ctx pc = {st, wake * wake};
+    gr_parallel_for_affine(tasks, nm, PBD_BLOCK, pack_range, &pc);
+
+    st->one_material = true;
+    for (uint32_t k = 1; k < nm; k++)
+        st->one_material &= st->hot[k].mat == st->hot[0].mat;
+    list_ctx c = {st, margin};
+    /* one pass in the steady state; a block that outgrew a region asks for another */
+    while (nm) {
+        const uint64_t pairs = size_regions(st->mem, &st->blk_base, &st->blk_used, &st->blk_n, nm, 8);
+        const uint64_t fixed = size_regions(st->mem, &st->fblk_base, &st->fblk_used, &st->fblk_n, nm, 2);
+        if (pairs > UINT32_MAX || fixed > UINT32_MAX)
             return GR_ERROR_OUT_OF_MEMORY;
-        gr_parallel_for(tasks, n, PBD_BLOCK, pairs_range, &c);
-        bool fits = true;
-        for (uint32_t b = 0; b < nblk; b++)
-            fits &= st->blk_base[b] + st->blk_used[b] <= st->blk_base[b + 1];
-        if (fits)
+        if (pairs > st->pair_cap) {
+            const uint32_t cap = gr_grow_capacity(st->pair_cap, (uint32_t)pairs);
+            const gr_array_ref arrays[] = {PAIR_ARRAYS(st)};
+            if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->pair_cap, cap, 0))
+                return GR_ERROR_OUT_OF_MEMORY;
+            st->pair_cap = cap;
+        }
+        if (fixed > st->fc_cap) {
+            const uint32_t cap = gr_grow_capacity(st->fc_cap, (uint32_t)fixed);
+            const gr_array_ref arrays[] = {FIXED_CONTACT_ARRAYS(st)};
+            if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->fc_cap, cap, 0))
+                return GR_ERROR_OUT_OF_MEMORY;
+            st->fc_cap = cap;
+        }
+        gr_parallel_for(tasks, nm, PBD_BLOCK, lists_range, &c);
+        if (regions_fit(st->blk_base, st->blk_used, nm) && regions_fit(st->fblk_base, st->fblk_used, nm))
             break;
     }
+    if (nm)
+        build_incidence(st);
+    if (st->nb)
+        gr_parallel_for(tasks, nm, PBD_BLOCK, trap_range, st);
     st->rebuilds++;
     return GR_OK;
+}
+
+typedef struct unpack_ctx {
+    pbd_state *st;
+} unpack_ctx;
+
+static void unpack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    pbd_state *st = ((const unpack_ctx *)vctx)->st;
+    for (uint32_t s = begin; s < end; s++) {
+        const uint32_t i = st->perm[s];
+        st->xp[i] = st->pk[s].p;
+        st->x[i] = st->pk[s].x;
+        st->touch[i] = st->pk_touch[s];
+    }
+}
+
+void pbd_fixed_advanced(pbd_state *st)
+{
+    if (!st->fixed_moving)
+        return; /* static particles: x* = x, as at the grid's build */
+    for (uint32_t u = 0; u < st->n_fixed; u++)
+        st->fx_now[u] = st->xp[st->fx_j[u]];
+}
+
+void pbd_unpack(pbd_state *st)
+{
+    unpack_ctx c = {st};
+    gr_parallel_for_affine(&st->world->tasks, st->nm, PBD_BLOCK, unpack_range, &c);
 }

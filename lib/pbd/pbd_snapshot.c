@@ -173,7 +173,6 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         }
         st->xp[i] = st->x[i];
         st->w_star[i] = st->inv_m[i];
-        st->dx[i] = v3(0, 0, 0);
         if (st->inv_m[i] == 0)
             st->r_min_fixed = GR_MIN(st->r_min_fixed, st->r[i]);
         else

@@ -27,7 +27,10 @@ static gr_status pbd_create(gr_world *world, void **out)
     st->mem = &world->mem;
     params_from_def(&st->par, &world->pbd);
     gr_cell_grid_init(&st->grid);
+    gr_cell_grid_init(&st->fgrid);
     gr_cell_grid_init(&st->hr_grid);
+    st->fixed_dirty = true;
+    st->kernel = pbd_pick_kernel();
     st->r_min = st->r_min_fixed = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;
@@ -36,21 +39,29 @@ static gr_status pbd_create(gr_world *world, void **out)
 }
 
 #define PARTICLE_ARRAYS(st)                                                                                       \
-    {(void **)&(st)->x, sizeof(gr_vec3)},       {(void **)&(st)->xp, sizeof(gr_vec3)},                           \
-        {(void **)&(st)->v, sizeof(gr_vec3)},   {(void **)&(st)->dx, sizeof(gr_vec3)},                           \
-        {(void **)&(st)->f, sizeof(gr_vec3)},   {(void **)&(st)->rest, sizeof(gr_vec3)},                         \
-        {(void **)&(st)->calm, sizeof(double)},                                                                   \
-        {(void **)&(st)->r, sizeof(double)},    {(void **)&(st)->inv_m, sizeof(double)},                         \
-        {(void **)&(st)->w_star, sizeof(double)}, {(void **)&(st)->mat, sizeof(uint32_t)},                       \
-        {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                     \
-        {(void **)&(st)->flag, sizeof(uint32_t)}, {(void **)&(st)->vnear, sizeof(double)}, \
-        {(void **)&(st)->touch_next, sizeof(uint32_t)}, \
-        {(void **)&(st)->nb_end, sizeof(uint32_t)},   {(void **)&(st)->nb_mid, sizeof(uint32_t)},                 \
-        {(void **)&(st)->hot, sizeof(pbd_hot)},   {(void **)&(st)->sampled, sizeof(uint8_t)},                     \
-        {(void **)&(st)->trap_slot, sizeof(uint32_t)}, {(void **)&(st)->trap_normal, sizeof(gr_vec3)},           \
-        {(void **)&(st)->trap_at, sizeof(gr_vec3)}, {(void **)&(st)->trap_depth, sizeof(double)},                \
+    {(void **)&(st)->x, sizeof(gr_vec3)}, {(void **)&(st)->xp, sizeof(gr_vec3)},                                  \
+        {(void **)&(st)->v, sizeof(gr_vec3)}, {(void **)&(st)->f, sizeof(gr_vec3)},                               \
+        {(void **)&(st)->rest, sizeof(gr_vec3)}, {(void **)&(st)->calm, sizeof(double)},                          \
+        {(void **)&(st)->r, sizeof(double)}, {(void **)&(st)->inv_m, sizeof(double)},                             \
+        {(void **)&(st)->w_star, sizeof(double)}, {(void **)&(st)->mat, sizeof(uint32_t)},                        \
+        {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                      \
+        {(void **)&(st)->flag, sizeof(uint32_t)}, {(void **)&(st)->vnear, sizeof(double)},                        \
+        {(void **)&(st)->sampled, sizeof(uint8_t)}, {(void **)&(st)->trap_slot, sizeof(uint32_t)},                \
+        {(void **)&(st)->trap_normal, sizeof(gr_vec3)}, {(void **)&(st)->trap_at, sizeof(gr_vec3)},               \
+        {(void **)&(st)->trap_depth, sizeof(double)}, {(void **)&(st)->touch, sizeof(uint32_t)},                  \
+        /* per substep, packed (pbd_lists.c) */                                                                   \
+        {(void **)&(st)->perm, sizeof(uint32_t)}, {(void **)&(st)->pos_of, sizeof(uint32_t)},                     \
+        {(void **)&(st)->pk, sizeof(pbd_pk)}, {(void **)&(st)->pk_xyzr, 4 * sizeof(double)},                      \
+        {(void **)&(st)->pk_tmp, sizeof(gr_vec3)}, {(void **)&(st)->hot, sizeof(pbd_hot)},                        \
+        {(void **)&(st)->pk_touch, sizeof(uint32_t)}, {(void **)&(st)->pk_touch_next, sizeof(uint32_t)},          \
+        {(void **)&(st)->pf_start, sizeof(uint32_t)}, {(void **)&(st)->pf_end, sizeof(uint32_t)},                 \
+        {(void **)&(st)->fc_start, sizeof(uint32_t)}, {(void **)&(st)->fc_end, sizeof(uint32_t)},                 \
+        {(void **)&(st)->fx_j, sizeof(uint32_t)}, {(void **)&(st)->fx_xyzr, 4 * sizeof(double)},                  \
+        {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_bodypair, sizeof(uint8_t)},                  \
+        {(void **)&(st)->fx_now, sizeof(gr_vec3)}, {(void **)&(st)->fx_slot, sizeof(uint32_t)},                   \
+        {(void **)&(st)->fx_mat, sizeof(uint32_t)},                                                               \
     {                                                                                                             \
-        (void **)&(st)->touch, sizeof(uint32_t)                                                                   \
+        (void **)&(st)->deep, sizeof(uint8_t)                                                                     \
     }
 
 gr_status pbd_reserve_particles(pbd_state *st, uint32_t need)
@@ -59,16 +70,16 @@ gr_status pbd_reserve_particles(pbd_state *st, uint32_t need)
         return GR_OK;
     const uint32_t cap = gr_grow_capacity(st->cap, need);
     const gr_array_ref arrays[] = {PARTICLE_ARRAYS(st)};
-    /* the list heads have cap + 1 entries: grow them first (all or nothing) */
-    uint32_t *nbs = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * ((size_t)cap + 1));
-    if (!nbs || !gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->cap, cap, st->n)) {
-        gr_mem_free(st->mem, nbs, sizeof(uint32_t) * ((size_t)cap + 1));
+    /* the incidence heads have cap + 1 entries: grow them first (all or nothing) */
+    uint32_t *inc = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * ((size_t)cap + 1));
+    if (!inc || !gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->cap, cap, st->n)) {
+        gr_mem_free(st->mem, inc, sizeof(uint32_t) * ((size_t)cap + 1));
         return GR_ERROR_OUT_OF_MEMORY;
     }
     if (st->cap)
-        gr_mem_free(st->mem, st->nb_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
-    memset(nbs, 0, sizeof(uint32_t) * ((size_t)cap + 1));
-    st->nb_start = nbs;
+        gr_mem_free(st->mem, st->inc_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
+    memset(inc, 0, sizeof(uint32_t) * ((size_t)cap + 1));
+    st->inc_start = inc;
     st->cap = cap;
     return GR_OK;
 }
@@ -82,7 +93,7 @@ static void pbd_destroy(void *state)
     const gr_array_ref arrays[] = {PARTICLE_ARRAYS(st)};
     gr_mem_free_arrays(mem, arrays, GR_COUNTOF(arrays), st->cap);
     if (st->cap)
-        gr_mem_free(mem, st->nb_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
+        gr_mem_free(mem, st->inc_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
     pbd_free_lists(st);
     pbd_free_upsampling(st);
     {
@@ -92,7 +103,6 @@ static void pbd_destroy(void *state)
         gr_mem_free_arrays(mem, sensing, GR_COUNTOF(sensing), st->sense_cap);
     }
     pbd_free_bodies(st);
-    gr_cell_grid_free(&st->grid, mem);
     gr_mem_free(mem, st->mu, sizeof(double) * 2 * st->pair_dim * st->pair_dim);
     gr_mem_free(mem, st, sizeof(pbd_state));
 }
@@ -147,7 +157,7 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         const double m = mats->defs[g[k].material].density * 4.0 / 3.0 * GR_PI * r * r * r;
         st->x[i] = st->xp[i] = g[k].position;
         st->v[i] = g[k].velocity;
-        st->dx[i] = st->f[i] = st->rest[i] = v3(0, 0, 0);
+        st->f[i] = st->rest[i] = v3(0, 0, 0);
         st->calm[i] = 0;
         st->r[i] = r;
         st->inv_m[i] = st->w_star[i] = 1.0 / m;
@@ -215,6 +225,7 @@ void pbd_compact(pbd_state *st)
     }
     st->n = out;
     st->n_dead = 0;
+    st->fixed_dirty = true; /* fixed particles may have been renumbered */
 }
 
 static void pbd_read_field(const void *state, gr_field field, const uint32_t *dense, uint32_t count, double *out)
@@ -292,7 +303,11 @@ static void pbd_contact_counts(const void *state, uint64_t *pairs, uint64_t *bod
     *rebuilds = st->rebuilds;
 }
 
-static void pbd_invalidate(void *state) { (void)state; /* lists are rebuilt every substep */ }
+static void pbd_invalidate(void *state)
+{
+    /* lists are rebuilt every substep; the fixed particles' grid only when they changed */
+    ((pbd_state *)state)->fixed_dirty = true;
+}
 
 const gr_solver_vtable gr_pbd_solver = {
     GR_SOLVER_PBD,

@@ -201,15 +201,8 @@ static gr_status substep(pbd_state *st, double h)
     const gr_vec3 g = st->world->def.gravity;
     const double gl = v3_len(g);
     gr_status s;
-    /* lists first (on the predicted positions of this substep): if they cannot be allocated,
-     * nothing has moved yet */
     predict_ctx pc = {st, h, g};
     gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, predict_range, &pc);
-    if ((s = pbd_build_lists(st, h)) != GR_OK) {
-        for (uint32_t i = 0; i < st->n; i++)
-            st->xp[i] = st->x[i];
-        return s;
-    }
     /* mass scaling: w* = w exp(k (height - lowest grain's height) / diameter) */
     if (st->par.mass_scaling > 0 && gl > 0 && st->n_grains) {
         double ref = INFINITY;
@@ -219,14 +212,22 @@ static gr_status substep(pbd_state *st, double h)
         scale_ctx sc = {st, st->par.mass_scaling / (2.0 * st->r_max), ref};
         gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, scale_range, &sc);
     }
-    pbd_prepare_sweeps(st, h);
+    /* lists (on the predicted positions of this substep): if they cannot be allocated,
+     * nothing has moved yet */
+    if ((s = pbd_build_lists(st, h)) != GR_OK) {
+        for (uint32_t i = 0; i < st->n; i++)
+            st->xp[i] = st->x[i];
+        return s;
+    }
     for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
-        pbd_contact_sweep(st, st->x, false, true, h);
+        pbd_contact_sweep(st, false, true, h);
     advance_fixed_bodies(st, h);
+    pbd_fixed_advanced(st);
     for (uint32_t it = 0; it < st->par.iterations; it++) {
-        pbd_contact_sweep(st, st->xp, true, false, h);
+        pbd_contact_sweep(st, true, false, h);
         pbd_shape_match(st);
     }
+    pbd_unpack(st);
     finish_ctx fc = {st, h, g};
     gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, finish_range, &fc);
     pbd_bodies_write_back(st, h);
