@@ -13,6 +13,8 @@
 #include "../lib/geom/mesh_query.h"
 #include "../lib/geom/vec3.h"
 #include "../lib/grid/cell_grid.h"
+#include "../lib/pbd/pbd_hr_sums.h"
+#include "../lib/pbd/pbd_kernel.h"
 #include "harness.h"
 #include "test_util.h"
 
@@ -410,6 +412,111 @@ static void fill_random_batch(struct dem_batch *b, gr_rng *rng, uint32_t n)
     }
 }
 
+/* The PBD pair kernel (pbd_kernel.h) in every build this CPU runs: the same bits; and what
+ * the definition says, computed plainly: u = delta n - f(t) for pairs in contact, else 0. */
+static void check_pbd_kernels(gr_rng *rng)
+{
+    pbd_kernel_fn *kernels[3];
+    int nk = 0;
+    kernels[nk++] = pbd_kernel_v2;
+    kernels[nk++] = pbd_pick_kernel();
+#if defined(GR_HAVE_AVX2)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        kernels[nk++] = pbd_kernel_v4avx2;
+#endif
+    for (int trial = 0; trial < 80; trial++) {
+        static pbd_pair_batch ref, vec, first;
+        const int friction = trial % 3 != 0, uniform = trial % 2;
+        ref.n = PBD_BATCH;
+        for (uint32_t k = 0; k < PBD_BATCH; k++) {
+            const double d = 0.01 + 0.02 * gr_rng_uniform(rng);
+            /* centres from coincident (k = 0) through overlapping to apart */
+            const double len = k == 0 ? 0.0 : d * (0.5 + 0.7 * gr_rng_uniform(rng));
+            gr_vec3 n = {gr_rng_uniform(rng) - 0.5, gr_rng_uniform(rng) - 0.5, gr_rng_uniform(rng) - 0.5};
+            n = v3_scale(n, 1.0 / v3_len(n));
+            ref.dx[k] = n.x * len, ref.dy[k] = n.y * len, ref.dz[k] = n.z * len;
+            ref.d[k] = d;
+            /* slips small and large against mu delta: static, kinetic and in between */
+            const double slip = (k % 4 == 0 ? 1e-6 : 0.02) * gr_rng_uniform(rng);
+            ref.sx[k] = slip * (gr_rng_uniform(rng) - 0.5), ref.sy[k] = slip * (gr_rng_uniform(rng) - 0.5);
+            ref.sz[k] = slip * (gr_rng_uniform(rng) - 0.5);
+            ref.mus[k] = uniform ? 0.6 : gr_rng_uniform(rng);
+            ref.muk[k] = 0.8 * ref.mus[k];
+        }
+        const pbd_kernel_consts kc = {{0, 1, 0}, friction, uniform, 0.6, 0.48};
+        for (int kk = 0; kk < nk; kk++) {
+            memcpy(&vec, &ref, sizeof vec);
+            kernels[kk](&vec, &kc);
+            if (kk == 0) {
+                memcpy(&first, &vec, sizeof first);
+                for (uint32_t k = 0; k < PBD_BATCH; k++) {
+                    const gr_vec3 x = {ref.dx[k], ref.dy[k], ref.dz[k]}, s = {ref.sx[k], ref.sy[k], ref.sz[k]};
+                    const double len = v3_len(x), d = ref.d[k];
+                    const int touching = len < d;
+                    CHECK(vec.act[k] == (touching ? 1.0 : 0.0));
+                    gr_vec3 u = {0, 0, 0};
+                    if (touching) {
+                        const gr_vec3 n = len > 1e-9 * d ? v3_scale(x, 1.0 / len) : v3(0, 1, 0);
+                        const double delta = d - len;
+                        u = v3_scale(n, delta);
+                        if (friction) {
+                            const gr_vec3 t = v3_madd(s, n, -v3_dot(s, n));
+                            const double lt = v3_len(t), mus = ref.mus[k], muk = ref.muk[k];
+                            const double keep = lt < mus * delta ? 1.0 : (lt > muk * delta ? muk * delta / lt : 1.0);
+                            u = v3_madd(u, t, -keep);
+                        }
+                    }
+                    CHECK(fabs(vec.ux[k] - u.x) <= 1e-15 && fabs(vec.uy[k] - u.y) <= 1e-15 &&
+                          fabs(vec.uz[k] - u.z) <= 1e-15);
+                }
+            } else {
+                CHECK(memcmp(vec.ux, first.ux, sizeof vec.ux) == 0 && memcmp(vec.uy, first.uy, sizeof vec.uy) == 0 &&
+                      memcmp(vec.uz, first.uz, sizeof vec.uz) == 0 && memcmp(vec.act, first.act, sizeof vec.act) == 0);
+            }
+        }
+    }
+}
+
+/* The upsampling sums (pbd_hr_sums.h) in every build: the same bits, and close to the sums in
+ * double. */
+static void check_hr_sums(gr_rng *rng)
+{
+    pbd_hr_sums_fn *sums[3];
+    int ns = 0;
+    sums[ns++] = pbd_hr_sums_v8;
+    sums[ns++] = pbd_pick_hr_sums();
+#if defined(GR_HAVE_AVX2)
+    if (__builtin_cpu_supports("avx2"))
+        sums[ns++] = pbd_hr_sums_v8avx2;
+#endif
+    enum { N = 96 };
+    static float x[N], y[N], z[N], g[N], vx[N], vy[N], vz[N];
+    for (int trial = 0; trial < 40; trial++) {
+        for (int k = 0; k < N; k++) {
+            x[k] = (float)(0.2 * gr_rng_uniform(rng)), y[k] = (float)(0.2 * gr_rng_uniform(rng));
+            z[k] = (float)(0.2 * gr_rng_uniform(rng)), g[k] = k % 5 ? 1.0f : 0.0f;
+            vx[k] = (float)(gr_rng_uniform(rng) - 0.5), vy[k] = (float)(gr_rng_uniform(rng) - 0.5);
+            vz[k] = (float)(gr_rng_uniform(rng) - 0.5);
+        }
+        const pbd_hr_list l = {x, y, z, g, vx, vy, vz, N};
+        const float px = 0.1f, py = 0.1f, pz = 0.1f, inv_r2 = 1.0f / (0.07f * 0.07f);
+        float out[3][5];
+        for (int k = 0; k < ns; k++)
+            sums[k](&l, px, py, pz, inv_r2, out[k]);
+        for (int k = 1; k < ns; k++)
+            CHECK(memcmp(out[k], out[0], sizeof out[0]) == 0);
+        double ref[5] = {0};
+        for (int k = 0; k < N; k++) {
+            const double dx = px - x[k], dy = py - y[k], dz = pz - z[k];
+            const double t = 1.0 - (dx * dx + dy * dy + dz * dz) * inv_r2, w = t > 0 ? t * t * t : 0;
+            ref[0] += w, ref[1] += w * g[k], ref[2] += w * vx[k], ref[3] += w * vy[k], ref[4] += w * vz[k];
+        }
+        for (int a = 0; a < 5; a++)
+            CHECK(fabs(out[0][a] - ref[a]) <= 1e-5 * (1.0 + fabs(ref[0])));
+    }
+}
+
 static void test_vector_kernels_match_scalar(void)
 {
     gr_rng rng = {2024};
@@ -421,7 +528,7 @@ static void test_vector_kernels_match_scalar(void)
         int nk = 0;
         kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v2 : dem_kernel_hertz_history_v2;
         kernels[nk++] = dem_pick_kernel(epsd != 0);
-#if defined(GR_DEM_HAVE_AVX2)
+#if defined(GR_HAVE_AVX2)
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2"))
             kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v4avx2 : dem_kernel_hertz_history_v4avx2;
@@ -473,6 +580,8 @@ static void test_vector_kernels_match_scalar(void)
             }
         printf("  rolling %s: %d kernels match the scalar code\n", epsd ? "EPSD" : "none", nk);
     }
+    check_pbd_kernels(&rng);
+    check_hr_sums(&rng);
 }
 
 /* ---- mesh queries ------------------------------------------------------------------------- */

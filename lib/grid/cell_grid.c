@@ -57,6 +57,12 @@ static double cell_count(const double ext[3], double cell)
 bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
                         double cell_size, uint32_t max_cells)
 {
+    return gr_cell_grid_build_padded(g, mem, pos, stride, n, cell_size, max_cells, 0.0);
+}
+
+bool gr_cell_grid_build_padded(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
+                               double cell_size, uint32_t max_cells, double pad)
+{
     gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = 0; i < n; i++) {
         const double *p = pos + (size_t)i * stride;
@@ -68,6 +74,10 @@ bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t 
         lo = (gr_vec3){0, 0, 0};
         hi = lo;
     }
+    if (pad > 0 && n > 0) {
+        lo = (gr_vec3){lo.x - pad, lo.y - pad, lo.z - pad};
+        hi = (gr_vec3){hi.x + pad, hi.y + pad, hi.z + pad};
+    }
     if (max_cells < 1)
         max_cells = 1;
     g->lo = lo;
@@ -77,7 +87,9 @@ bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t 
     for (int a = 0; a < 3; a++)
         if (!(ext[a] <= 1e300))
             ext[a] = 1e300; /* overflowing spans: the cell growth below still terminates */
+    bool clamped = false;
     if (cell_count(ext, cell) > (double)max_cells && n > 0) {
+        clamped = true;
         /* A few far grains (splashed, falling) would stretch the grid. Cover the bulk instead:
          * points outside are clamped into the edge cells, which keeps every pair within one
          * cell of each other in adjacent cells (clamping never moves two points apart). */
@@ -131,6 +143,7 @@ bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t 
     }
     g->ncells = ncells;
     g->n = n;
+    g->clamped = clamped;
 
     uint32_t *count = g->cell_start;
     memset(count, 0, sizeof(uint32_t) * ((size_t)ncells + 1));

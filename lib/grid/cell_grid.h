@@ -20,6 +20,7 @@ typedef struct gr_cell_grid {
     int axis[3];         ///< world axes in major..minor order
     uint32_t ncells;
     uint32_t n;          ///< points in the last build
+    bool clamped;        ///< far outliers lie outside the grid (clamped into its edge cells)
     uint32_t *cell_start;  ///< [ncells + 1]: sorted points of cell c are [cell_start[c], cell_start[c+1])
     uint32_t *order;       ///< [n]: sorted position -> input index
     uint32_t *cell_of;     ///< [n]: input index -> cell
@@ -34,6 +35,10 @@ void gr_cell_grid_free(gr_cell_grid *g, gr_mem *mem);
 /// Allocates (grows) only; on failure the grid is unchanged and false is returned.
 bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
                         double cell_size, uint32_t max_cells);
+/// The same over the points' bounding box grown by `pad` on every side (so that queries
+/// within pad of any point fall inside the grid).
+bool gr_cell_grid_build_padded(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
+                               double cell_size, uint32_t max_cells, double pad);
 /// Cell coordinates (major, mid, minor order) of a point, clamped into the grid.
 void gr_cell_grid_coords(const gr_cell_grid *g, gr_vec3 p, int32_t c[3]);
 static inline uint32_t gr_cell_grid_index(const gr_cell_grid *g, const int32_t c[3])

@@ -11,6 +11,7 @@
 
 #include "../core/world.h"
 #include "../grid/cell_grid.h"
+#include "pbd_hr_sums.h"
 #include "pbd_kernel.h"
 
 /// A body represented by particles. Dynamic and host-owned bodies are rigid through shape
@@ -32,6 +33,14 @@ typedef struct pbd_body {
 typedef struct pbd_pair_out {
     double ux, uy, uz, act;
 } pbd_pair_out;
+
+/// A high-resolution point (pbd_upsample.c).
+typedef struct pbd_point {
+    float x, y, z;
+    float vx, vy, vz;
+    uint32_t id;   ///< its render index
+    uint32_t rest; ///< 1: its last blend gave it no velocity
+} pbd_point;
 
 /// A movable particle's positions during the solve (packed in cell order).
 typedef struct pbd_pk {
@@ -180,23 +189,24 @@ typedef struct pbd_state {
     uint32_t imp_slots;
     gr_vec3 *body_imp;    ///< [imp_slots * 2] accumulated over the step
 
-    /* high-resolution points (pbd_upsample.c) */
+    /* high-resolution points (pbd_upsample.c), stored in the cell order of their last
+     * advection */
     uint32_t hr_n, hr_cap;
-    gr_vec3 *hr_x, *hr_v;
-    uint8_t *hr_rest;     ///< the point's last blend gave it no velocity
+    pbd_point *hr_pt;
+    pbd_point *hr_tmp;    ///< [hr_cap] scratch: where the sort puts them
+    uint32_t *hr_at;      ///< [hr_cap] render index -> storage position
+    uint32_t *hr_key;     ///< [hr_cap] scratch: each point's cell key (pbd_upsample.c)
+    uint32_t *hr_key_start; ///< [hr_key_cap] scratch of the sort
+    uint32_t hr_key_cap;
     gr_cell_grid hr_grid; ///< scratch: grains and body particles by cells of the support radius
     /// scratch: per particle in hr_grid order: x, y, z, 1 (grain) or 0 (body), vx, vy, vz, 0
     /// (the points' gathers stream this instead of chasing indices)
     float *hr_sorted;
     uint32_t hr_sorted_cap;
     uint64_t hr_batches;  ///< sampling passes so far (seeds the next)
-    /* scratch of the advection: the points by hr_grid cell (points outside the grid last) */
-    uint32_t *hr_key;     ///< [hr_cap] the point's cell c; ncells + c: beside the grid, up to a cell out of c; 2 ncells: farther
-    uint32_t *hr_order;   ///< [hr_cap] points sorted by key
-    uint32_t *hr_key_start; ///< [hr_key_cap] where each key's points start in hr_order
-    uint32_t hr_key_cap;
 
     pbd_kernel_fn *kernel; ///< the pair kernel for this CPU
+    pbd_hr_sums_fn *hr_sums; ///< the upsampling sums for this CPU
     gr_vec3 up;
     uint64_t contact_pairs, body_pairs, rebuilds;
 } pbd_state;

@@ -50,9 +50,11 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
     gr_writer_bytes(w, st->sampled, n);
     gr_writer_u64(w, st->hr_batches);
     gr_writer_u32(w, st->hr_n);
-    put_v3s(w, st->hr_x, st->hr_n);
-    put_v3s(w, st->hr_v, st->hr_n);
-    gr_writer_bytes(w, st->hr_rest, st->hr_n);
+    for (uint32_t q = 0; q < st->hr_n; q++) { /* storage order: the next advection's start */
+        uint32_t words[8];
+        memcpy(words, &st->hr_pt[q], sizeof words);
+        gr_writer_u32s(w, words, 8);
+    }
     return GR_OK;
 }
 
@@ -118,16 +120,20 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     gr_reader_bytes(r, st->sampled, n);
     st->hr_batches = gr_reader_u64(r);
     const uint32_t hr_n = gr_reader_u32(r);
-    LOAD_CHECK(hr_n <= GR_MAX_GRAINS && hr_n <= gr_reader_left(r) / 49);
+    LOAD_CHECK(hr_n <= GR_MAX_GRAINS && hr_n <= gr_reader_left(r) / sizeof(pbd_point));
     if (pbd_reserve_points(st, GR_MAX(hr_n, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
-    get_v3s(r, st->hr_x, hr_n);
-    get_v3s(r, st->hr_v, hr_n);
-    gr_reader_bytes(r, st->hr_rest, hr_n);
-    LOAD_CHECK(true);
+    for (uint32_t id = 0; id < hr_n; id++)
+        st->hr_at[id] = GR_INVALID_INDEX;
     for (uint32_t q = 0; q < hr_n; q++) {
-        LOAD_CHECK(v3_finite(st->hr_x[q]) && v3_finite(st->hr_v[q]));
-        st->hr_rest[q] = st->hr_rest[q] ? 1 : 0;
+        uint32_t words[8];
+        gr_reader_u32s(r, words, 8);
+        pbd_point *p = &st->hr_pt[q];
+        memcpy(p, words, sizeof *p);
+        /* finite, and the render indices a permutation */
+        LOAD_CHECK(isfinite(p->x) && isfinite(p->y) && isfinite(p->z) && isfinite(p->vx) && isfinite(p->vy) &&
+                   isfinite(p->vz) && p->rest <= 1 && p->id < hr_n && st->hr_at[p->id] == GR_INVALID_INDEX);
+        st->hr_at[p->id] = q;
     }
     st->hr_n = hr_n;
     for (uint32_t i = 0; i < n; i++)

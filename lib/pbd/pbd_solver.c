@@ -31,6 +31,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     gr_cell_grid_init(&st->hr_grid);
     st->fixed_dirty = true;
     st->kernel = pbd_pick_kernel();
+    st->hr_sums = pbd_pick_hr_sums();
     st->r_min = st->r_min_fixed = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;
@@ -281,8 +282,8 @@ static void pbd_read_render_points(const void *state, uint32_t first, uint32_t c
     if (upsampling(st)) {
         const float rh = (float)st->world->pbd.hr_radius;
         for (uint32_t k = 0; k < count; k++) {
-            const gr_vec3 x = st->hr_x[first + k];
-            const float p[4] = {(float)x.x, (float)x.y, (float)x.z, rh};
+            const pbd_point *pt = &st->hr_pt[st->hr_at[first + k]];
+            const float p[4] = {pt->x, pt->y, pt->z, rh};
             memcpy((char *)dst + (size_t)k * stride, p, sizeof p);
         }
         return;

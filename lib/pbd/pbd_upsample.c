@@ -18,29 +18,30 @@
  *                           normal speed removed, sliding speed cut by mu_k times that)
  * Body particles count only when at least one grain is near (a point beside a moved body with
  * no sand around falls instead of sticking to it). Points are independent: parallel and the
- * same for any worker count. */
+ * same for any worker count.
+ *
+ * Storage: a point is 8 floats (position, velocity, render index, rest flag), kept in the cell
+ * order of its last advection (a stable counting sort each step; points move little between
+ * steps, so it is nearly a stream): the advection streams through memory and the points of a
+ * cell share one gathered list of their grains. hr_at maps render indices (stable while
+ * points live) to storage. */
 #include <math.h>
 
 #include "../bodies/body_store.h"
 #include "../core/rng.h"
 #include "../geom/vec3.h"
 #include "pbd_internal.h"
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 void pbd_free_upsampling(pbd_state *st)
 {
-    gr_mem_free(st->mem, st->hr_x, sizeof(gr_vec3) * st->hr_cap);
-    gr_mem_free(st->mem, st->hr_v, sizeof(gr_vec3) * st->hr_cap);
-    gr_mem_free(st->mem, st->hr_rest, st->hr_cap);
+    gr_mem_free(st->mem, st->hr_pt, sizeof(pbd_point) * st->hr_cap);
+    gr_mem_free(st->mem, st->hr_tmp, sizeof(pbd_point) * st->hr_cap);
+    gr_mem_free(st->mem, st->hr_at, sizeof(uint32_t) * st->hr_cap);
     gr_mem_free(st->mem, st->hr_key, sizeof(uint32_t) * st->hr_cap);
-    gr_mem_free(st->mem, st->hr_order, sizeof(uint32_t) * st->hr_cap);
     gr_mem_free(st->mem, st->hr_key_start, sizeof(uint32_t) * st->hr_key_cap);
-    st->hr_key = st->hr_order = st->hr_key_start = NULL;
+    st->hr_pt = st->hr_tmp = NULL;
+    st->hr_at = st->hr_key = st->hr_key_start = NULL;
     st->hr_key_cap = 0;
-    st->hr_x = st->hr_v = NULL;
-    st->hr_rest = NULL;
     st->hr_n = st->hr_cap = 0;
     gr_cell_grid_free(&st->hr_grid, st->mem);
     gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
@@ -55,20 +56,18 @@ gr_status pbd_reserve_points(pbd_state *st, uint32_t need)
     if (need > GR_MAX_GRAINS)
         return GR_ERROR_TOO_MANY;
     const uint32_t cap = gr_grow_capacity(st->hr_cap, need);
-    const gr_array_ref arrays[] = {{(void **)&st->hr_x, sizeof(gr_vec3)}, {(void **)&st->hr_v, sizeof(gr_vec3)},
-                                   {(void **)&st->hr_rest, sizeof(uint8_t)}, {(void **)&st->hr_key, sizeof(uint32_t)},
-                                   {(void **)&st->hr_order, sizeof(uint32_t)}};
+    const gr_array_ref arrays[] = {{(void **)&st->hr_pt, sizeof(pbd_point)},
+                                   {(void **)&st->hr_tmp, sizeof(pbd_point)},
+                                   {(void **)&st->hr_at, sizeof(uint32_t)},
+                                   {(void **)&st->hr_key, sizeof(uint32_t)}};
     if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->hr_cap, cap, st->hr_n))
         return GR_ERROR_OUT_OF_MEMORY;
     st->hr_cap = cap;
     return GR_OK;
 }
 
-static inline double kernel(double d2, double inv_r2)
-{
-    const double t = 1.0 - d2 * inv_r2;
-    return t > 0 ? t * t * t : 0.0;
-}
+static inline gr_vec3 point_x(const pbd_point *p) { return v3(p->x, p->y, p->z); }
+static inline gr_vec3 point_v(const pbd_point *p) { return v3(p->vx, p->vy, p->vz); }
 
 /* ---- sampling ------------------------------------------------------------------------------ */
 
@@ -104,17 +103,17 @@ static bool too_close(const pbd_state *st, const sample_lattice *L, gr_vec3 p, c
         for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->dims[1] - 1); j++)
             for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->dims[2] - 1); k++) {
                 const uint32_t q = L->point[lattice_index(L, i, j, k)];
-                if (q != GR_INVALID_INDEX && v3_len2(v3_sub(st->hr_x[q], p)) < dmin * dmin)
+                if (q < st->hr_n && v3_len2(v3_sub(point_x(&st->hr_pt[q]), p)) < dmin * dmin)
                     return true;
             }
     return false;
 }
 
-/* The new grain whose sampling ball (hr_sample_radius x its radius) contains p
- * (GR_INVALID_INDEX: none), from the grid over them. */
-static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 p)
+/* The new grain whose sampling ball (cover x its radius) contains p (GR_INVALID_INDEX: none),
+ * from the grid over them. */
+static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 p,
+                                 double cover)
 {
-    const double c2 = st->world->pbd.hr_sample_radius * st->world->pbd.hr_sample_radius;
     int32_t c[3];
     gr_cell_grid_coords(g, p, c);
     uint32_t rb[9], re[9];
@@ -122,19 +121,23 @@ static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, con
     for (uint32_t row = 0; row < rows; row++)
         for (uint32_t s = rb[row]; s < re[row]; s++) {
             const uint32_t i = grains[g->order[s]];
-            if (v3_len2(v3_sub(p, st->x[i])) <= c2 * st->r[i] * st->r[i])
+            if (v3_len2(v3_sub(p, st->x[i])) <= cover * cover * st->r[i] * st->r[i])
                 return i;
         }
     return GR_INVALID_INDEX;
 }
 
 /* Is p inside a body's solid, or within r_H of an exact surface? (a point sampled in the
- * ball around a grain that rests on a wall must not start inside the wall) */
+ * ball around a grain that rests on a wall must not start inside the wall) Bodies whose
+ * bounding sphere is farther are passed over at once. */
 static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
 {
     const gr_body_store *bs = &st->world->bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         const gr_body_data *b = &bs->data[bs->active[a]];
+        const double bound = gr_body_bound_radius(b);
+        if (bound < INFINITY && v3_len2(v3_sub(p, b->position)) > (bound + rh) * (bound + rh))
+            continue;
         if (b->shape == GR_SHAPE_MESH ? gr_body_contains(b, p) : gr_body_distance(b, p) < rh)
             return true;
     }
@@ -143,6 +146,36 @@ static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
 
 /* Most lattice cells one sampling pass may use (4 bytes each). */
 #define PBD_MAX_SAMPLE_CELLS (1u << 28)
+
+/* A lattice cell is worth trying when its centre lies within the sampling ball of a new grain
+ * grown by the cell's half diagonal. Marks them (GR_INVALID_INDEX - 1) from the grains' side:
+ * each grain visits the cells of its ball's bounding box. */
+#define CELL_UNTRIED (GR_INVALID_INDEX - 1u)
+
+static void mark_cells(const pbd_state *st, sample_lattice *L, const uint32_t *grains, uint32_t count, double cover)
+{
+    const double half_diag = 0.8660254037844386 * L->a;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t i = grains[k];
+        const gr_vec3 x = st->x[i];
+        const double reach = cover * st->r[i] + half_diag;
+        int32_t lo[3], hi[3];
+        for (int d = 0; d < 3; d++) {
+            const double o = v3_get(L->lo, d);
+            lo[d] = GR_MAX((int32_t)floor((v3_get(x, d) - reach - o) / L->a), 0);
+            hi[d] = GR_MIN((int32_t)floor((v3_get(x, d) + reach - o) / L->a), L->dims[d] - 1);
+        }
+        for (int32_t a = lo[0]; a <= hi[0]; a++)
+            for (int32_t b = lo[1]; b <= hi[1]; b++)
+                for (int32_t c = lo[2]; c <= hi[2]; c++) {
+                    const gr_vec3 centre = {L->lo.x + (a + 0.5) * L->a, L->lo.y + (b + 0.5) * L->a,
+                                            L->lo.z + (c + 0.5) * L->a};
+                    uint32_t *cell = &L->point[lattice_index(L, a, b, c)];
+                    if (*cell == GR_INVALID_INDEX && v3_len2(v3_sub(centre, x)) <= reach * reach)
+                        *cell = CELL_UNTRIED;
+                }
+    }
+}
 
 /* Fill the volume of the grains not sampled yet with points. All or nothing. */
 gr_status pbd_sample_new_grains(pbd_state *st)
@@ -210,9 +243,10 @@ gr_status pbd_sample_new_grains(pbd_state *st)
     if (status == GR_OK) {
         for (size_t c = 0; c < L.count; c++)
             L.point[c] = GR_INVALID_INDEX;
+        mark_cells(st, &L, grains, nnew, cover);
         for (uint32_t q = 0; q < st->hr_n; q++) { /* existing points block their cells */
             int32_t c[3];
-            if (lattice_cell(&L, st->hr_x[q], c))
+            if (lattice_cell(&L, point_x(&st->hr_pt[q]), c))
                 L.point[lattice_index(&L, c[0], c[1], c[2])] = q;
         }
         gr_rng rng = {st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))};
@@ -221,27 +255,30 @@ gr_status pbd_sample_new_grains(pbd_state *st)
             for (int32_t j = 0; j < L.dims[1] && status == GR_OK; j++)
                 for (int32_t k = 0; k < L.dims[2] && status == GR_OK; k++) {
                     const size_t cell = lattice_index(&L, i, j, k);
-                    if (L.point[cell] != GR_INVALID_INDEX)
-                        continue;
+                    if (L.point[cell] != CELL_UNTRIED)
+                        continue; /* taken, or no new grain's ball reaches it */
+                    L.point[cell] = GR_INVALID_INDEX;
                     const int32_t c[3] = {i, j, k};
                     for (uint32_t t = 0; t < tries; t++) {
                         const gr_vec3 p = {lo.x + L.a * (i + gr_rng_uniform(&rng)), lo.y + L.a * (j + gr_rng_uniform(&rng)),
                                            lo.z + L.a * (k + gr_rng_uniform(&rng))};
-                        const uint32_t owner = containing_grain(st, &g, grains, p);
+                        const uint32_t owner = containing_grain(st, &g, grains, p, cover);
                         if (owner == GR_INVALID_INDEX || too_close(st, &L, p, c, 2.0 * rh) || in_a_body(st, p, rh))
                             continue;
                         if (st->hr_n == st->hr_cap && (status = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
                             break;
-                        st->hr_x[st->hr_n] = p;
-                        st->hr_v[st->hr_n] = st->v[owner];
-                        st->hr_rest[st->hr_n] = 0;
+                        const gr_vec3 v = st->v[owner];
+                        const uint32_t id = st->hr_n;
+                        st->hr_pt[id] = (pbd_point){(float)p.x, (float)p.y, (float)p.z, (float)v.x, (float)v.y,
+                                                    (float)v.z, id, 0};
+                        st->hr_at[id] = id;
                         L.point[cell] = st->hr_n++;
                         break;
                     }
                 }
     }
     if (status != GR_OK) {
-        st->hr_n = first_new; /* all or nothing */
+        st->hr_n = first_new; /* all or nothing (new points were only appended) */
     } else {
         for (uint32_t k = 0; k < nnew; k++)
             st->sampled[grains[k]] = 1;
@@ -263,6 +300,8 @@ typedef struct advect_ctx {
     double inv_r2;    ///< 1 / R^2
     double support;   ///< R
     double dense;     ///< c w_rho
+    double body_reach;///< r_max + r_H: body particles a point can touch
+    bool exact_moving;///< a kinematic exact body (it may push resting points)
 } advect_ctx;
 
 /* The blend of one point from its sums over the grains (wg: weights of grains, W: of grains
@@ -279,72 +318,28 @@ static gr_vec3 blend_velocity(const advect_ctx *c, gr_vec3 v_old, double wg, dou
     return v;
 }
 
-/* Point q's blend from the grid's rows around it (points outside the grid, or beside a cell
- * too crowded for the cache). */
-static void blend_point_rows(const advect_ctx *c, uint32_t q)
-{
-    pbd_state *st = c->st;
-    const gr_cell_grid *g = &st->hr_grid;
-    const gr_vec3 x = st->hr_x[q];
-    double wg = 0, W = 0;
-    gr_vec3 vs = {0, 0, 0};
-    uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
-    const uint32_t rows = st->n ? gr_cell_grid_reach_rows(g, x, c->support, rb, re) : 0;
-    const float px = (float)x.x, py = (float)x.y, pz = (float)x.z, inv_r2 = (float)c->inv_r2;
-    bool still = true;
-    for (uint32_t row = 0; row < rows; row++) {
-        /* float sums per row, folded into doubles: render precision, streamed memory */
-        float sw = 0, sg = 0, sx = 0, sy = 0, sz = 0;
-        for (uint32_t s = rb[row]; s < re[row]; s++) {
-            const float *e = st->hr_sorted + 8 * (size_t)s;
-            const float dx = px - e[0], dy = py - e[1], dz = pz - e[2];
-            const float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
-            if (!(t > 0))
-                continue;
-            const float w = t * t * t;
-            still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
-            sw += w;
-            sg += w * e[3];
-            sx += w * e[4];
-            sy += w * e[5];
-            sz += w * e[6];
-        }
-        W += sw;
-        wg += sg;
-        vs = v3_add(vs, v3(sx, sy, sz));
-    }
-    /* at rest among grains at rest: the blend would give zero again */
-    if (st->hr_rest[q] && still)
-        return;
-    const gr_vec3 v = blend_velocity(c, st->hr_v[q], wg, W, vs);
-    st->hr_v[q] = v;
-    st->hr_rest[q] = v.x == 0 && v.y == 0 && v.z == 0;
-}
-
 /* Grains and body particles near one grid cell, as float lanes: every point of the cell
  * gathers from the same short list, without branches (padded to whole lanes with entries
- * too far to count). */
+ * too far to count); and the body particles near the cell, for the points' collisions. */
 #define HR_LANES 8u
-#define HR_PREFETCH 16u
-
-#define HR_CACHE 512u
+#define HR_CACHE 1024u
+#define HR_BODY_CACHE 256u
 typedef struct hr_cache {
     float x[HR_CACHE], y[HR_CACHE], z[HR_CACHE], g[HR_CACHE], vx[HR_CACHE], vy[HR_CACHE], vz[HR_CACHE];
     uint32_t n;
+    uint32_t body[HR_BODY_CACHE]; ///< grid positions of the body particles near
+    uint32_t nbody;
     bool still;    ///< every entry at rest
-    bool overflow; ///< the cell's neighbourhood did not fit: its points take the row path
+    bool overflow; ///< the neighbourhood did not fit: its points gather from the grid rows
+    bool body_overflow;
 } hr_cache;
 
-/* Fill the cache for cell `key`: the particles of the 5x5x5 cells around it (the union of
- * its points' reach, cells being half the support) within R + half a cell diagonal of its
- * centre (for points beside the grid: R + 1.5 diagonals). */
+/* Fill the cache for cell `key`: the particles of the 3x3x3 cells around it (cells are at
+ * least the support) within R + half a cell diagonal of its centre. */
 static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
 {
     const pbd_state *st = c->st;
     const gr_cell_grid *g = &st->hr_grid;
-    /* points beside the grid (key - ncells) lie up to a cell beyond their cell's box */
-    const bool beside = key >= g->ncells;
-    key -= beside ? g->ncells : 0;
     int32_t cc[3];
     cc[2] = (int32_t)(key % (uint32_t)g->dims[2]);
     cc[1] = (int32_t)(key / (uint32_t)g->dims[2] % (uint32_t)g->dims[1]);
@@ -352,156 +347,87 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
     gr_vec3 centre = g->origin;
     for (int d = 0; d < 3; d++)
         v3_set(&centre, g->axis[d], v3_get(g->origin, g->axis[d]) + ((double)cc[d] + 0.5) * g->cell);
-    const double reach = c->support + (beside ? 2.598076211353316 : 0.8660254037844386) * g->cell;
-    const float r2 = (float)(reach * reach), ox = (float)centre.x, oy = (float)centre.y, oz = (float)centre.z;
-    int32_t lo[3], hi[3];
-    for (int d = 0; d < 3; d++) {
-        lo[d] = cc[d] - 2 < 0 ? 0 : cc[d] - 2;
-        hi[d] = cc[d] + 2 >= g->dims[d] ? g->dims[d] - 1 : cc[d] + 2;
-    }
-    uint32_t n = 0;
+    const double spread = 0.8660254037844386 * g->cell;
+    const double reach = c->support + spread, breach = c->body_reach + spread;
+    const float r2 = (float)(reach * reach), b2 = (float)(breach * breach);
+    const float ox = (float)centre.x, oy = (float)centre.y, oz = (float)centre.z;
+    uint32_t rb[9], re[9];
+    const uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+    uint32_t n = 0, nb = 0;
     bool still = true;
-    k->overflow = false;
-    for (int32_t a = lo[0]; a <= hi[0]; a++)
-        for (int32_t b = lo[1]; b <= hi[1]; b++) {
-            const int32_t c0[3] = {a, b, lo[2]};
-            const uint32_t first = gr_cell_grid_index(g, c0);
-            const uint32_t s0 = g->cell_start[first], s1 = g->cell_start[first + (uint32_t)(hi[2] - lo[2]) + 1];
-            for (uint32_t s = s0; s < s1; s++) {
-                const float *e = st->hr_sorted + 8 * (size_t)s;
-                const float dx = e[0] - ox, dy = e[1] - oy, dz = e[2] - oz;
-                if (dx * dx + dy * dy + dz * dz > r2)
-                    continue;
-                if (n == HR_CACHE) {
-                    k->overflow = true;
-                    return;
-                }
-                k->x[n] = e[0], k->y[n] = e[1], k->z[n] = e[2], k->g[n] = e[3];
-                k->vx[n] = e[4], k->vy[n] = e[5], k->vz[n] = e[6];
-                still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
-                n++;
+    k->overflow = k->body_overflow = false;
+    for (uint32_t row = 0; row < rows; row++)
+        for (uint32_t s = rb[row]; s < re[row]; s++) {
+            const float *e = st->hr_sorted + 8 * (size_t)s;
+            const float dx = e[0] - ox, dy = e[1] - oy, dz = e[2] - oz, d2 = dx * dx + dy * dy + dz * dz;
+            if (e[3] == 0.0f && d2 <= b2) {
+                if (nb == HR_BODY_CACHE)
+                    k->body_overflow = true;
+                else
+                    k->body[nb++] = s;
             }
+            if (d2 > r2 || k->overflow)
+                continue;
+            if (n == HR_CACHE) {
+                k->overflow = true;
+                continue;
+            }
+            k->x[n] = e[0], k->y[n] = e[1], k->z[n] = e[2], k->g[n] = e[3];
+            k->vx[n] = e[4], k->vy[n] = e[5], k->vz[n] = e[6];
+            still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
+            n++;
         }
     for (; n % HR_LANES; n++) { /* whole lanes: far entries weigh nothing */
         k->x[n] = k->y[n] = k->z[n] = 1e15f;
         k->g[n] = k->vx[n] = k->vy[n] = k->vz[n] = 0;
     }
     k->n = n;
+    k->nbody = nb;
     k->still = still;
 }
 
-/* Sums over the cache for a point at (px, py, pz): weight, grain weight, weighted velocity.
- * Lanes of 8 (two SSE registers where there are, else plain loops the same shape): the
- * same sums in the same order either way within one build. */
-static void cache_sums(const hr_cache *k, float px, float py, float pz, float inv_r2, float out[5])
+/* The same sums from the grid's rows around x (points far outside the grid, or in a cell too
+ * crowded for the cache). still: every particle in the support is at rest. */
+static void row_sums(const advect_ctx *c, gr_vec3 x, float out[5], bool *still)
 {
-#if defined(__SSE2__)
-    const __m128 x4 = _mm_set1_ps(px), y4 = _mm_set1_ps(py), z4 = _mm_set1_ps(pz), ir = _mm_set1_ps(inv_r2);
-    const __m128 one = _mm_set1_ps(1.0f), zero = _mm_setzero_ps();
-    __m128 aw[2] = {zero, zero}, ag[2] = {zero, zero}, ax[2] = {zero, zero}, ay[2] = {zero, zero},
-           az[2] = {zero, zero};
-    for (uint32_t b = 0; b < k->n; b += HR_LANES)
-        for (int h = 0; h < 2; h++) {
-            const uint32_t o = b + 4u * (uint32_t)h;
-            const __m128 dx = _mm_sub_ps(x4, _mm_loadu_ps(k->x + o)), dy = _mm_sub_ps(y4, _mm_loadu_ps(k->y + o)),
-                         dz = _mm_sub_ps(z4, _mm_loadu_ps(k->z + o));
-            const __m128 d2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
-            const __m128 t = _mm_max_ps(_mm_sub_ps(one, _mm_mul_ps(d2, ir)), zero);
-            const __m128 w = _mm_mul_ps(_mm_mul_ps(t, t), t);
-            aw[h] = _mm_add_ps(aw[h], w);
-            ag[h] = _mm_add_ps(ag[h], _mm_mul_ps(w, _mm_loadu_ps(k->g + o)));
-            ax[h] = _mm_add_ps(ax[h], _mm_mul_ps(w, _mm_loadu_ps(k->vx + o)));
-            ay[h] = _mm_add_ps(ay[h], _mm_mul_ps(w, _mm_loadu_ps(k->vy + o)));
-            az[h] = _mm_add_ps(az[h], _mm_mul_ps(w, _mm_loadu_ps(k->vz + o)));
-        }
-    float lanes[5][HR_LANES];
-    const __m128 *acc[5] = {aw, ag, ax, ay, az};
-    for (int a = 0; a < 5; a++) {
-        _mm_storeu_ps(lanes[a], acc[a][0]);
-        _mm_storeu_ps(lanes[a] + 4, acc[a][1]);
-    }
-#else
-    float lanes[5][HR_LANES] = {{0}};
-    for (uint32_t b = 0; b < k->n; b += HR_LANES)
-        for (uint32_t l = 0; l < HR_LANES; l++) {
-            const float dx = px - k->x[b + l], dy = py - k->y[b + l], dz = pz - k->z[b + l];
-            float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
-            t = t > 0 ? t : 0;
+    const pbd_state *st = c->st;
+    const gr_cell_grid *g = &st->hr_grid;
+    uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
+    const uint32_t rows = gr_cell_grid_reach_rows(g, x, c->support, rb, re);
+    const float px = (float)x.x, py = (float)x.y, pz = (float)x.z, inv_r2 = (float)c->inv_r2;
+    float sw = 0, sg = 0, sx = 0, sy = 0, sz = 0;
+    *still = true;
+    for (uint32_t row = 0; row < rows; row++)
+        for (uint32_t s = rb[row]; s < re[row]; s++) {
+            const float *e = st->hr_sorted + 8 * (size_t)s;
+            const float dx = px - e[0], dy = py - e[1], dz = pz - e[2];
+            const float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
+            if (!(t > 0))
+                continue;
             const float w = t * t * t;
-            lanes[0][l] += w;
-            lanes[1][l] += w * k->g[b + l];
-            lanes[2][l] += w * k->vx[b + l];
-            lanes[3][l] += w * k->vy[b + l];
-            lanes[4][l] += w * k->vz[b + l];
+            *still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
+            sw += w;
+            sg += w * e[3];
+            sx += w * e[4];
+            sy += w * e[5];
+            sz += w * e[6];
         }
-#endif
-    for (int a = 0; a < 5; a++) {
-        float s = 0;
-        for (uint32_t l = 0; l < HR_LANES; l++)
-            s += lanes[a][l];
-        out[a] = s;
-    }
+    out[0] = sw, out[1] = sg, out[2] = sx, out[3] = sy, out[4] = sz;
 }
 
-static void blend_point_cached(const advect_ctx *c, const hr_cache *k, uint32_t q)
+/* The cell key of a point: its hr_grid cell, or ncells outside the grid (the grid reaches the
+ * support beyond every particle: nothing to gather there unless far outliers were clamped
+ * into its edge cells). */
+static uint32_t point_key(const gr_cell_grid *g, gr_vec3 p)
 {
-    pbd_state *st = c->st;
-    /* at rest among grains at rest: the blend would give zero again (sand that sleeps
-     * costs its points nothing) */
-    if (st->hr_rest[q] && k->still)
-        return;
-    const gr_vec3 x = st->hr_x[q];
-    float sums[5];
-    cache_sums(k, (float)x.x, (float)x.y, (float)x.z, (float)c->inv_r2, sums);
-    const gr_vec3 v = blend_velocity(c, st->hr_v[q], sums[1], sums[0], v3(sums[2], sums[3], sums[4]));
-    st->hr_v[q] = v;
-    st->hr_rest[q] = v.x == 0 && v.y == 0 && v.z == 0;
-}
-
-/* The s-th point in cell order (sort_points; without grains there is no grid, and the order
- * is the storage order). */
-static inline uint32_t point_at(const pbd_state *st, uint32_t s) { return st->n ? st->hr_order[s] : s; }
-
-/* The points' new velocities from the grains around them (once per advection step: the
- * grains do not move while the points catch up with them), in cell order: a block of sorted
- * points gathers each cell's neighbourhood once. Every point's sums run over its cell's list
- * in list order, so the result does not depend on the blocks. */
-static void blend_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
-{
-    (void)worker;
-    const advect_ctx *c = (const advect_ctx *)vctx;
-    pbd_state *st = c->st;
-    const uint32_t outside = 2 * st->hr_grid.ncells;
-    hr_cache cache;
-    cache.n = 0;
-    cache.still = cache.overflow = false;
-    uint32_t cached = GR_INVALID_INDEX;
-    for (uint32_t s = begin; s < end; s++) {
-        const uint32_t q = point_at(st, s);
-        if (st->n && s + HR_PREFETCH < end) {
-            /* points in cell order are scattered in memory: ask for the next ones early */
-            const uint32_t ahead = st->hr_order[s + HR_PREFETCH];
-            GR_PREFETCH(&st->hr_x[ahead]);
-            GR_PREFETCH((const char *)&st->hr_x[ahead] + sizeof(gr_vec3) - 1);
-            GR_PREFETCH(&st->hr_v[ahead]);
-            GR_PREFETCH((const char *)&st->hr_v[ahead] + sizeof(gr_vec3) - 1);
-            GR_PREFETCH(&st->hr_key[ahead]);
-            GR_PREFETCH(&st->hr_rest[ahead]);
-        }
-        const uint32_t key = st->hr_key[q];
-        if (key >= outside || !st->n) {
-            blend_point_rows(c, q);
-            continue;
-        }
-        if (key != cached) {
-            fill_cache(c, key, &cache);
-            cached = key;
-        }
-        if (cache.overflow)
-            blend_point_rows(c, q);
-        else
-            blend_point_cached(c, &cache, q);
+    uint32_t key = 0;
+    for (int d = 0; d < 3; d++) {
+        const double t = floor((v3_get(p, g->axis[d]) - v3_get(g->origin, g->axis[d])) * g->inv_cell);
+        if (!(t >= 0 && t < (double)g->dims[d]))
+            return g->ncells;
+        key = key * (uint32_t)g->dims[d] + (uint32_t)t;
     }
+    return key;
 }
 
 /* A point hitting a surface (normal nrm, surface velocity vs): the approaching normal speed
@@ -519,76 +445,133 @@ static inline gr_vec3 point_contact(gr_vec3 v, gr_vec3 vs, gr_vec3 nrm, double m
     return v3_add(vs, vt_new);
 }
 
-/* Move the points by c->dt with their velocities, in pieces of at most one point radius, and
- * push them out of bodies. */
-static void move_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+/* Push point (x, v) out of body particle j (its grid position s in hr_sorted). */
+static inline void push_from_particle(const pbd_state *st, uint32_t s, double rh, gr_vec3 *x, gr_vec3 *v)
+{
+    const uint32_t j = st->hr_grid.order[s];
+    const gr_vec3 dxj = v3_sub(*x, st->x[j]);
+    const double reach = st->r[j] + rh, d2 = v3_len2(dxj);
+    if (d2 >= reach * reach || !(d2 > 0))
+        return;
+    const double len = sqrt(d2);
+    const gr_vec3 nrm = v3_scale(dxj, 1.0 / len);
+    *x = v3_madd(*x, nrm, reach - len);
+    *v = point_contact(*v, st->v[j], nrm, pbd_mu(st, st->mat[j], st->mat[j])[1]);
+}
+
+/* Move point (x, v) by dt in pieces of at most r_H, pushed out of exact surfaces after each
+ * piece and out of body particles (the cache of its cell `key` if it is still in that cell,
+ * else the grid's rows around it). */
+static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_vec3 *xp, gr_vec3 *vp)
+{
+    const pbd_state *st = c->st;
+    const gr_body_store *bs = &st->world->bodies;
+    const double rh = st->world->pbd.hr_radius;
+    gr_vec3 x = *xp, v = *vp;
+    const double travel = v3_len(v) * c->dt;
+    const uint32_t pieces = travel > rh ? (uint32_t)GR_MIN(ceil(travel / rh), 64.0) : 1u;
+    const double h = c->dt / pieces;
+    for (uint32_t piece = 0; piece < pieces; piece++) {
+        x = v3_madd(x, v, h);
+        for (uint32_t e = 0; e < st->exact_count; e++) {
+            const gr_body_data *b = &bs->data[st->exact[e]];
+            const double bound = st->exact_bound[e];
+            if (bound < INFINITY && v3_len2(v3_sub(x, b->position)) > (bound + rh) * (bound + rh))
+                continue;
+            if (b->shape == GR_SHAPE_PLANE && v3_dot(v3_sub(x, b->position), b->normal_world) >= rh)
+                continue; /* clear of the floor */
+            const uint32_t nf = gr_body_feature_count(b);
+            for (uint32_t f = 0; f < nf; f++) {
+                if (!gr_body_feature_enabled(b, f))
+                    continue;
+                gr_vec3 nrm, pt;
+                const double depth = rh - gr_body_feature_distance(b, f, x, &nrm, &pt);
+                if (!(depth > 0))
+                    continue;
+                x = v3_madd(x, nrm, depth);
+                v = point_contact(v, gr_body_point_velocity(b, pt), nrm, pbd_mu(st, b->material, b->material)[1]);
+            }
+        }
+    }
+    if (st->nb && st->n) {
+        /* body particles: from the cache while the point is still in its cell (the cache holds
+         * every body particle that can reach into the cell), else from the grid around it
+         * (outside the grid there are none, unless outliers were clamped into it) */
+        const uint32_t now = point_key(&st->hr_grid, x);
+        if (now == st->hr_grid.ncells && !st->hr_grid.clamped) {
+            /* nothing near */
+        } else if (k && !k->body_overflow && now == key) {
+            for (uint32_t b = 0; b < k->nbody; b++)
+                push_from_particle(st, k->body[b], rh, &x, &v);
+        } else {
+            uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
+            const uint32_t rows = gr_cell_grid_reach_rows(&st->hr_grid, x, c->body_reach, rb, re);
+            for (uint32_t row = 0; row < rows; row++)
+                for (uint32_t s = rb[row]; s < re[row]; s++)
+                    if (st->hr_sorted[8 * (size_t)s + 3] == 0.0f)
+                        push_from_particle(st, s, rh, &x, &v);
+        }
+    }
+    *xp = x;
+    *vp = v;
+}
+
+/* Blend and move the points [begin, end) of storage (cell order): each cell's neighbourhood
+ * is gathered once for its points. A point's sums run over its cell's list in list order, so
+ * the result does not depend on the blocks. */
+static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     const advect_ctx *c = (const advect_ctx *)vctx;
     pbd_state *st = c->st;
-    const gr_cell_grid *g = &st->hr_grid;
-    const gr_body_store *bs = &st->world->bodies;
-    const double rh = st->world->pbd.hr_radius;
-    for (uint32_t s = begin; s < end; s++) {
-        /* in cell order: neighbouring points scan the same rows */
-        const uint32_t q = point_at(st, s);
-        if (st->n && s + HR_PREFETCH < end) {
-            const uint32_t ahead = st->hr_order[s + HR_PREFETCH];
-            GR_PREFETCH(&st->hr_x[ahead]);
-            GR_PREFETCH((const char *)&st->hr_x[ahead] + sizeof(gr_vec3) - 1);
-            GR_PREFETCH(&st->hr_v[ahead]);
-            GR_PREFETCH((const char *)&st->hr_v[ahead] + sizeof(gr_vec3) - 1);
-        }
-        gr_vec3 x = st->hr_x[q], v = st->hr_v[q];
-        const double travel = v3_len(v) * c->dt;
-        const uint32_t pieces = travel > rh ? (uint32_t)GR_MIN(ceil(travel / rh), 64.0) : 1u;
-        const double h = c->dt / pieces;
-        for (uint32_t piece = 0; piece < pieces; piece++) {
-            x = v3_madd(x, v, h);
-            for (uint32_t e = 0; e < st->exact_count; e++) {
-                const gr_body_data *b = &bs->data[st->exact[e]];
-                const double bound = st->exact_bound[e];
-                if (bound < INFINITY && v3_len2(v3_sub(x, b->position)) > (bound + rh) * (bound + rh))
-                    continue;
-                const uint32_t nf = gr_body_feature_count(b);
-                for (uint32_t f = 0; f < nf; f++) {
-                    if (!gr_body_feature_enabled(b, f))
-                        continue;
-                    gr_vec3 nrm, pt;
-                    const double depth = rh - gr_body_feature_distance(b, f, x, &nrm, &pt);
-                    if (!(depth > 0))
-                        continue;
-                    x = v3_madd(x, nrm, depth);
-                    v = point_contact(v, gr_body_point_velocity(b, pt), nrm, pbd_mu(st, b->material, b->material)[1]);
-                }
+    const uint32_t outside = st->hr_grid.ncells;
+    hr_cache cache;
+    cache.n = cache.nbody = 0;
+    cache.still = cache.overflow = cache.body_overflow = false;
+    uint32_t cached = GR_INVALID_INDEX;
+    const float inv_r2 = (float)c->inv_r2;
+    pbd_hr_list list = {cache.x, cache.y, cache.z, cache.g, cache.vx, cache.vy, cache.vz, 0};
+    for (uint32_t q = begin; q < end; q++) {
+        pbd_point *pt = &st->hr_pt[q];
+        gr_vec3 x = point_x(pt), v = point_v(pt);
+        const uint32_t key = st->n ? st->hr_key[q] : outside;
+        float sums[5];
+        bool still;
+        const hr_cache *k = NULL;
+        if (key < outside) {
+            if (key != cached) {
+                fill_cache(c, key, &cache);
+                cached = key;
+                list.n = cache.n;
             }
+            k = &cache;
+            if (!cache.overflow) {
+                /* at rest among grains at rest: the blend would give zero again (sand that
+                 * sleeps costs its points nothing) */
+                if (pt->rest && cache.still && !c->exact_moving)
+                    continue;
+                st->hr_sums(&list, pt->x, pt->y, pt->z, inv_r2, sums);
+                still = cache.still;
+            } else {
+                row_sums(c, x, sums, &still);
+            }
+        } else if (st->n && st->hr_grid.clamped) {
+            row_sums(c, x, sums, &still);
+        } else {
+            sums[0] = sums[1] = sums[2] = sums[3] = sums[4] = 0;
+            still = true;
         }
-        if (st->nb && st->n) {
-            uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
-            const uint32_t rows = gr_cell_grid_reach_rows(g, x, st->r_max + rh, rb, re);
-            const float freach2 = (float)((st->r_max + rh) * (st->r_max + rh));
-            for (uint32_t row = 0; row < rows; row++)
-                for (uint32_t t = rb[row]; t < re[row]; t++) {
-                    const float *e = st->hr_sorted + 8 * (size_t)t;
-                    if (e[3] != 0.0f)
-                        continue; /* a grain */
-                    /* the float copy rejects the far ones without touching the particle */
-                    const float fx = (float)x.x - e[0], fy = (float)x.y - e[1], fz = (float)x.z - e[2];
-                    if (fx * fx + fy * fy + fz * fz > 1.01f * freach2)
-                        continue;
-                    const uint32_t j = g->order[t];
-                    const gr_vec3 dxj = v3_sub(x, st->x[j]);
-                    const double reach = st->r[j] + rh, d2 = v3_len2(dxj);
-                    if (d2 >= reach * reach || !(d2 > 0))
-                        continue;
-                    const double len = sqrt(d2);
-                    const gr_vec3 nrm = v3_scale(dxj, 1.0 / len);
-                    x = v3_madd(x, nrm, reach - len);
-                    v = point_contact(v, st->v[j], nrm, pbd_mu(st, st->mat[j], st->mat[j])[1]);
-                }
+        if (pt->rest && still) {
+            /* at rest among resting particles: nothing to blend; only a moving exact body can
+             * still push it */
+            if (!c->exact_moving)
+                continue;
+        } else {
+            v = blend_velocity(c, v, sums[1], sums[0], v3(sums[2], sums[3], sums[4]));
+            pt->rest = v.x == 0 && v.y == 0 && v.z == 0;
         }
-        st->hr_x[q] = x;
-        st->hr_v[q] = v;
+        move_point(c, k, key, &x, &v);
+        *pt = (pbd_point){(float)x.x, (float)x.y, (float)x.z, (float)v.x, (float)v.y, (float)v.z, pt->id, pt->rest};
     }
 }
 
@@ -596,32 +579,15 @@ static void key_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     pbd_state *st = (pbd_state *)vctx;
-    const gr_cell_grid *g = &st->hr_grid;
-    for (uint32_t q = begin; q < end; q++) {
-        const gr_vec3 p = st->hr_x[q];
-        /* the grid spans the grains' centres: the points of the sand's surface lie up to a
-         * cell beyond it (they take the nearest cell's list, gathered wider); farther ones
-         * take the row path */
-        uint32_t key = 0;
-        bool beside = false;
-        for (int d = 0; d < 3; d++) {
-            double t = floor((v3_get(p, g->axis[d]) - v3_get(g->origin, g->axis[d])) * g->inv_cell);
-            if (!(t >= -1 && t <= (double)g->dims[d])) {
-                key = 2 * g->ncells;
-                break;
-            }
-            beside |= t < 0 || t >= (double)g->dims[d];
-            t = t < 0 ? 0 : (t >= (double)g->dims[d] ? (double)(g->dims[d] - 1) : t);
-            key = key * (uint32_t)g->dims[d] + (uint32_t)t;
-        }
-        st->hr_key[q] = key < 2 * g->ncells && beside ? key + g->ncells : key;
-    }
+    for (uint32_t q = begin; q < end; q++)
+        st->hr_key[q] = point_key(&st->hr_grid, point_x(&st->hr_pt[q]));
 }
 
-/* The points in hr_grid cell order (a stable counting sort: deterministic). */
+/* Re-store the points in key order (a stable counting sort: deterministic) and map their
+ * render indices again. */
 static gr_status sort_points(pbd_state *st)
 {
-    const uint32_t keys = 2 * st->hr_grid.ncells + 1;
+    const uint32_t keys = st->hr_grid.ncells + 1;
     if (keys + 1 > st->hr_key_cap) {
         const uint32_t cap = gr_grow_capacity(st->hr_key_cap, keys + 1);
         uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
@@ -638,8 +604,19 @@ static gr_status sort_points(pbd_state *st)
         start[st->hr_key[q] + 1]++;
     for (uint32_t k = 0; k < keys; k++)
         start[k + 1] += start[k];
+    for (uint32_t q = 0; q < st->hr_n; q++) {
+        const uint32_t to = start[st->hr_key[q]]++;
+        st->hr_tmp[to] = st->hr_pt[q];
+    }
+    pbd_point *t = st->hr_pt;
+    st->hr_pt = st->hr_tmp;
+    st->hr_tmp = t;
+    /* the keys in the new order (the cursors ended at each key's end: step back through them) */
+    for (uint32_t k = 0, q = 0; k < keys; k++)
+        for (; q < start[k]; q++)
+            st->hr_key[q] = k;
     for (uint32_t q = 0; q < st->hr_n; q++)
-        st->hr_order[start[st->hr_key[q]]++] = q;
+        st->hr_at[st->hr_pt[q].id] = q;
     return GR_OK;
 }
 
@@ -657,11 +634,14 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     if (!(rl > 0))
         rl = st->r_max > 0 ? st->r_max : d->hr_radius;
     const double R = d->hr_support * rl;
-    /* cells of half the larger reach (the support R, a body particle's r + r_H): points gather
-     * the cells within reach (gr_cell_grid_reach_rows) */
-    const double cell = 0.5 * GR_MAX(R, st->r_max + d->hr_radius);
-    if (st->n && !gr_cell_grid_build(&st->hr_grid, st->mem, (const double *)st->x, 3, st->n, cell,
-                                     GR_MAX(4u * st->n, 64u)))
+    /* cells of the larger reach (the support R, a body particle's r + r_H): a point gathers
+     * the 3x3x3 cells around its own (smaller cells would give each point fewer candidates,
+     * but cost more in gathering them per cell: measured slower) */
+    const double body_reach = st->r_max + d->hr_radius;
+    const double cell = GR_MAX(R, body_reach);
+    /* padded by the larger reach: every point that can gather anything is inside */
+    if (st->n && !gr_cell_grid_build_padded(&st->hr_grid, st->mem, (const double *)st->x, 3, st->n, cell,
+                                            GR_MAX(8u * st->n, 64u), cell))
         return GR_ERROR_OUT_OF_MEMORY;
     if (st->n > st->hr_sorted_cap) {
         const uint32_t cap = gr_grow_capacity(st->hr_sorted_cap, st->n);
@@ -679,34 +659,60 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
         e[3] = st->owner[j] == GR_INVALID_INDEX ? 1.0f : 0.0f;
         e[4] = (float)st->v[j].x, e[5] = (float)st->v[j].y, e[6] = (float)st->v[j].z, e[7] = 0;
     }
-    if (st->n && sort_points(st) != GR_OK)
-        return GR_ERROR_OUT_OF_MEMORY;
-    const double w_rho = kernel(rl * rl, 1.0 / (R * R));
+    const double w_rho = 1.0 - rl * rl / (R * R);
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
     const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
-    advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, d->hr_density * w_rho};
+    bool exact_moving = false;
+    for (uint32_t e = 0; e < st->exact_count; e++)
+        exact_moving |= st->world->bodies.data[st->exact[e]].motion == GR_MOTION_KINEMATIC;
+    advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, d->hr_density * w_rho * w_rho * w_rho,
+                    body_reach, exact_moving};
     for (uint32_t k = 0; k < steps; k++) {
-        gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, blend_range, &c);
-        gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, move_range, &c);
+        if (st->n && sort_points(st) != GR_OK)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, advect_range, &c);
     }
     return GR_OK;
 }
 
-/* Points outside the world bounds are dropped (as grains are). */
+/* Points outside the world bounds are dropped (as grains are); the others keep their order
+ * of render indices. */
 void pbd_cull_points(pbd_state *st)
 {
     const gr_vec3 lo = st->world->def.bounds_min, hi = st->world->def.bounds_max;
     if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z)
         return;
-    uint32_t out = 0;
+    /* hr_at as scratch: 1 for the render indices that go */
+    uint32_t *gone = st->hr_at;
+    bool any = false;
     for (uint32_t q = 0; q < st->hr_n; q++) {
-        const gr_vec3 p = st->hr_x[q];
-        if (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z)
-            continue;
-        st->hr_x[out] = p;
-        st->hr_rest[out] = st->hr_rest[q];
-        st->hr_v[out++] = st->hr_v[q];
+        const pbd_point *p = &st->hr_pt[q];
+        const bool out = p->x < lo.x || p->y < lo.y || p->z < lo.z || p->x > hi.x || p->y > hi.y || p->z > hi.z;
+        gone[p->id] = out;
+        any |= out;
     }
-    st->hr_n = out;
+    if (!any) {
+        for (uint32_t q = 0; q < st->hr_n; q++)
+            st->hr_at[st->hr_pt[q].id] = q;
+        return;
+    }
+    /* new render index: the number of survivors before (hr_at turns into that) */
+    uint32_t alive = 0;
+    for (uint32_t id = 0; id < st->hr_n; id++) {
+        const uint32_t out = gone[id];
+        gone[id] = out ? GR_INVALID_INDEX : alive;
+        alive += !out;
+    }
+    uint32_t w = 0;
+    for (uint32_t q = 0; q < st->hr_n; q++) {
+        const uint32_t id = gone[st->hr_pt[q].id];
+        if (id == GR_INVALID_INDEX)
+            continue;
+        st->hr_pt[w] = st->hr_pt[q];
+        st->hr_pt[w++].id = id;
+    }
+    st->hr_n = w;
+    for (uint32_t q = 0; q < st->hr_n; q++)
+        st->hr_at[st->hr_pt[q].id] = q;
 }
