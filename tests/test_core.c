@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../lib/core/cpu.h"
 #include "../lib/core/hash.h"
 #include "../lib/core/rng.h"
 #include "../lib/core/stream.h"
@@ -421,8 +422,7 @@ static void check_pbd_kernels(gr_rng *rng)
     kernels[nk++] = pbd_kernel_v2;
     kernels[nk++] = pbd_pick_kernel();
 #if defined(GR_HAVE_AVX2)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
+    if (gr_cpu_has_avx2())
         kernels[nk++] = pbd_kernel_v4avx2;
 #endif
     for (int trial = 0; trial < 80; trial++) {
@@ -487,7 +487,7 @@ static void check_hr_sums(gr_rng *rng)
     sums[ns++] = pbd_hr_sums_v8;
     sums[ns++] = pbd_pick_hr_sums();
 #if defined(GR_HAVE_AVX2)
-    if (__builtin_cpu_supports("avx2"))
+    if (gr_cpu_has_avx2())
         sums[ns++] = pbd_hr_sums_v8avx2;
 #endif
     enum { N = 96 };

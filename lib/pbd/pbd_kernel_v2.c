@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The PBD pair kernel, 2 lanes (lanes_v2.h: SSE2 on x86-64, plain code elsewhere), and the
  * choice of kernel at run time. */
+#include "../core/cpu.h"
 #include "../core/lanes_v2.h"
 #define KERNEL_NAME pbd_kernel_v2
 #include "pbd_kernel_simd.h"
@@ -8,8 +9,7 @@
 pbd_kernel_fn *pbd_pick_kernel(void)
 {
 #if defined(GR_HAVE_AVX2)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
+    if (gr_cpu_has_avx2())
         return pbd_kernel_v4avx2;
 #endif
     return pbd_kernel_v2;
