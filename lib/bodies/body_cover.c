@@ -160,6 +160,11 @@ static gr_status build_sdf(gr_mem *mem, const gr_body_data *b, double h, double 
     const int reach = (int)ceil(band * out->inv_h) + 1;
     for (uint32_t t = 0; t < nt; t++) {
         const gr_vec3 a = v[idx[3 * t]], bb = v[idx[3 * t + 1]], cc = v[idx[3 * t + 2]];
+        /* the plane's distance bounds the triangle's from below: most cells of a large slanted
+         * triangle's box are far from its plane and need no closest point */
+        const gr_vec3 tn = v3_cross(v3_sub(bb, a), v3_sub(cc, a));
+        const double tl = v3_len(tn);
+        const gr_vec3 un = tl > 0 ? v3_scale(tn, 1.0 / tl) : v3(0, 0, 0);
         int32_t i0[3], i1[3];
         for (int ax = 0; ax < 3; ax++) {
             const double mn = GR_MIN(v3_get(a, ax), GR_MIN(v3_get(bb, ax), v3_get(cc, ax)));
@@ -171,10 +176,12 @@ static gr_status build_sdf(gr_mem *mem, const gr_body_data *b, double h, double 
             for (int32_t y = i0[1]; y <= i1[1]; y++)
                 for (int32_t x = i0[0]; x <= i1[0]; x++) {
                     const gr_vec3 p = v3(out->lo.x + x * h, out->lo.y + y * h, out->lo.z + z * h);
+                    const size_t c = ((size_t)z * out->n[1] + y) * out->n[0] + x;
+                    if (fabs(v3_dot(v3_sub(p, a), un)) > GR_MIN((double)best[c], band))
+                        continue;
                     int region;
                     const gr_vec3 q = gr_closest_on_triangle(p, a, bb, cc, &region);
                     const double d = v3_len(v3_sub(p, q));
-                    const size_t c = ((size_t)z * out->n[1] + y) * out->n[0] + x;
                     if (d < best[c]) {
                         best[c] = (float)d;
                         owner[c] = t * 8 + (uint32_t)region;

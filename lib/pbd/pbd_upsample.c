@@ -96,6 +96,37 @@ static bool lattice_cell(const sample_lattice *L, gr_vec3 p, int32_t c[3])
     return true;
 }
 
+/* Lattice cells hold a point's index, GR_INVALID_INDEX (empty, nothing to try), or
+ * PBD_CELL_TRY: to be tried (a new grain's sampling ball reaches it; point indices stay
+ * below 2^31). */
+#define PBD_CELL_TRY 0x80000000u
+
+/* The accepted points that can lie within dmin of cell c (cells within two of c: 2 a >= dmin),
+ * into near[] (at most `room`; returns how many, or room + 1 when there are more). Without
+ * older points only the cells already visited can hold one: this pass fills cells in scan
+ * order. */
+static uint32_t points_near_cell(const pbd_state *st, const sample_lattice *L, const int32_t c[3], bool older,
+                                 gr_vec3 *near, uint32_t room)
+{
+    const size_t here = lattice_index(L, c[0], c[1], c[2]);
+    uint32_t n = 0;
+    for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->dims[0] - 1); i++)
+        for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->dims[1] - 1); j++) {
+            const size_t row = lattice_index(L, i, j, 0);
+            if (!older && row > here)
+                return n; /* the rows ahead are not filled yet */
+            for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->dims[2] - 1); k++) {
+                const uint32_t q = L->point[row + (size_t)k];
+                if (q >= st->hr_n)
+                    continue;
+                if (n == room)
+                    return room + 1;
+                near[n++] = point_x(&st->hr_pt[q]);
+            }
+        }
+    return n;
+}
+
 /* Is any accepted point within `dmin` of p? (cells within two of p's: 2 a >= dmin) */
 static bool too_close(const pbd_state *st, const sample_lattice *L, gr_vec3 p, const int32_t c[3], double dmin)
 {
@@ -127,6 +158,29 @@ static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, con
     return GR_INVALID_INDEX;
 }
 
+/* The new grains whose sampling balls can reach into the cell around `centre` (half diagonal
+ * hd), into near[] (at most room; room + 1 when there are more). */
+static uint32_t grains_near_cell(const pbd_state *st, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 centre,
+                                 double hd, double cover, uint32_t *near, uint32_t room)
+{
+    int32_t c[3];
+    gr_cell_grid_coords(g, centre, c);
+    uint32_t rb[9], re[9];
+    const uint32_t rows = gr_cell_grid_block_rows(g, c, rb, re);
+    uint32_t n = 0;
+    for (uint32_t row = 0; row < rows; row++)
+        for (uint32_t s = rb[row]; s < re[row]; s++) {
+            const uint32_t i = grains[g->order[s]];
+            const double reach = cover * st->r[i] + hd;
+            if (v3_len2(v3_sub(centre, st->x[i])) > reach * reach)
+                continue;
+            if (n == room)
+                return room + 1;
+            near[n++] = i;
+        }
+    return n;
+}
+
 /* Is p inside a body's solid, or within r_H of an exact surface? (a point sampled in the
  * ball around a grain that rests on a wall must not start inside the wall) Bodies whose
  * bounding sphere is farther are passed over at once. */
@@ -148,10 +202,7 @@ static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
 #define PBD_MAX_SAMPLE_CELLS (1u << 28)
 
 /* A lattice cell is worth trying when its centre lies within the sampling ball of a new grain
- * grown by the cell's half diagonal. Marks them (GR_INVALID_INDEX - 1) from the grains' side:
- * each grain visits the cells of its ball's bounding box. */
-#define CELL_UNTRIED (GR_INVALID_INDEX - 1u)
-
+ * grown by the cell's half diagonal: each grain marks the cells of its ball's bounding box. */
 static void mark_cells(const pbd_state *st, sample_lattice *L, const uint32_t *grains, uint32_t count, double cover)
 {
     const double half_diag = 0.8660254037844386 * L->a;
@@ -172,7 +223,7 @@ static void mark_cells(const pbd_state *st, sample_lattice *L, const uint32_t *g
                                             L->lo.z + (c + 0.5) * L->a};
                     uint32_t *cell = &L->point[lattice_index(L, a, b, c)];
                     if (*cell == GR_INVALID_INDEX && v3_len2(v3_sub(centre, x)) <= reach * reach)
-                        *cell = CELL_UNTRIED;
+                        *cell = PBD_CELL_TRY;
                 }
     }
 }
@@ -249,21 +300,51 @@ gr_status pbd_sample_new_grains(pbd_state *st)
             if (lattice_cell(&L, point_x(&st->hr_pt[q]), c))
                 L.point[lattice_index(&L, c[0], c[1], c[2])] = q;
         }
+        const bool older = first_new > 0;
         gr_rng rng = {st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))};
         const uint32_t tries = st->world->pbd.hr_candidates;
+        const double dmin2 = 4.0 * rh * rh, hd = 0.8660254037844386 * L.a;
+        enum { ROOM = 128 };
+        gr_vec3 pts[ROOM];
+        uint32_t near[ROOM];
         for (int32_t i = 0; i < L.dims[0] && status == GR_OK; i++)
             for (int32_t j = 0; j < L.dims[1] && status == GR_OK; j++)
                 for (int32_t k = 0; k < L.dims[2] && status == GR_OK; k++) {
                     const size_t cell = lattice_index(&L, i, j, k);
-                    if (L.point[cell] != CELL_UNTRIED)
-                        continue; /* taken, or no new grain's ball reaches it */
+                    if (L.point[cell] == GR_INVALID_INDEX || !(L.point[cell] & PBD_CELL_TRY))
+                        continue; /* no new grain's ball reaches it, or taken */
                     L.point[cell] = GR_INVALID_INDEX;
+                    /* what the candidates are tested against, gathered once per cell */
                     const int32_t c[3] = {i, j, k};
+                    const gr_vec3 centre = {lo.x + L.a * (i + 0.5), lo.y + L.a * (j + 0.5), lo.z + L.a * (k + 0.5)};
+                    const uint32_t np = points_near_cell(st, &L, c, older, pts, ROOM);
+                    const uint32_t ng = grains_near_cell(st, &g, grains, centre, hd, cover, near, ROOM);
+                    /* (more than fit: points far smaller than the grains' spacing, or the other
+                     * way round; such cells test against everything near, one candidate at a
+                     * time) */
                     for (uint32_t t = 0; t < tries; t++) {
                         const gr_vec3 p = {lo.x + L.a * (i + gr_rng_uniform(&rng)), lo.y + L.a * (j + gr_rng_uniform(&rng)),
                                            lo.z + L.a * (k + gr_rng_uniform(&rng))};
-                        const uint32_t owner = containing_grain(st, &g, grains, p, cover);
-                        if (owner == GR_INVALID_INDEX || too_close(st, &L, p, c, 2.0 * rh) || in_a_body(st, p, rh))
+                        uint32_t owner = GR_INVALID_INDEX;
+                        if (ng > ROOM) {
+                            owner = containing_grain(st, &g, grains, p, cover);
+                        } else {
+                            for (uint32_t m = 0; m < ng && owner == GR_INVALID_INDEX; m++) {
+                                const uint32_t gi = near[m];
+                                if (v3_len2(v3_sub(p, st->x[gi])) <= cover * cover * st->r[gi] * st->r[gi])
+                                    owner = gi;
+                            }
+                        }
+                        if (owner == GR_INVALID_INDEX)
+                            continue;
+                        bool close = false;
+                        if (np > ROOM) {
+                            close = too_close(st, &L, p, c, 2.0 * rh);
+                        } else {
+                            for (uint32_t m = 0; m < np && !close; m++)
+                                close = v3_len2(v3_sub(pts[m], p)) < dmin2;
+                        }
+                        if (close || in_a_body(st, p, rh))
                             continue;
                         if (st->hr_n == st->hr_cap && (status = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
                             break;
