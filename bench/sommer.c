@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* bench/run sommer --scene NAME [--workers W] [--frames F]: Sommer & Schwanecke's scenes with
+/* bench/run sommer --scene NAME [--workers W] [--frames F] [--repeat K]: Sommer & Schwanecke's scenes with
  * the paper's counts and radii (examples/common/sommer_scenes.c), timed per frame of 1/30 s.
  * The scene runs twice from the same start: with upsampling (total) and without (the
  * low-resolution solver alone; the points are passive, so the grains move identically); the
  * upsampling's time is the difference. The first frame (which samples the points, once) is
- * not timed; its time is printed separately. Prints
+ * not timed; its time is printed separately. With --repeat K each run is repeated K times and
+ * the median frame time is taken (the machine may be busy). Prints
  *   sommer scene=<name> lr=<n> hr=<n> workers=<w> lr_ms_per_frame=<x> hr_ms_per_frame=<y> */
 #define _POSIX_C_SOURCE 200809L
 #include <granular/granular.h>
@@ -20,6 +21,18 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* The part of each scene worth timing: [first, first + frames) frames of 1/30 s. */
@@ -89,7 +102,7 @@ int main(int argc, char **argv)
 {
     const char *scene = "hourglass";
     unsigned workers = 2;
-    int frames = 60;
+    int frames = 60, repeat = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--scene") && i + 1 < argc)
             scene = argv[++i];
@@ -97,15 +110,17 @@ int main(int argc, char **argv)
             workers = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
             frames = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: bench_sommer --scene sandcastle|excavator|hourglass|squirrel [--workers W] "
-                            "[--frames F]\n");
+                            "[--frames F] [--repeat K]\n");
             return 2;
         }
     }
     const int kind = sommer_kind_from_name(scene);
-    if (kind < 0 || frames < 1) {
-        fprintf(stderr, "unknown scene %s (or frames < 1)\n", scene);
+    if (kind < 0 || frames < 1 || repeat < 1 || repeat > 99) {
+        fprintf(stderr, "unknown scene %s (or frames < 1, or repeat not in 1..99)\n", scene);
         return 2;
     }
     sommer_def def = sommer_paper_def((sommer_kind)kind);
@@ -113,16 +128,26 @@ int main(int argc, char **argv)
     run_result full, lr;
     memset(&full, 0, sizeof full);
     memset(&lr, 0, sizeof lr);
-    if (run(&def, frames, &full))
-        return 1;
-    def.r_hr = 0;
-    if (run(&def, frames, &lr))
-        return 1;
+    double full_ms[99], lr_ms[99];
+    const double r_hr = def.r_hr;
+    for (int k = 0; k < repeat; k++) {
+        def.r_hr = r_hr;
+        if (run(&def, frames, &full))
+            return 1;
+        full_ms[k] = full.ms_per_frame;
+        def.r_hr = 0;
+        if (run(&def, frames, &lr))
+            return 1;
+        lr_ms[k] = lr.ms_per_frame;
+    }
+    full.ms_per_frame = median(full_ms, repeat);
+    lr.ms_per_frame = median(lr_ms, repeat);
     const double hr_ms = full.ms_per_frame - lr.ms_per_frame;
-    printf("# %s: r_lr %.4g m, r_hr %.4g m, %u body particles, %d frames of 1/30 s timed; first frame (point "
-           "sampling) %.0f ms; with points %.2f ms per frame; %.2f substeps per frame, %.1f grain contacts per grain\n",
-           scene, def.r_lr, sommer_paper_def((sommer_kind)kind).r_hr, full.body_particles, frames, full.first_ms,
-           full.ms_per_frame, lr.substeps_per_frame, lr.contacts_per_grain);
+    printf("# %s: r_lr %.4g m, r_hr %.4g m, %u body particles, %d frames of 1/30 s timed (median of %d runs); first "
+           "frame (point sampling) %.0f ms; with points %.2f ms per frame; %.2f substeps per frame, %.1f grain "
+           "contacts per grain\n",
+           scene, def.r_lr, r_hr, full.body_particles, frames, repeat, full.first_ms, full.ms_per_frame,
+           lr.substeps_per_frame, lr.contacts_per_grain);
     printf("sommer scene=%s lr=%u hr=%u workers=%u lr_ms_per_frame=%.2f hr_ms_per_frame=%.2f\n", scene, full.grains,
            full.points, workers, lr.ms_per_frame, hr_ms > 0 ? hr_ms : 0.0);
     return 0;

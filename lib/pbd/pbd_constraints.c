@@ -244,7 +244,7 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
         sum = gather_pairs_shared(c, s, own_share, n_own, &vrel2, &disturbed);
     } else {
         sum = v3_scale(sum, own_share);
-        disturbed = asleep && !c->stabilize && woken_by_pairs(st, s);
+        disturbed = asleep && !c->stabilize && st->pk_nearwake[s] && woken_by_pairs(st, s);
     }
     const uint32_t count = (uint32_t)in_contact;
     const double guard = count > n_own ? (double)n_own / (double)count : 1.0;

@@ -141,6 +141,7 @@ typedef struct pbd_state {
     uint32_t *inc_k;       ///< [pair_cap]
     double *inc_c;         ///< [pair_cap] the pair's share for its second end (pr_cb)
     uint8_t *pk_bodypair;  ///< [cap] packed: one of its pairs has a free body's particle
+    uint8_t *pk_nearwake;  ///< [cap] packed: a pair partner is fast enough to wake a sleeper
     uint32_t *blk_base;    ///< [blk_n + 1] where each block's pair region starts
     uint32_t *blk_used;    ///< [blk_n] pairs the block wrote (more than its region: rebuild)
     uint32_t blk_n;

@@ -401,18 +401,23 @@ static void trap_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
 }
 
 /* Each particle's pairs as the second end, in pair order (a stable counting sort), with the
- * second end's share; and which particles have pairs with free bodies' particles. */
+ * second end's share; and which particles have pairs with free bodies' particles or with
+ * particles fast enough to wake a sleeper. */
 static void build_incidence(pbd_state *st)
 {
     const uint32_t nm = st->nm, nblk = (nm + PBD_BLOCK - 1) / PBD_BLOCK;
     uint32_t *start = st->inc_start;
     memset(start, 0, sizeof(uint32_t) * ((size_t)nm + 1));
     memset(st->pk_bodypair, 0, nm);
+    memset(st->pk_nearwake, 0, nm);
     for (uint32_t b = 0; b < nblk; b++)
         for (uint32_t k = st->blk_base[b]; k < st->blk_base[b] + st->blk_used[b]; k++) {
-            start[st->pr_b[k] + 1]++;
+            const uint32_t a = st->pr_a[k], e = st->pr_b[k];
+            start[e + 1]++;
             if (st->pr_body[k])
-                st->pk_bodypair[st->pr_a[k]] = st->pk_bodypair[st->pr_b[k]] = 1;
+                st->pk_bodypair[a] = st->pk_bodypair[e] = 1;
+            st->pk_nearwake[a] |= (st->hot[e].bits & PBD_HOT_WAKES) != 0;
+            st->pk_nearwake[e] |= (st->hot[a].bits & PBD_HOT_WAKES) != 0;
         }
     for (uint32_t s = 0; s < nm; s++)
         start[s + 1] += start[s];
