@@ -197,7 +197,8 @@ typedef struct pbd_state {
     pbd_point *hr_tmp;    ///< [hr_cap] scratch: where the sort puts them
     uint32_t *hr_at;      ///< [hr_cap] render index -> storage position
     uint32_t *hr_key;     ///< [hr_cap] scratch: each point's cell key (pbd_upsample.c)
-    uint32_t *hr_key_start; ///< [hr_key_cap] scratch of the sort
+    uint32_t *hr_key_tmp; ///< [hr_cap] scratch: the keys in the sorted order
+    uint32_t *hr_key_start; ///< [hr_key_cap] scratch of the sort: a count per key and chunk
     uint32_t hr_key_cap;
     gr_cell_grid hr_grid; ///< scratch: grains and body particles by cells of the support radius
     /// scratch: per particle in hr_grid order: x, y, z, 1 (grain) or 0 (body), vx, vy, vz, 0

@@ -38,9 +38,10 @@ void pbd_free_upsampling(pbd_state *st)
     gr_mem_free(st->mem, st->hr_tmp, sizeof(pbd_point) * st->hr_cap);
     gr_mem_free(st->mem, st->hr_at, sizeof(uint32_t) * st->hr_cap);
     gr_mem_free(st->mem, st->hr_key, sizeof(uint32_t) * st->hr_cap);
+    gr_mem_free(st->mem, st->hr_key_tmp, sizeof(uint32_t) * st->hr_cap);
     gr_mem_free(st->mem, st->hr_key_start, sizeof(uint32_t) * st->hr_key_cap);
     st->hr_pt = st->hr_tmp = NULL;
-    st->hr_at = st->hr_key = st->hr_key_start = NULL;
+    st->hr_at = st->hr_key = st->hr_key_tmp = st->hr_key_start = NULL;
     st->hr_key_cap = 0;
     st->hr_n = st->hr_cap = 0;
     gr_cell_grid_free(&st->hr_grid, st->mem);
@@ -59,7 +60,8 @@ gr_status pbd_reserve_points(pbd_state *st, uint32_t need)
     const gr_array_ref arrays[] = {{(void **)&st->hr_pt, sizeof(pbd_point)},
                                    {(void **)&st->hr_tmp, sizeof(pbd_point)},
                                    {(void **)&st->hr_at, sizeof(uint32_t)},
-                                   {(void **)&st->hr_key, sizeof(uint32_t)}};
+                                   {(void **)&st->hr_key, sizeof(uint32_t)},
+                                   {(void **)&st->hr_key_tmp, sizeof(uint32_t)}};
     if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->hr_cap, cap, st->hr_n))
         return GR_ERROR_OUT_OF_MEMORY;
     st->hr_cap = cap;
@@ -656,21 +658,71 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     }
 }
 
-static void key_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+/* The points' sort (a stable counting sort by key, in chunks that count and place their own
+ * points: a stable sort has one result, so it is the same for any number of chunks). */
+typedef struct sort_ctx {
+    pbd_state *st;
+    uint32_t chunks;
+    uint32_t keys;
+} sort_ctx;
+
+static inline uint32_t chunk_begin(const sort_ctx *c, uint32_t k)
+{
+    return (uint32_t)((uint64_t)c->st->hr_n * k / c->chunks);
+}
+
+/* Chunk k: its points' keys and how many of each (counts[k * keys + key]). */
+static void count_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const sort_ctx *c = (const sort_ctx *)vctx;
+    pbd_state *st = c->st;
+    for (uint32_t k = begin; k < end; k++) {
+        uint32_t *count = st->hr_key_start + (size_t)k * c->keys;
+        memset(count, 0, sizeof(uint32_t) * c->keys);
+        for (uint32_t q = chunk_begin(c, k); q < chunk_begin(c, k + 1); q++) {
+            const uint32_t key = point_key(&st->hr_grid, point_x(&st->hr_pt[q]));
+            st->hr_key[q] = key;
+            count[key]++;
+        }
+    }
+}
+
+/* Chunk k places its points from its cursors (counts turned into starts). */
+static void place_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const sort_ctx *c = (const sort_ctx *)vctx;
+    pbd_state *st = c->st;
+    for (uint32_t k = begin; k < end; k++) {
+        uint32_t *cursor = st->hr_key_start + (size_t)k * c->keys;
+        for (uint32_t q = chunk_begin(c, k); q < chunk_begin(c, k + 1); q++) {
+            const uint32_t key = st->hr_key[q], to = cursor[key]++;
+            st->hr_tmp[to] = st->hr_pt[q];
+            st->hr_key_tmp[to] = key;
+        }
+    }
+}
+
+static void map_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     pbd_state *st = (pbd_state *)vctx;
     for (uint32_t q = begin; q < end; q++)
-        st->hr_key[q] = point_key(&st->hr_grid, point_x(&st->hr_pt[q]));
+        st->hr_at[st->hr_pt[q].id] = q;
 }
 
-/* Re-store the points in key order (a stable counting sort: deterministic) and map their
- * render indices again. */
+/* Re-store the points in key order and map their render indices again. */
 static gr_status sort_points(pbd_state *st)
 {
+    gr_tasks *tasks = &st->world->tasks;
     const uint32_t keys = st->hr_grid.ncells + 1;
-    if (keys + 1 > st->hr_key_cap) {
-        const uint32_t cap = gr_grow_capacity(st->hr_key_cap, keys + 1);
+    const uint32_t chunks = GR_MAX(GR_MIN(tasks->worker_count, st->hr_n / 4096u), 1u);
+    const uint64_t need = (uint64_t)keys * chunks;
+    if (need > UINT32_MAX)
+        return GR_ERROR_OUT_OF_MEMORY;
+    if (need > st->hr_key_cap) {
+        const uint32_t cap = gr_grow_capacity(st->hr_key_cap, (uint32_t)need);
         uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
         if (!a)
             return GR_ERROR_OUT_OF_MEMORY;
@@ -678,27 +730,40 @@ static gr_status sort_points(pbd_state *st)
         st->hr_key_start = a;
         st->hr_key_cap = cap;
     }
-    gr_parallel_for_affine(&st->world->tasks, st->hr_n, PBD_BLOCK, key_range, st);
-    uint32_t *start = st->hr_key_start;
-    memset(start, 0, sizeof(uint32_t) * ((size_t)keys + 1));
-    for (uint32_t q = 0; q < st->hr_n; q++)
-        start[st->hr_key[q] + 1]++;
-    for (uint32_t k = 0; k < keys; k++)
-        start[k + 1] += start[k];
-    for (uint32_t q = 0; q < st->hr_n; q++) {
-        const uint32_t to = start[st->hr_key[q]]++;
-        st->hr_tmp[to] = st->hr_pt[q];
-    }
+    sort_ctx c = {st, chunks, keys};
+    gr_parallel_for(tasks, chunks, 1, count_chunk, &c);
+    /* starts: key by key, chunk by chunk within a key (stable) */
+    uint32_t at = 0;
+    for (uint32_t key = 0; key < keys; key++)
+        for (uint32_t k = 0; k < chunks; k++) {
+            uint32_t *e = st->hr_key_start + (size_t)k * keys + key;
+            const uint32_t n = *e;
+            *e = at;
+            at += n;
+        }
+    gr_parallel_for(tasks, chunks, 1, place_chunk, &c);
     pbd_point *t = st->hr_pt;
     st->hr_pt = st->hr_tmp;
     st->hr_tmp = t;
-    /* the keys in the new order (the cursors ended at each key's end: step back through them) */
-    for (uint32_t k = 0, q = 0; k < keys; k++)
-        for (; q < start[k]; q++)
-            st->hr_key[q] = k;
-    for (uint32_t q = 0; q < st->hr_n; q++)
-        st->hr_at[st->hr_pt[q].id] = q;
+    uint32_t *k = st->hr_key;
+    st->hr_key = st->hr_key_tmp;
+    st->hr_key_tmp = k;
+    gr_parallel_for_affine(tasks, st->hr_n, PBD_BLOCK, map_range, st);
     return GR_OK;
+}
+
+/* The particles as floats in hr_grid order (x, y, z, grain?, v). */
+static void sorted_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    pbd_state *st = (pbd_state *)vctx;
+    for (uint32_t s = begin; s < end; s++) {
+        const uint32_t j = st->hr_grid.order[s];
+        float *e = st->hr_sorted + 8 * (size_t)s;
+        e[0] = (float)st->x[j].x, e[1] = (float)st->x[j].y, e[2] = (float)st->x[j].z;
+        e[3] = st->owner[j] == GR_INVALID_INDEX ? 1.0f : 0.0f;
+        e[4] = (float)st->v[j].x, e[5] = (float)st->v[j].y, e[6] = (float)st->v[j].z, e[7] = 0;
+    }
 }
 
 /* Move the points by dt after the grains' step. */
@@ -733,13 +798,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
         st->hr_sorted = f;
         st->hr_sorted_cap = cap;
     }
-    for (uint32_t s = 0; s < st->n; s++) {
-        const uint32_t j = st->hr_grid.order[s];
-        float *e = st->hr_sorted + 8 * (size_t)s;
-        e[0] = (float)st->x[j].x, e[1] = (float)st->x[j].y, e[2] = (float)st->x[j].z;
-        e[3] = st->owner[j] == GR_INVALID_INDEX ? 1.0f : 0.0f;
-        e[4] = (float)st->v[j].x, e[5] = (float)st->v[j].y, e[6] = (float)st->v[j].z, e[7] = 0;
-    }
+    gr_parallel_for_affine(&st->world->tasks, st->n, PBD_BLOCK, sorted_range, st);
     const double w_rho = 1.0 - rl * rl / (R * R);
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
