@@ -251,7 +251,7 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
     gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation * guard) : pi;
     /* group 2: immovable surfaces (exact bodies, fixed body particles), each projected in
      * turn onto the particle's updated position */
-    const double m_over_h = c->sense ? 1.0 / (hi.inv_m * c->h) : 0.0;
+    const double m_over_h = c->sense ? 1.0 / (hi.inv_m * c->h) : 0.0; /* (hoisted: cheaper than lazily) */
     uint32_t boundary = 0;
     const uint32_t trapped = st->trap_slot[s];
     if (trapped != GR_INVALID_INDEX && !c->stabilize) {
@@ -297,15 +297,14 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
     /* exact surfaces: every one, every sweep (they are few, and a particle pushed far in one
      * sweep must still meet the wall) */
     for (uint32_t e = 0; e < st->exact_count; e++) {
-        const uint32_t slot = st->exact[e];
-        const gr_body_data *b = &bs->data[slot];
-        if (c->stabilize && b->motion == GR_MOTION_KINEMATIC)
+        const pbd_exact *ex = &st->exact[e];
+        if (c->stabilize && ex->moving)
             continue; /* its push must become velocity */
-        const double bound = st->exact_bound[e];
-        if (bound < INFINITY && v3_len2(v3_sub(q, b->position)) > (bound + hi.r) * (bound + hi.r))
-            continue;
-        if (b->shape == GR_SHAPE_PLANE && hi.r - v3_dot(v3_sub(q, b->position), b->normal_world) <= 0)
-            continue; /* the common floor, clear of it */
+        if (ex->plane ? hi.r - v3_dot(v3_sub(q, ex->centre), ex->normal) <= 0
+                      : v3_len2(v3_sub(q, ex->centre)) > (ex->bound + hi.r) * (ex->bound + hi.r))
+            continue; /* clear of it (planes: the common floor) */
+        const uint32_t slot = ex->slot;
+        const gr_body_data *b = &bs->data[slot];
         const uint32_t nf = gr_body_feature_count(b);
         for (uint32_t f = 0; f < nf; f++) {
             if (!gr_body_feature_enabled(b, f))

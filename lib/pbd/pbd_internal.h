@@ -34,6 +34,17 @@ typedef struct pbd_pair_out {
     double ux, uy, uz, act;
 } pbd_pair_out;
 
+/// An exact (primitive) body as the sweeps test it (pbd_lists.c).
+typedef struct pbd_exact {
+    uint32_t slot;   ///< body store slot
+    uint32_t plane;  ///< 1: a plane (centre, normal below); else its features are asked
+    uint32_t moving; ///< 1: kinematic
+    uint32_t pad;
+    double bound;    ///< enclosing radius (infinite for planes)
+    gr_vec3 centre;  ///< the body's position
+    gr_vec3 normal;  ///< planes: the world normal
+} pbd_exact;
+
 /// A high-resolution point (pbd_upsample.c).
 typedef struct pbd_point {
     float x, y, z;
@@ -172,8 +183,7 @@ typedef struct pbd_state {
     gr_vec3 *trap_normal;  ///< [cap] outward surface normal at the list build
     gr_vec3 *trap_at;      ///< [cap] the particle's position then
     double *trap_depth;    ///< [cap] how far inside the surface it was then (> 0)
-    uint32_t *exact;     ///< body slots of the exact bodies this substep
-    double *exact_bound; ///< their enclosing radii (infinite for planes)
+    pbd_exact *exact;    ///< the exact bodies this substep
     uint32_t exact_count, exact_cap;
 
     /* friction per material pair: mu_s, mu_k */
@@ -241,7 +251,7 @@ static inline const double *pbd_mu(const pbd_state *st, uint32_t a, uint32_t b)
 gr_status pbd_build_lists(pbd_state *st, double h);
 /// Write the packed x*, x and contact counts back to the particles.
 void pbd_unpack(pbd_state *st);
-/// After kinematic bodies advanced: their fixed particles' new positions for the sweeps.
+/// After kinematic bodies advanced: their fixed particles' and exact records' new poses.
 void pbd_fixed_advanced(pbd_state *st);
 void pbd_free_lists(pbd_state *st);
 

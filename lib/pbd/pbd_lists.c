@@ -56,10 +56,8 @@ void pbd_free_lists(pbd_state *st)
     st->pair_cap = st->fc_cap = 0;
     free_regions(mem, &st->blk_base, &st->blk_used, &st->blk_n);
     free_regions(mem, &st->fblk_base, &st->fblk_used, &st->fblk_n);
-    gr_mem_free(mem, st->exact, sizeof(uint32_t) * st->exact_cap);
-    gr_mem_free(mem, st->exact_bound, sizeof(double) * st->exact_cap);
+    gr_mem_free(mem, st->exact, sizeof(pbd_exact) * st->exact_cap);
     st->exact = NULL;
-    st->exact_bound = NULL;
     st->exact_cap = 0;
     gr_cell_grid_free(&st->grid, mem);
     gr_cell_grid_free(&st->fgrid, mem);
@@ -119,17 +117,11 @@ static gr_status list_exact_bodies(pbd_state *st)
     const gr_body_store *bs = &st->world->bodies;
     if (bs->count > st->exact_cap) {
         const uint32_t cap = gr_grow_capacity(st->exact_cap, bs->count);
-        uint32_t *e = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
-        double *eb = (double *)gr_mem_alloc(st->mem, sizeof(double) * cap);
-        if (!e || !eb) {
-            gr_mem_free(st->mem, e, sizeof(uint32_t) * cap);
-            gr_mem_free(st->mem, eb, sizeof(double) * cap);
+        pbd_exact *e = (pbd_exact *)gr_mem_alloc(st->mem, sizeof(pbd_exact) * cap);
+        if (!e)
             return GR_ERROR_OUT_OF_MEMORY;
-        }
-        gr_mem_free(st->mem, st->exact, sizeof(uint32_t) * st->exact_cap);
-        gr_mem_free(st->mem, st->exact_bound, sizeof(double) * st->exact_cap);
+        gr_mem_free(st->mem, st->exact, sizeof(pbd_exact) * st->exact_cap);
         st->exact = e;
-        st->exact_bound = eb;
         st->exact_cap = cap;
     }
     st->exact_count = 0;
@@ -137,8 +129,9 @@ static gr_status list_exact_bodies(pbd_state *st)
         const gr_body_data *b = &bs->data[bs->active[a]];
         if (b->particles)
             continue;
-        st->exact_bound[st->exact_count] = gr_body_bound_radius(b);
-        st->exact[st->exact_count++] = bs->active[a];
+        st->exact[st->exact_count++] = (pbd_exact){bs->active[a], b->shape == GR_SHAPE_PLANE,
+                                                   b->motion == GR_MOTION_KINEMATIC, 0, gr_body_bound_radius(b),
+                                                   b->position, b->normal_world};
     }
     return GR_OK;
 }
@@ -524,6 +517,14 @@ static void unpack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
 
 void pbd_fixed_advanced(pbd_state *st)
 {
+    for (uint32_t e = 0; e < st->exact_count; e++) { /* kinematic exact bodies moved too */
+        pbd_exact *ex = &st->exact[e];
+        if (!ex->moving)
+            continue;
+        const gr_body_data *b = &st->world->bodies.data[ex->slot];
+        ex->centre = b->position;
+        ex->normal = b->normal_world;
+    }
     if (!st->fixed_moving)
         return; /* static particles: x* = x, as at the grid's build */
     for (uint32_t u = 0; u < st->n_fixed; u++)

@@ -557,12 +557,11 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
     for (uint32_t piece = 0; piece < pieces; piece++) {
         x = v3_madd(x, v, h);
         for (uint32_t e = 0; e < st->exact_count; e++) {
-            const gr_body_data *b = &bs->data[st->exact[e]];
-            const double bound = st->exact_bound[e];
-            if (bound < INFINITY && v3_len2(v3_sub(x, b->position)) > (bound + rh) * (bound + rh))
-                continue;
-            if (b->shape == GR_SHAPE_PLANE && v3_dot(v3_sub(x, b->position), b->normal_world) >= rh)
-                continue; /* clear of the floor */
+            const pbd_exact *ex = &st->exact[e];
+            if (ex->plane ? v3_dot(v3_sub(x, ex->centre), ex->normal) >= rh
+                          : v3_len2(v3_sub(x, ex->centre)) > (ex->bound + rh) * (ex->bound + rh))
+                continue; /* clear of it (planes: the common floor) */
+            const gr_body_data *b = &bs->data[ex->slot];
             const uint32_t nf = gr_body_feature_count(b);
             for (uint32_t f = 0; f < nf; f++) {
                 if (!gr_body_feature_enabled(b, f))
@@ -805,7 +804,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
     bool exact_moving = false;
     for (uint32_t e = 0; e < st->exact_count; e++)
-        exact_moving |= st->world->bodies.data[st->exact[e]].motion == GR_MOTION_KINEMATIC;
+        exact_moving |= st->exact[e].moving != 0;
     advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, d->hr_density * w_rho * w_rho * w_rho,
                     body_reach, exact_moving};
     for (uint32_t k = 0; k < steps; k++) {
