@@ -151,6 +151,8 @@ typedef struct pbd_state {
     uint32_t *inc_start;   ///< [cap + 1] packed s's pairs as second end: inc_k[inc_start[s] ..]
     uint32_t *inc_k;       ///< [pair_cap]
     double *inc_c;         ///< [pair_cap] the pair's share for its second end (pr_cb)
+    uint32_t *inc_count;   ///< scratch of the incidence sort: a count per particle and chunk
+    uint32_t inc_count_cap;
     uint8_t *pk_bodypair;  ///< [cap] packed: one of its pairs has a free body's particle
     uint8_t *pk_nearwake;  ///< [cap] packed: a pair partner is fast enough to wake a sleeper
     uint32_t *blk_base;    ///< [blk_n + 1] where each block's pair region starts

@@ -57,6 +57,9 @@ void pbd_free_lists(pbd_state *st)
     free_regions(mem, &st->blk_base, &st->blk_used, &st->blk_n);
     free_regions(mem, &st->fblk_base, &st->fblk_used, &st->fblk_n);
     gr_mem_free(mem, st->exact, sizeof(pbd_exact) * st->exact_cap);
+    gr_mem_free(mem, st->inc_count, sizeof(uint32_t) * st->inc_count_cap);
+    st->inc_count = NULL;
+    st->inc_count_cap = 0;
     st->exact = NULL;
     st->exact_cap = 0;
     gr_cell_grid_free(&st->grid, mem);
@@ -393,37 +396,99 @@ static void trap_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
     }
 }
 
-/* Each particle's pairs as the second end, in pair order (a stable counting sort), with the
- * second end's share; and which particles have pairs with free bodies' particles or with
- * particles fast enough to wake a sleeper. */
-static void build_incidence(pbd_state *st)
+/* Each particle's pairs as the second end, in pair order: a stable counting sort by second end
+ * in chunks of blocks (its result is unique: the same for any chunking), with the second
+ * end's share; then which particles have pairs with free bodies' particles or with particles
+ * fast enough to wake a sleeper. */
+typedef struct inc_ctx {
+    pbd_state *st;
+    uint32_t chunks, nblk;
+} inc_ctx;
+
+static void inc_count_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
+    (void)worker;
+    const inc_ctx *c = (const inc_ctx *)vctx;
+    pbd_state *st = c->st;
+    for (uint32_t ch = begin; ch < end; ch++) {
+        uint32_t *count = st->inc_count + (size_t)ch * st->nm;
+        memset(count, 0, sizeof(uint32_t) * st->nm);
+        for (uint32_t b = c->nblk * ch / c->chunks; b < c->nblk * (ch + 1) / c->chunks; b++)
+            for (uint32_t k = st->blk_base[b]; k < st->blk_base[b] + st->blk_used[b]; k++)
+                count[st->pr_b[k]]++;
+    }
+}
+
+static void inc_place_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    const inc_ctx *c = (const inc_ctx *)vctx;
+    pbd_state *st = c->st;
+    for (uint32_t ch = begin; ch < end; ch++) {
+        uint32_t *cursor = st->inc_count + (size_t)ch * st->nm;
+        for (uint32_t b = c->nblk * ch / c->chunks; b < c->nblk * (ch + 1) / c->chunks; b++)
+            for (uint32_t k = st->blk_base[b]; k < st->blk_base[b] + st->blk_used[b]; k++) {
+                const uint32_t e = cursor[st->pr_b[k]]++;
+                st->inc_k[e] = k;
+                st->inc_c[e] = st->pr_cb[k];
+            }
+    }
+}
+
+static void pair_flags_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    pbd_state *st = (pbd_state *)vctx;
+    for (uint32_t s = begin; s < end; s++) {
+        uint8_t body = 0, wake = 0;
+        for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++) {
+            body |= st->pr_body[k];
+            wake |= (st->hot[st->pr_b[k]].bits & PBD_HOT_WAKES) != 0;
+        }
+        for (uint32_t e = st->inc_start[s]; e < st->inc_start[s + 1]; e++) {
+            const uint32_t k = st->inc_k[e];
+            body |= st->pr_body[k];
+            wake |= (st->hot[st->pr_a[k]].bits & PBD_HOT_WAKES) != 0;
+        }
+        st->pk_bodypair[s] = body;
+        st->pk_nearwake[s] = wake;
+    }
+}
+
+static gr_status build_incidence(pbd_state *st)
+{
+    gr_tasks *tasks = &st->world->tasks;
     const uint32_t nm = st->nm, nblk = (nm + PBD_BLOCK - 1) / PBD_BLOCK;
-    uint32_t *start = st->inc_start;
-    memset(start, 0, sizeof(uint32_t) * ((size_t)nm + 1));
-    memset(st->pk_bodypair, 0, nm);
-    memset(st->pk_nearwake, 0, nm);
-    for (uint32_t b = 0; b < nblk; b++)
-        for (uint32_t k = st->blk_base[b]; k < st->blk_base[b] + st->blk_used[b]; k++) {
-            const uint32_t a = st->pr_a[k], e = st->pr_b[k];
-            start[e + 1]++;
-            if (st->pr_body[k])
-                st->pk_bodypair[a] = st->pk_bodypair[e] = 1;
-            st->pk_nearwake[a] |= (st->hot[e].bits & PBD_HOT_WAKES) != 0;
-            st->pk_nearwake[e] |= (st->hot[a].bits & PBD_HOT_WAKES) != 0;
+    const uint32_t chunks = GR_MAX(GR_MIN(tasks->worker_count, nblk), 1u);
+    const uint64_t need = (uint64_t)chunks * nm;
+    if (need > UINT32_MAX)
+        return GR_ERROR_OUT_OF_MEMORY;
+    if (need > st->inc_count_cap) {
+        const uint32_t cap = gr_grow_capacity(st->inc_count_cap, (uint32_t)need);
+        uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
+        if (!a)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_mem_free(st->mem, st->inc_count, sizeof(uint32_t) * st->inc_count_cap);
+        st->inc_count = a;
+        st->inc_count_cap = cap;
+    }
+    inc_ctx c = {st, chunks, nblk};
+    gr_parallel_for(tasks, chunks, 1, inc_count_chunk, &c);
+    /* starts: particle by particle, chunk by chunk within one (stable) */
+    uint32_t at = 0;
+    for (uint32_t s = 0; s < nm; s++) {
+        st->inc_start[s] = at;
+        for (uint32_t ch = 0; ch < chunks; ch++) {
+            uint32_t *e = st->inc_count + (size_t)ch * nm + s;
+            const uint32_t n = *e;
+            *e = at;
+            at += n;
         }
-    for (uint32_t s = 0; s < nm; s++)
-        start[s + 1] += start[s];
-    /* fill with start[] as the cursor of the entry before, then shift back */
-    for (uint32_t b = 0; b < nblk; b++)
-        for (uint32_t k = st->blk_base[b]; k < st->blk_base[b] + st->blk_used[b]; k++) {
-            const uint32_t e = start[st->pr_b[k]]++;
-            st->inc_k[e] = k;
-            st->inc_c[e] = st->pr_cb[k];
-        }
-    for (uint32_t s = nm; s > 0; s--)
-        start[s] = start[s - 1];
-    start[0] = 0;
+    }
+    st->inc_start[nm] = at;
+    gr_parallel_for(tasks, chunks, 1, inc_place_chunk, &c);
+    gr_parallel_for_affine(tasks, nm, PBD_BLOCK, pair_flags_range, st);
+    return GR_OK;
 }
 
 gr_status pbd_build_lists(pbd_state *st, double h)
@@ -491,8 +556,8 @@ gr_status pbd_build_lists(pbd_state *st, double h)
         if (regions_fit(st->blk_base, st->blk_used, nm) && regions_fit(st->fblk_base, st->fblk_used, nm))
             break;
     }
-    if (nm)
-        build_incidence(st);
+    if (nm && (s = build_incidence(st)) != GR_OK)
+        return s;
     if (st->nb)
         gr_parallel_for(tasks, nm, PBD_BLOCK, trap_range, st);
     st->rebuilds++;
