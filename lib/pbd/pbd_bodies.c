@@ -167,6 +167,7 @@ gr_status pbd_body_added(void *state, uint32_t slot)
     st->r_max = GR_MAX(st->r_max, b->particle_radius);
     st->body_of_slot[slot] = st->nb - 1;
     st->fixed_dirty |= pb->fixed != 0;
+    st->mov_dirty = true;
     return GR_OK;
 }
 

@@ -375,7 +375,8 @@ gr_status pbd_reserve_sensing(pbd_state *st)
 
 void pbd_collect_impulses(pbd_state *st)
 {
-    for (uint32_t k = 0; k < 2 * st->n; k++) {
+    for (uint32_t m = 0; m < 2 * st->n_mov; m++) { /* only movable particles sense */
+        const uint32_t k = 2 * st->mov[m / 2] + m % 2;
         const uint32_t slot = st->sense_slot[k];
         if (slot == GR_INVALID_INDEX)
             continue;

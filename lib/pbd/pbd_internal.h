@@ -115,6 +115,12 @@ typedef struct pbd_state {
     uint8_t *sampled; ///< grains: their volume has high-resolution points
     uint32_t n_grains;
     uint32_t n_dead;
+    /* the movable particles (grains, free bodies' particles) in storage order: the per-substep
+     * passes skip the fixed ones (a static mesh's particles may outnumber the grains) */
+    uint32_t *mov;       ///< [cap]
+    uint32_t n_mov;
+    bool mov_dirty;      ///< particles came or went: rebuild mov (pbd_refresh_movable)
+    double r_mov_max, r_fix_max; ///< largest radius of a movable / fixed particle
     double r_min, r_max; ///< radii: r_min of the movable particles (grains, free bodies'), r_max of all
     double r_min_fixed;  ///< smallest radius of a fixed (static or kinematic) body's particle
 
@@ -240,6 +246,8 @@ static inline bool pbd_asleep(const pbd_state *st, uint32_t i)
 
 /* pbd_solver.c */
 gr_status pbd_reserve_particles(pbd_state *st, uint32_t need);
+/// The movable list (and pos_of cleared for every particle) after particles came or went.
+void pbd_refresh_movable(pbd_state *st);
 void pbd_compact(pbd_state *st);
 gr_status pbd_update_materials(pbd_state *st);
 static inline const double *pbd_mu(const pbd_state *st, uint32_t a, uint32_t b)

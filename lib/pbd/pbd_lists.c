@@ -439,8 +439,14 @@ static void pair_flags_range(void *vctx, uint32_t begin, uint32_t end, uint32_t 
 {
     (void)worker;
     pbd_state *st = (pbd_state *)vctx;
+    const bool bodies = st->n_mov > st->n_grains; /* free bodies' particles move too */
     for (uint32_t s = begin; s < end; s++) {
         uint8_t body = 0, wake = 0;
+        if (!bodies && !(st->hot[s].bits & PBD_HOT_ASLEEP)) {
+            /* neither flag matters: no pairs with bodies, and only sleepers can be woken */
+            st->pk_bodypair[s] = st->pk_nearwake[s] = 0;
+            continue;
+        }
         for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++) {
             body |= st->pr_body[k];
             wake |= (st->hot[st->pr_b[k]].bits & PBD_HOT_WAKES) != 0;
@@ -496,33 +502,22 @@ gr_status pbd_build_lists(pbd_state *st, double h)
     gr_status s;
     if ((s = list_exact_bodies(st)) != GR_OK)
         return s;
-    double r_mov = 0, r_fix = 0;
-    uint32_t nm = 0;
-    for (uint32_t i = 0; i < st->n; i++) {
-        if (st->inv_m[i] == 0.0) {
-            r_fix = GR_MAX(r_fix, st->r[i]);
-        } else {
-            r_mov = GR_MAX(r_mov, st->r[i]);
-            nm++;
-        }
-    }
+    const double r_mov = st->r_mov_max, r_fix = st->r_fix_max;
+    uint32_t nm = st->n_mov;
     const double margin = st->par.margin_fraction * st->r_max;
     /* cells of the farthest reach: the 3x3x3 block around a particle's cell holds every
      * neighbour */
     if ((s = build_fixed_grid(st, r_mov + r_fix + margin)) != GR_OK)
         return s;
     st->nm = nm;
-    nm = 0;
-    for (uint32_t i = 0; i < st->n; i++)
-        if (st->inv_m[i] != 0.0) {
-            st->rank[nm] = i;
-            st->pk_tmp[nm++] = st->xp[i];
-        }
+    for (uint32_t k = 0; k < nm; k++) {
+        const uint32_t i = st->mov[k];
+        st->rank[k] = i;
+        st->pk_tmp[k] = st->xp[i];
+    }
     if (nm && !gr_cell_grid_build(&st->grid, st->mem, (const double *)st->pk_tmp, 3, nm, 2.0 * r_mov + margin,
-                                  GR_MAX(4u * nm, 64u)))
+                                  GR_MAX(8u * nm, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < st->n; i++)
-        st->pos_of[i] = GR_INVALID_INDEX;
     gr_tasks *tasks = &st->world->tasks;
     const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
     pack_ctx pc = {st, wake * wake};

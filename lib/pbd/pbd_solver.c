@@ -30,6 +30,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     gr_cell_grid_init(&st->fgrid);
     gr_cell_grid_init(&st->hr_grid);
     st->fixed_dirty = true;
+    st->mov_dirty = true;
     st->kernel = pbd_pick_kernel();
     st->hr_sums = pbd_pick_hr_sums();
     st->r_min = st->r_min_fixed = INFINITY;
@@ -61,7 +62,7 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_bodypair, sizeof(uint8_t)},                  \
         {(void **)&(st)->pk_nearwake, sizeof(uint8_t)},                                                           \
         {(void **)&(st)->fx_now, sizeof(gr_vec3)}, {(void **)&(st)->fx_slot, sizeof(uint32_t)},                   \
-        {(void **)&(st)->fx_mat, sizeof(uint32_t)},                                                               \
+        {(void **)&(st)->fx_mat, sizeof(uint32_t)}, {(void **)&(st)->mov, sizeof(uint32_t)},                       \
     {                                                                                                             \
         (void **)&(st)->deep, sizeof(uint8_t)                                                                     \
     }
@@ -173,6 +174,7 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->r_max = GR_MAX(st->r_max, r);
         st->n_grains++;
     }
+    st->mov_dirty = true;
 }
 
 static void pbd_remove_grains(void *state, const uint32_t *dense, uint32_t count)
@@ -185,6 +187,25 @@ static void pbd_remove_grains(void *state, const uint32_t *dense, uint32_t count
         st->n_grains--;
     }
     pbd_compact(st); /* dense indices stay valid for the API between calls */
+}
+
+void pbd_refresh_movable(pbd_state *st)
+{
+    if (!st->mov_dirty)
+        return;
+    uint32_t m = 0;
+    st->r_mov_max = st->r_fix_max = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        st->pos_of[i] = GR_INVALID_INDEX;
+        if (st->inv_m[i] == 0.0) {
+            st->r_fix_max = GR_MAX(st->r_fix_max, st->r[i]);
+        } else {
+            st->r_mov_max = GR_MAX(st->r_mov_max, st->r[i]);
+            st->mov[m++] = i;
+        }
+    }
+    st->n_mov = m;
+    st->mov_dirty = false;
 }
 
 /* Drop dead grains, keeping the order (so a body's particles stay contiguous), and renumber. */
@@ -228,6 +249,7 @@ void pbd_compact(pbd_state *st)
     st->n = out;
     st->n_dead = 0;
     st->fixed_dirty = true; /* fixed particles may have been renumbered */
+    st->mov_dirty = true;
 }
 
 static void pbd_read_field(const void *state, gr_field field, const uint32_t *dense, uint32_t count, double *out)

@@ -35,11 +35,10 @@ static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t wor
     const predict_ctx *c = (const predict_ctx *)vctx;
     pbd_state *st = c->st;
     const double h = c->h;
-    for (uint32_t i = begin; i < end; i++) {
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t i = st->mov[k];
         st->flag[i] = 0; /* the sweeps add bits, the finish reads them */
         st->vnear[i] = 0;
-        if (st->inv_m[i] == 0.0)
-            continue;
         st->xp[i] = v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
     }
 }
@@ -55,7 +54,8 @@ static void scale_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     (void)worker;
     const scale_ctx *c = (const scale_ctx *)vctx;
     pbd_state *st = c->st;
-    for (uint32_t i = begin; i < end; i++) {
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t i = st->mov[k];
         if (st->owner[i] != GR_INVALID_INDEX)
             continue;
         double e = c->k * (v3_dot(st->xp[i], st->up) - c->ref);
@@ -76,15 +76,11 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     const finish_ctx *c = (const finish_ctx *)vctx;
     pbd_state *st = c->st;
     const double inv_h = 1.0 / c->h, sleep = st->par.sleep_threshold * v3_len(c->g) * c->h;
-    for (uint32_t i = begin; i < end; i++) {
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t i = st->mov[k];
         const bool disturbed = st->flag[i] & PBD_FLAG_DISTURBED;
         st->flag[i] = 0;
         const double vnear = st->vnear[i];
-        if (st->inv_m[i] == 0.0) { /* fixed body particle: moved with its body */
-            st->v[i] = v3_scale(v3_sub(st->xp[i], st->x[i]), inv_h);
-            st->x[i] = st->xp[i];
-            continue;
-        }
         gr_vec3 vn = v3_scale(v3_sub(st->xp[i], st->x[i]), inv_h);
         if (!v3_finite(vn)) {
             /* keep the last finite state; the step reports GR_ERROR_UNSTABLE */
@@ -127,6 +123,8 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     }
 }
 
+/* Kinematic bodies move by h; their particles are placed at the new pose (static bodies'
+ * stay where they are: only gr_body_set_pose moves them, pbd_body_moved). */
 static void advance_fixed_bodies(pbd_state *st, double h)
 {
     gr_body_store *bs = &st->world->bodies;
@@ -137,15 +135,30 @@ static void advance_fixed_bodies(pbd_state *st, double h)
     }
     for (uint32_t r = 0; r < st->nb; r++) {
         const pbd_body *pb = &st->bodies[r];
-        if (pb->fixed)
+        if (pb->fixed && bs->data[pb->slot].motion == GR_MOTION_KINEMATIC)
             pbd_place_body(st, pb, st->xp);
+    }
+}
+
+/* After the substep: kinematic bodies' particles take the step they made as their velocity. */
+static void finish_fixed_bodies(pbd_state *st, double h)
+{
+    for (uint32_t r = 0; r < st->nb; r++) {
+        const pbd_body *pb = &st->bodies[r];
+        if (!pb->fixed || st->world->bodies.data[pb->slot].motion != GR_MOTION_KINEMATIC)
+            continue;
+        for (uint32_t i = pb->first; i < pb->first + pb->count; i++) {
+            st->v[i] = v3_scale(v3_sub(st->xp[i], st->x[i]), 1.0 / h);
+            st->x[i] = st->xp[i];
+        }
     }
 }
 
 static void count_contacts(pbd_state *st)
 {
     uint64_t pairs = 0, bodies = 0;
-    for (uint32_t i = 0; i < st->n; i++) {
+    for (uint32_t k = 0; k < st->n_mov; k++) {
+        const uint32_t i = st->mov[k];
         pairs += st->touch[i] & 0xffffu;
         bodies += st->touch[i] >> 16;
     }
@@ -157,9 +170,8 @@ static void count_contacts(pbd_state *st)
 static double fastest(const pbd_state *st)
 {
     double v2 = 0;
-    for (uint32_t i = 0; i < st->n; i++)
-        if (st->inv_m[i] > 0)
-            v2 = GR_MAX(v2, v3_len2(st->v[i]));
+    for (uint32_t k = 0; k < st->n_mov; k++)
+        v2 = GR_MAX(v2, v3_len2(st->v[st->mov[k]]));
     const gr_body_store *bs = &st->world->bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         const gr_body_data *b = &bs->data[bs->active[a]];
@@ -190,7 +202,8 @@ double pbd_stable_substep(void *state)
     /* never below an eighth of the largest substep: a trapped grain's velocity (v = overlap /
      * h) must not shrink the substep without bound (with the split inside the step, speeds up
      * to 64 x the CFL speed are followed; beyond that grains may tunnel) */
-    const pbd_state *st = (const pbd_state *)state;
+    pbd_state *st = (pbd_state *)state;
+    pbd_refresh_movable(st);
     return GR_MAX(cfl_substep(st, st->par.max_substep), st->par.max_substep / PBD_MAX_SPLIT);
 }
 
@@ -202,21 +215,23 @@ static gr_status substep(pbd_state *st, double h)
     const double gl = v3_len(g);
     gr_status s;
     predict_ctx pc = {st, h, g};
-    gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, predict_range, &pc);
+    gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, predict_range, &pc);
     /* mass scaling: w* = w exp(k (height - lowest grain's height) / diameter) */
     if (st->par.mass_scaling > 0 && gl > 0 && st->n_grains) {
         double ref = INFINITY;
-        for (uint32_t i = 0; i < st->n; i++)
+        for (uint32_t k = 0; k < st->n_mov; k++) {
+            const uint32_t i = st->mov[k];
             if (st->owner[i] == GR_INVALID_INDEX)
                 ref = GR_MIN(ref, v3_dot(st->xp[i], st->up));
+        }
         scale_ctx sc = {st, st->par.mass_scaling / (2.0 * st->r_max), ref};
-        gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, scale_range, &sc);
+        gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, scale_range, &sc);
     }
     /* lists (on the predicted positions of this substep): if they cannot be allocated,
      * nothing has moved yet */
     if ((s = pbd_build_lists(st, h)) != GR_OK) {
-        for (uint32_t i = 0; i < st->n; i++)
-            st->xp[i] = st->x[i];
+        for (uint32_t k = 0; k < st->n_mov; k++)
+            st->xp[st->mov[k]] = st->x[st->mov[k]];
         return s;
     }
     for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
@@ -229,12 +244,13 @@ static gr_status substep(pbd_state *st, double h)
     }
     pbd_unpack(st);
     finish_ctx fc = {st, h, g};
-    gr_parallel_for_affine(tasks, st->n, PBD_BLOCK, finish_range, &fc);
+    gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
+    finish_fixed_bodies(st, h);
     pbd_bodies_write_back(st, h);
     pbd_collect_impulses(st);
     st->world->substep_count++;
-    for (uint32_t i = 0; i < st->n; i++)
-        if (st->flag[i] & PBD_FLAG_NOT_FINITE)
+    for (uint32_t k = 0; k < st->n_mov; k++)
+        if (st->flag[st->mov[k]] & PBD_FLAG_NOT_FINITE)
             return GR_ERROR_UNSTABLE;
     return GR_OK;
 }
@@ -248,6 +264,7 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
         (s = pbd_reserve_sensing(st)) != GR_OK || (s = pbd_sample_new_grains(st)) != GR_OK)
         return s;
     pbd_bodies_sync_in(st);
+    pbd_refresh_movable(st);
     memset(st->body_imp, 0, sizeof(gr_vec3) * 2 * (size_t)st->imp_slots);
     const gr_vec3 g = world->def.gravity;
     const double gl = v3_len(g);

@@ -773,9 +773,9 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
         return GR_OK;
     /* grains' radius for the support: the largest grain */
     double rl = 0;
-    for (uint32_t i = 0; i < st->n; i++)
-        if (st->owner[i] == GR_INVALID_INDEX)
-            rl = GR_MAX(rl, st->r[i]);
+    for (uint32_t k = 0; k < st->n_mov; k++)
+        if (st->owner[st->mov[k]] == GR_INVALID_INDEX)
+            rl = GR_MAX(rl, st->r[st->mov[k]]);
     if (!(rl > 0))
         rl = st->r_max > 0 ? st->r_max : d->hr_radius;
     const double R = d->hr_support * rl;
