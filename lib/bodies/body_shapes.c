@@ -138,6 +138,22 @@ double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr
     return d;
 }
 
+uint32_t gr_body_features_near(const gr_body_data *b, gr_vec3 p, double r)
+{
+    if (b->shape != GR_SHAPE_CONTAINER)
+        return gr_body_feature_enabled(b, 0) ? 1u : 0u;
+    /* a face is no nearer than its plane */
+    const gr_vec3 l = to_local(b, v3_sub(p, b->position)), h = b->half_extents;
+    uint32_t mask = 0;
+    for (uint32_t f = 0; f < 6; f++) {
+        const int axis = (int)(f / 2);
+        const double plane = (f % 2 == 0 ? 1.0 : -1.0) * v3_get(h, axis);
+        if (!(b->open_faces & (1u << f)) && fabs(v3_get(l, axis) - plane) < r)
+            mask |= 1u << f;
+    }
+    return mask;
+}
+
 double gr_body_distance(const gr_body_data *b, gr_vec3 p)
 {
     double best = INFINITY;

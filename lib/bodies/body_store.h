@@ -80,6 +80,9 @@ void gr_body_store_remove(gr_body_store *s, gr_mem *mem, uint32_t slot);
 uint32_t gr_body_feature_count(const gr_body_data *b);
 /// Whether feature f exists (a container's open faces do not).
 bool gr_body_feature_enabled(const gr_body_data *b, uint32_t f);
+/// The enabled features that may lie within r of p, as a bit mask (bit f): cheap plane tests
+/// (a container's faces), so that loops over features ask gr_body_feature_distance only there.
+uint32_t gr_body_features_near(const gr_body_data *b, gr_vec3 p, double r);
 /// Distance from p to the feature's surface: positive outside (on the grains' side), negative
 /// inside solids. *normal: unit vector from the surface towards p; *point: closest surface point.
 double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *normal,

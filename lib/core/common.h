@@ -35,4 +35,19 @@
 #define GR_PREFETCH(p) ((void)(p))
 #endif
 
+/* Index of the lowest set bit of a non-zero mask. */
+static inline uint32_t gr_lowest_bit(uint32_t mask)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)__builtin_ctz(mask);
+#else
+    uint32_t k = 0;
+    while (!(mask & 1u)) {
+        mask >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
 #endif /* GR_CORE_COMMON_H */

@@ -305,10 +305,8 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
             continue; /* clear of it (planes: the common floor) */
         const uint32_t slot = ex->slot;
         const gr_body_data *b = &bs->data[slot];
-        const uint32_t nf = gr_body_feature_count(b);
-        for (uint32_t f = 0; f < nf; f++) {
-            if (!gr_body_feature_enabled(b, f))
-                continue;
+        for (uint32_t near = gr_body_features_near(b, q, hi.r); near; near &= near - 1) {
+            const uint32_t f = gr_lowest_bit(near);
             gr_vec3 nrm, pt;
             const double delta = hi.r - gr_body_feature_distance(b, f, q, &nrm, &pt);
             if (!(delta > 0))

@@ -562,10 +562,8 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
                           : v3_len2(v3_sub(x, ex->centre)) > (ex->bound + rh) * (ex->bound + rh))
                 continue; /* clear of it (planes: the common floor) */
             const gr_body_data *b = &bs->data[ex->slot];
-            const uint32_t nf = gr_body_feature_count(b);
-            for (uint32_t f = 0; f < nf; f++) {
-                if (!gr_body_feature_enabled(b, f))
-                    continue;
+            for (uint32_t near = gr_body_features_near(b, x, rh); near; near &= near - 1) {
+                const uint32_t f = gr_lowest_bit(near);
                 gr_vec3 nrm, pt;
                 const double depth = rh - gr_body_feature_distance(b, f, x, &nrm, &pt);
                 if (!(depth > 0))
