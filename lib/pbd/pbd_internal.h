@@ -138,7 +138,7 @@ typedef struct pbd_state {
     uint32_t *pos_of;      ///< [cap] particle -> packed position (GR_INVALID_INDEX: fixed)
     pbd_pk *pk;            ///< [cap] x* and x
     gr_vec3 *pk_tmp;       ///< [cap] scratch: positions in storage order (grid builds)
-    double *pk_xyzr;       ///< [4 cap] x*, radius: what the list scan streams
+    float *pk_fx, *pk_fy, *pk_fz, *pk_fr; ///< [cap] x* and radius in floats: what the list scan streams
     pbd_hot *hot;          ///< [cap]
     uint32_t *pk_touch;    ///< [cap] contacts at the last sweep: movable | surfaces << 16
     uint32_t *pk_touch_next; ///< [cap] the sweep in progress writes here (then swapped)

@@ -19,6 +19,9 @@
 #include "../bodies/body_store.h"
 #include "../geom/vec3.h"
 #include "pbd_internal.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- storage -------------------------------------------------------------------------------- */
 
@@ -191,8 +194,7 @@ static void pack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
         st->pos_of[i] = s;
         const gr_vec3 p = st->pk_tmp[k];
         st->pk[s] = (pbd_pk){p, st->x[i]};
-        double *e = st->pk_xyzr + 4 * (size_t)s;
-        e[0] = p.x, e[1] = p.y, e[2] = p.z, e[3] = st->r[i];
+        st->pk_fx[s] = (float)p.x, st->pk_fy[s] = (float)p.y, st->pk_fz[s] = (float)p.z, st->pk_fr[s] = (float)st->r[i];
         st->pk_touch[s] = st->touch[i];
         st->trap_slot[s] = GR_INVALID_INDEX; /* trap_range finds the trapped ones */
         const uint32_t o = st->owner[i];
@@ -230,9 +232,9 @@ static void write_pair(pbd_state *st, uint32_t k, uint32_t s, uint32_t t)
     st->pr_b[k] = t;
     st->pr_d[k] = a->r + b->r;
     if (!((a->bits | b->bits) & PBD_HOT_BODY)) {
-        const double den = a->w_star + b->w_star;
-        st->pr_ca[k] = a->w_star / den;
-        st->pr_cb[k] = b->w_star / den;
+        const double inv = 1.0 / (a->w_star + b->w_star);
+        st->pr_ca[k] = a->w_star * inv;
+        st->pr_cb[k] = b->w_star * inv;
         st->pr_body[k] = 0;
     } else {
         const double den = a->W + b->W;
@@ -252,6 +254,36 @@ static void write_pair(pbd_state *st, uint32_t k, uint32_t s, uint32_t t)
 
 /* Candidates of one grid row examined at a time. */
 #define PBD_ROW_MAX 64u
+
+/* The packed particles t in [t0, t1) within reach of s (r_s + r_t + margin, in floats: the
+ * margin dwarfs their rounding) into found[], in order; returns how many. */
+static uint32_t scan_row(const pbd_state *st, uint32_t t0, uint32_t t1, uint32_t s, double margin, uint32_t *found)
+{
+    const float px = st->pk_fx[s], py = st->pk_fy[s], pz = st->pk_fz[s], rm = st->pk_fr[s] + (float)margin;
+    uint32_t nf = 0, t = t0;
+#if defined(__SSE2__)
+    const __m128 x4 = _mm_set1_ps(px), y4 = _mm_set1_ps(py), z4 = _mm_set1_ps(pz), r4 = _mm_set1_ps(rm);
+    /* whole lanes while the arrays go on (lanes past t1 are masked off) */
+    for (; t < t1 && t + 4 <= st->nm; t += 4) {
+        const __m128 dx = _mm_sub_ps(x4, _mm_loadu_ps(st->pk_fx + t)), dy = _mm_sub_ps(y4, _mm_loadu_ps(st->pk_fy + t)),
+                     dz = _mm_sub_ps(z4, _mm_loadu_ps(st->pk_fz + t));
+        const __m128 reach = _mm_add_ps(r4, _mm_loadu_ps(st->pk_fr + t));
+        const __m128 d2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+        uint32_t m = (uint32_t)_mm_movemask_ps(_mm_cmplt_ps(d2, _mm_mul_ps(reach, reach)));
+        if (t + 4 > t1)
+            m &= (1u << (t1 - t)) - 1u;
+        for (; m; m &= m - 1)
+            found[nf++] = t + gr_lowest_bit(m);
+    }
+#endif
+    for (; t < t1; t++) {
+        const float dx = px - st->pk_fx[t], dy = py - st->pk_fy[t], dz = pz - st->pk_fz[t];
+        const float reach = rm + st->pk_fr[t];
+        found[nf] = t;
+        nf += dx * dx + dy * dy + dz * dz < reach * reach;
+    }
+    return nf;
+}
 
 /* One pass: each block of packed particles writes its pairs and fixed contacts into its own
  * regions; a block that needs more records how much. */
@@ -276,38 +308,29 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             fat = st->fblk_base[b];
             flimit = st->fblk_base[b + 1];
         }
-        const double *ps = st->pk_xyzr + 4 * (size_t)s;
-        const double px = ps[0], py = ps[1], pz = ps[2], rs = ps[3];
+        const gr_vec3 ps = st->pk[s].p;
+        const double px = ps.x, py = ps.y, pz = ps.z, rs = st->hot[s].r;
         const uint32_t own = st->hot[s].owner;
         bool deep = false;
         int32_t cc[3];
         uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
         st->pf_start[s] = at;
-        gr_cell_grid_coords(g, v3(px, py, pz), cc);
+        gr_cell_grid_coords(g, ps, cc);
         uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
         for (uint32_t row = 0; row < rows; row++) {
             /* each pair once: only the later ends (the packed order is the grid's); the
-             * candidates within reach are compacted without branches, then written */
-            uint32_t found[PBD_ROW_MAX], nf = 0;
+             * candidates within reach are found in lanes, then written */
+            uint32_t found[PBD_ROW_MAX];
             for (uint32_t t0 = GR_MAX(rb[row], s + 1); t0 < re[row]; t0 += PBD_ROW_MAX) {
-                const uint32_t t1 = GR_MIN(re[row], t0 + PBD_ROW_MAX);
-                nf = 0;
-                for (uint32_t t = t0; t < t1; t++) {
-                    const double *e = st->pk_xyzr + 4 * (size_t)t;
-                    const double dx = px - e[0], dy = py - e[1], dz = pz - e[2];
-                    const double reach = rs + e[3] + margin;
-                    found[nf] = t;
-                    nf += dx * dx + dy * dy + dz * dz < reach * reach;
-                }
+                const uint32_t nf = scan_row(st, t0, GR_MIN(re[row], t0 + PBD_ROW_MAX), s, margin, found);
                 for (uint32_t f = 0; f < nf; f++) {
                     const uint32_t t = found[f];
                     const uint32_t ot = st->hot[t].owner;
                     if (own != GR_INVALID_INDEX && ot == own)
                         continue; /* one body's particles never collide */
                     if (ot != GR_INVALID_INDEX || own != GR_INVALID_INDEX) {
-                        const double *e = st->pk_xyzr + 4 * (size_t)t;
-                        const double dx = px - e[0], dy = py - e[1], dz = pz - e[2];
-                        deep |= dx * dx + dy * dy + dz * dz < deep2 * (rs + e[3]) * (rs + e[3]);
+                        const double d2 = v3_len2(v3_sub(ps, st->pk[t].p)), dc = rs + st->hot[t].r;
+                        deep |= d2 < deep2 * dc * dc;
                     }
                     if (at < limit)
                         write_pair(st, at, s, t);
@@ -318,7 +341,7 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         st->pf_end[s] = at;
         st->fc_start[s] = fat;
         if (st->n_fixed) {
-            gr_cell_grid_coords(fg, v3(px, py, pz), cc);
+            gr_cell_grid_coords(fg, ps, cc);
             rows = gr_cell_grid_block_rows(fg, cc, rb, re);
             for (uint32_t row = 0; row < rows; row++)
                 for (uint32_t u = rb[row]; u < re[row]; u++) {

@@ -53,7 +53,9 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->trap_depth, sizeof(double)}, {(void **)&(st)->touch, sizeof(uint32_t)},                  \
         /* per substep, packed (pbd_lists.c) */                                                                   \
         {(void **)&(st)->perm, sizeof(uint32_t)}, {(void **)&(st)->pos_of, sizeof(uint32_t)},                     \
-        {(void **)&(st)->pk, sizeof(pbd_pk)}, {(void **)&(st)->pk_xyzr, 4 * sizeof(double)},                      \
+        {(void **)&(st)->pk, sizeof(pbd_pk)}, {(void **)&(st)->pk_fx, sizeof(float)},                             \
+        {(void **)&(st)->pk_fy, sizeof(float)}, {(void **)&(st)->pk_fz, sizeof(float)},                           \
+        {(void **)&(st)->pk_fr, sizeof(float)},                                                                   \
         {(void **)&(st)->pk_tmp, sizeof(gr_vec3)}, {(void **)&(st)->hot, sizeof(pbd_hot)},                        \
         {(void **)&(st)->pk_touch, sizeof(uint32_t)}, {(void **)&(st)->pk_touch_next, sizeof(uint32_t)},          \
         {(void **)&(st)->pf_start, sizeof(uint32_t)}, {(void **)&(st)->pf_end, sizeof(uint32_t)},                 \
