@@ -691,6 +691,98 @@ static void test_pbd_hr_flow_and_free_flight(void)
     gr_world_destroy(w);
 }
 
+/* Closest pair of points (brute force) and the smallest margin by which every point's sphere
+ * lies inside the box lo..hi. */
+static void points_in_box(const float *p, uint32_t n, gr_vec3 lo, gr_vec3 hi, double rh, double *dmin, double *inside)
+{
+    *dmin = 1e9;
+    *inside = 1e9;
+    for (uint32_t a = 0; a < n; a++) {
+        const double m[6] = {p[4 * a] - lo.x, p[4 * a + 1] - lo.y, p[4 * a + 2] - lo.z,
+                             hi.x - p[4 * a], hi.y - p[4 * a + 1], hi.z - p[4 * a + 2]};
+        for (int k = 0; k < 6; k++)
+            *inside = GR_MIN(*inside, m[k] - rh);
+        for (uint32_t b = a + 1; b < n; b++) {
+            const double dx = p[4 * a] - p[4 * b], dy = p[4 * a + 1] - p[4 * b + 1], dz = p[4 * a + 2] - p[4 * b + 2];
+            *dmin = GR_MIN(*dmin, sqrt(dx * dx + dy * dy + dz * dz));
+        }
+    }
+}
+
+/* A fill's region is sampled for points (the seed samples the fill's mesh for both
+ * resolutions): a box and a mesh fill put their points inside the region, apart, as many as
+ * its volume asks for, before any step; a second fill keeps away from the first one's points; a
+ * fill cut short by max_count samples only its grains' volume (at the next step). */
+static void test_pbd_hr_region_sampling(void)
+{
+    const double r = 0.01, rh = 0.004;
+    gr_world *w;
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 1));
+    gr_fill_def f;
+    gr_fill_def_init(&f);
+    f.radius = r;
+    f.pattern = GR_FILL_POISSON;
+    f.min = (gr_vec3){0, 0, 0};
+    f.max = (gr_vec3){0.08, 0.06, 0.05};
+    uint32_t grains = 0;
+    CHECK_OK(w, gr_fill_box(w, &f, &grains, NULL, 0));
+    uint32_t n;
+    float *p = render_points(w, &n);
+    double dmin, inside;
+    points_in_box(p, n, f.min, f.max, rh, &dmin, &inside);
+    const double per_point = 4.0 / 3.0 * GR_TEST_PI * rh * rh * rh, fraction = n * per_point / (0.08 * 0.06 * 0.05);
+    printf("  box fill: %u grains, %u points at once (solid fraction %.2f), closest pair %.5f m (2 r_H = %.3f), "
+           "spheres inside by %.2g m\n", grains, n, fraction, dmin, 2 * rh, inside);
+    CHECK(grains > 0 && n > 20 * grains / 2);
+    CHECK(fraction > 0.2 && fraction < 0.4);
+    CHECK(dmin >= 2 * rh * (1 - 1e-6));
+    CHECK(inside >= -1e-6);
+    /* a second fill beside it, overlapping: its points keep 2 r_H from the first ones */
+    free(p);
+    f.min = (gr_vec3){0.06, 0, 0};
+    f.max = (gr_vec3){0.12, 0.06, 0.05};
+    CHECK_OK(w, gr_fill_box(w, &f, NULL, NULL, 0));
+    uint32_t n2;
+    p = render_points(w, &n2);
+    points_in_box(p, n2, (gr_vec3){0, 0, 0}, f.max, rh, &dmin, &inside);
+    CHECK(n2 > n && dmin >= 2 * rh * (1 - 1e-6));
+    /* the step samples nothing more: the fills' grains have their points */
+    CHECK_OK(w, gr_step(w, 1e-4));
+    CHECK(gr_world_get_render_point_count(w) == n2);
+    free(p);
+    gr_world_destroy(w);
+
+    /* a mesh region: a cube of side 6 cm */
+    static const gr_vec3 cv[8] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                  {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+    static const uint32_t ci[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                    2, 3, 7, 2, 7, 6, 1, 2, 6, 1, 6, 5, 0, 4, 7, 0, 7, 3};
+    gr_vec3 verts[8];
+    for (int k = 0; k < 8; k++)
+        verts[k] = (gr_vec3){0.03 * cv[k].x, 0.03 * cv[k].y, 0.03 * cv[k].z};
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 1));
+    CHECK_OK(w, gr_fill_mesh(w, &f, verts, 8, ci, 12, &grains, NULL, 0));
+    p = render_points(w, &n);
+    points_in_box(p, n, (gr_vec3){-0.03, -0.03, -0.03}, (gr_vec3){0.03, 0.03, 0.03}, rh, &dmin, &inside);
+    printf("  mesh fill: %u grains, %u points, closest pair %.5f m, spheres inside by %.2g m\n", grains, n, dmin, inside);
+    CHECK(grains > 0 && n > 10 * grains);
+    CHECK(dmin >= 2 * rh * (1 - 1e-6));
+    CHECK(inside >= -1e-6);
+    free(p);
+    gr_world_destroy(w);
+
+    /* cut short by max_count: no region points; the grains' volume at the next step */
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 1));
+    f.min = (gr_vec3){0, 0, 0};
+    f.max = (gr_vec3){0.08, 0.06, 0.05};
+    f.max_count = 5;
+    CHECK_OK(w, gr_fill_box(w, &f, &grains, NULL, 0));
+    CHECK(grains == 5 && gr_world_get_render_point_count(w) == 0);
+    CHECK_OK(w, gr_step(w, 1e-4));
+    CHECK(gr_world_get_render_point_count(w) > 0);
+    gr_world_destroy(w);
+}
+
 /* Points stay inside the material: a mesh paddle (covered with particles) stands in sand and
  * is lifted out; afterwards no point is below the floor and none floats where the paddle was
  * (points near the paddle's particles but no grain fall instead of following it). */
@@ -995,6 +1087,7 @@ int main(int argc, char **argv)
         {"pbd_hr_sampling_invariants", test_pbd_hr_sampling_invariants},
         {"pbd_hr_flow_and_free_flight", test_pbd_hr_flow_and_free_flight},
         {"pbd_hr_points_stay_in_the_sand", test_pbd_hr_points_stay_in_the_sand},
+        {"pbd_hr_region_sampling", test_pbd_hr_region_sampling},
         {"pbd_bad_parameters", test_pbd_bad_parameters},
         {"pbd_repose_angle_grows_with_friction", test_pbd_repose_angle_grows_with_friction},
         {"pbd_friction_depends_on_iterations", test_pbd_friction_depends_on_iterations},

@@ -18,6 +18,22 @@ typedef struct scenario_result {
     long long scripted_calls; ///< allocations before the final check step
 } scenario_result;
 
+/* The render points, hashed (count and positions). */
+static uint64_t points_hash(const gr_world *w)
+{
+    const uint32_t n = gr_world_get_render_point_count(w);
+    uint64_t h = 1469598103934665603ull ^ n;
+    float p[4];
+    for (uint32_t k = 0; k < n; k++) {
+        if (gr_read_render_points(w, k, 1, p, 0) != GR_OK)
+            return 0;
+        const unsigned char *b = (const unsigned char *)p;
+        for (size_t i = 0; i < sizeof p; i++)
+            h = (h ^ b[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
 /* One scripted use of the library; every call must succeed or fail with OOM leaving the
  * world as it was (steps: consistent and still usable). */
 static void scenario(tu_alloc *a, scenario_result *res, gr_solver_kind solver)
@@ -28,6 +44,11 @@ static void scenario(tu_alloc *a, scenario_result *res, gr_solver_kind solver)
     gr_world_def_init(&def, solver);
     def.worker_count = 2;
     def.allocator = hooks;
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.hr_radius = 0.0008; /* PBD: render points too (sampled by fills and steps) */
+    if (solver == GR_SOLVER_PBD)
+        def.pbd = &pbd;
     gr_status s = gr_world_create(&def, &w);
     if (s != GR_OK) {
         res->oom_seen += s == GR_ERROR_OUT_OF_MEMORY;
@@ -37,11 +58,11 @@ static void scenario(tu_alloc *a, scenario_result *res, gr_solver_kind solver)
     gr_body bodies[3] = {{0}, {0}, {0}};
 #define STEP_CALL(expr, mutates_on_failure)                                       \
     do {                                                                          \
-        uint64_t h0 = tu_state_hash(w, bodies, 3);                                \
+        uint64_t h0 = tu_state_hash(w, bodies, 3) ^ points_hash(w);              \
         gr_status s_ = (expr);                                                    \
         if (s_ == GR_ERROR_OUT_OF_MEMORY) {                                       \
             res->oom_seen++;                                                      \
-            if (!(mutates_on_failure) && tu_state_hash(w, bodies, 3) != h0) {     \
+            if (!(mutates_on_failure) && (tu_state_hash(w, bodies, 3) ^ points_hash(w)) != h0) { \
                 fprintf(stderr, "  state changed by failed %s\n", #expr);        \
                 res->unchanged_violations++;                                      \
             }                                                                     \
@@ -68,6 +89,11 @@ static void scenario(tu_alloc *a, scenario_result *res, gr_solver_kind solver)
     fd.max = (gr_vec3){0.02, 0.06, 0.02};
     fd.radius = 0.002;
     fd.max_count = 150;
+    STEP_CALL(gr_fill_box(w, &fd, NULL, NULL, 0), 0);
+    /* a fill not cut short: its region is sampled for points at once */
+    fd.min = (gr_vec3){-0.02, 0.06, -0.02};
+    fd.max = (gr_vec3){0.02, 0.07, 0.02};
+    fd.max_count = 0;
     STEP_CALL(gr_fill_box(w, &fd, NULL, NULL, 0), 0);
     gr_grain_def gd[8];
     for (int i = 0; i < 8; i++) {

@@ -421,11 +421,14 @@ static gr_status build_hourglass(sommer_scene *s)
     s->neck_y = hourglass_neck_y(&shape);
     /* wall particles smaller than the grains: a smoother glass */
     TRY(hourglass_add_body(s->w, &shape, (gr_material){0}, 0.75 * s->def.r_lr, &s->glass));
+    /* the sand: a cylinder of the volume the target count needs, filled whole (the points then
+     * sample the same region, as the seed does); a Poisson fill packs this cylinder to about
+     * 0.39, not the castle's FILL_FRACTION */
     ex_mesh cyl;
     const double y0 = s->neck_y + shape.cone_h;
-    if (cylinder_mesh(bulb_r, y0, y0 + 1.3 * bulb_r, 48, &cyl))
+    if (cylinder_mesh(bulb_r, y0, y0 + vol * (FILL_FRACTION / 0.39) / (PI * bulb_r * bulb_r), 48, &cyl))
         return GR_ERROR_OUT_OF_MEMORY;
-    const gr_status st = fill_poisson_mesh(s, &cyl, s->def.lr_target);
+    const gr_status st = fill_poisson_mesh(s, &cyl, 0);
     ex_mesh_free(&cyl);
     return st;
 }

@@ -7,6 +7,7 @@
 #include "../geom/mass_props.h"
 #include "../geom/mesh.h"
 #include "../geom/mesh_query.h"
+#include "../geom/region.h"
 #include "api_grains.h"
 #include "api_internal.h"
 
@@ -134,15 +135,12 @@ typedef struct fill_region {
 } fill_region;
 
 /* How far p is inside the region (negative outside), exactly up to `limit`. */
+static gr_region as_region(const fill_region *R) { return (gr_region){R->lo, R->hi, R->v ? R->query : NULL}; }
+
 static double region_depth(const fill_region *R, gr_vec3 p, double limit)
 {
-    if (R->v)
-        return gr_mesh_query_depth(R->query, p, limit);
-    const double d[6] = {p.x - R->lo.x, p.y - R->lo.y, p.z - R->lo.z, R->hi.x - p.x, R->hi.y - p.y, R->hi.z - p.z};
-    double m = d[0];
-    for (int k = 1; k < 6; k++)
-        m = GR_MIN(m, d[k]);
-    return m;
+    const gr_region r = as_region(R);
+    return gr_region_depth(&r, p, limit);
 }
 
 static gr_status validate_fill(const gr_world *w, const gr_fill_def *d, bool box, const char *f)
@@ -364,9 +362,23 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
                 }
     }
     fill_grid_free(&grid);
-    if (s == GR_OK && list.n > 0)
+    /* a solver with render points samples the whole region for them (not cut short by
+     * max_count: then only the grains' own volume is sampled, later) */
+    const bool region_points = s == GR_OK && list.n > 0 && w->solver->fill_region && list.n < limit;
+    if (region_points) {
+        const gr_region r = as_region(&R);
+        s = w->solver->fill_region(w->solver_state, &r, list.n, d.velocity);
+        if (s != GR_OK) {
+            gr_mem_free(&w->mem, list.g, sizeof(gr_grain_init) * list.cap);
+            return gr_fail(w, s, f, s == GR_ERROR_OUT_OF_MEMORY ? "allocating the region's render points failed"
+                                                                : "the region's render points would be too many");
+        }
+    }
+    if (s == GR_OK && list.n > 0) {
         s = gr_add_resolved_grains(w, list.g, list.n, out, out_cap, f);
-    else if (s != GR_OK)
+        if (s != GR_OK && region_points)
+            w->solver->fill_region_cancel(w->solver_state);
+    } else if (s != GR_OK)
         s = gr_fail(w, s, f, "allocating scratch for the fill failed");
     uint32_t n = list.n;
     gr_mem_free(&w->mem, list.g, sizeof(gr_grain_init) * list.cap);

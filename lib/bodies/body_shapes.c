@@ -154,6 +154,42 @@ uint32_t gr_body_features_near(const gr_body_data *b, gr_vec3 p, double r)
     return mask;
 }
 
+bool gr_body_uncross(const gr_body_data *b, gr_vec3 from, gr_vec3 *x, double r, gr_vec3 *normal)
+{
+    if (b->shape != GR_SHAPE_CONTAINER)
+        return false;
+    const gr_vec3 h = b->half_extents;
+    const gr_vec3 l0 = to_local(b, v3_sub(from, b->position));
+    gr_vec3 l1 = to_local(b, v3_sub(*x, b->position));
+    bool moved = false;
+    for (uint32_t f = 0; f < 6; f++) {
+        if (b->open_faces & (1u << f))
+            continue;
+        const int axis = (int)(f / 2);
+        const double plane = (f % 2 == 0 ? 1.0 : -1.0) * v3_get(h, axis);
+        const double a = v3_get(l0, axis) - plane, c = v3_get(l1, axis) - plane;
+        if ((a > 0) == (c > 0) || a == 0)
+            continue;
+        /* where the segment meets the face's plane: inside the plate? */
+        const double t = a / (a - c);
+        const gr_vec3 m = v3_add(l0, v3_scale(v3_sub(l1, l0), t));
+        bool inside = true;
+        for (int d = 0; d < 3; d++)
+            inside &= d == axis || fabs(v3_get(m, d)) <= v3_get(h, d);
+        if (!inside)
+            continue;
+        const double side = a > 0 ? 1.0 : -1.0;
+        v3_set(&l1, axis, plane + side * r);
+        gr_vec3 nl = v3(0, 0, 0);
+        v3_set(&nl, axis, side);
+        *normal = to_world(b, nl);
+        moved = true;
+    }
+    if (moved)
+        *x = v3_add(b->position, to_world(b, l1));
+    return moved;
+}
+
 double gr_body_distance(const gr_body_data *b, gr_vec3 p)
 {
     double best = INFINITY;

@@ -83,6 +83,10 @@ bool gr_body_feature_enabled(const gr_body_data *b, uint32_t f);
 /// The enabled features that may lie within r of p, as a bit mask (bit f): cheap plane tests
 /// (a container's faces), so that loops over features ask gr_body_feature_distance only there.
 uint32_t gr_body_features_near(const gr_body_data *b, gr_vec3 p, double r);
+/// A container's faces are thin, two-sided plates: if the move from `from` to *x crossed one,
+/// put *x back on from's side, r from the face, and return that side's face normal in
+/// *normal (true). Other shapes are solids or one-sided: false.
+bool gr_body_uncross(const gr_body_data *b, gr_vec3 from, gr_vec3 *x, double r, gr_vec3 *normal);
 /// Distance from p to the feature's surface: positive outside (on the grains' side), negative
 /// inside solids. *normal: unit vector from the surface towards p; *point: closest surface point.
 double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *normal,

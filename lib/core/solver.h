@@ -11,6 +11,7 @@
 
 struct gr_stream_writer;
 struct gr_stream_reader;
+struct gr_region;
 
 /// A resolved, validated grain to add (material is an index, orientation normalised).
 typedef struct gr_grain_init {
@@ -60,6 +61,12 @@ typedef struct gr_solver_vtable {
     void (*body_removed)(void *state, uint32_t body);
     /// The host set a body's pose or velocity (teleport): solver copies follow.
     void (*body_moved)(void *state, uint32_t body);
+    /// The next `grains` grains to be added fill this region (gr_fill_box, gr_fill_mesh) with
+    /// this velocity: a solver with render points of its own samples the region for them now.
+    /// All or nothing. NULL: nothing to do.
+    gr_status (*fill_region)(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity);
+    /// The grains of the last fill_region could not be added: undo it.
+    void (*fill_region_cancel)(void *state);
 } gr_solver_vtable;
 
 /// The table for a solver kind, or NULL when that solver is not built.

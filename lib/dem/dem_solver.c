@@ -266,4 +266,6 @@ const gr_solver_vtable gr_dem_solver = {
     dem_body_added,
     dem_body_removed,
     dem_body_moved,
+    NULL, /* fill_region: the grains are the render points */
+    NULL,
 };

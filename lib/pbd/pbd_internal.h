@@ -224,6 +224,9 @@ typedef struct pbd_state {
     float *hr_sorted;
     uint32_t hr_sorted_cap;
     uint64_t hr_batches;  ///< sampling passes so far (seeds the next)
+    uint32_t presampled;  ///< the next grains added come with their region's points
+    uint32_t presample_mark; ///< hr_n before that region was sampled (pbd_fill_region_cancel)
+    uint64_t presample_batches; ///< hr_batches then
 
     pbd_kernel_fn *kernel; ///< the pair kernel for this CPU
     pbd_hr_sums_fn *hr_sums; ///< the upsampling sums for this CPU
@@ -294,6 +297,9 @@ gr_status pbd_reserve_impulses(pbd_state *st);
 /* pbd_upsample.c */
 gr_status pbd_reserve_points(pbd_state *st, uint32_t need);
 gr_status pbd_sample_new_grains(pbd_state *st);
+/// Solver hooks: a fill's region sampled for points at once (its grains then need none).
+gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity);
+void pbd_fill_region_cancel(void *state);
 gr_status pbd_advect_points(pbd_state *st, double dt);
 void pbd_cull_points(pbd_state *st);
 void pbd_free_upsampling(pbd_state *st);

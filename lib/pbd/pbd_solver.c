@@ -171,6 +171,10 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->slot[i] = g[k].slot;
         st->touch[i] = 0;
         st->sampled[i] = 0;
+        if (st->presampled) { /* a fill whose region has its points already (pbd_fill_region) */
+            st->sampled[i] = 1;
+            st->presampled--;
+        }
         st->world->grains.dense[g[k].slot] = i;
         st->r_min = GR_MIN(st->r_min, r);
         st->r_max = GR_MAX(st->r_max, r);
@@ -356,4 +360,6 @@ const gr_solver_vtable gr_pbd_solver = {
     pbd_body_added,
     pbd_body_removed,
     pbd_body_moved,
+    pbd_fill_region,
+    pbd_fill_region_cancel,
 };

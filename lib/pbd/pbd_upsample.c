@@ -29,6 +29,7 @@
 
 #include "../bodies/body_store.h"
 #include "../core/rng.h"
+#include "../geom/region.h"
 #include "../geom/vec3.h"
 #include "pbd_internal.h"
 
@@ -374,6 +375,110 @@ gr_status pbd_sample_new_grains(pbd_state *st)
     return status;
 }
 
+/* Fill a region with points (the seed's sampling of the fill's mesh for both resolutions):
+ * cells of side 2 r_H / sqrt(3) over its box, classified by their centre's depth (cells no
+ * point fits in are passed over; deep ones need no test per candidate), `hr_candidates` each,
+ * the first inside the region (a point's sphere within it), outside bodies and 2 r_H from every
+ * point kept. All or nothing. */
+gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity)
+{
+    pbd_state *st = (pbd_state *)state;
+    const double rh = st->world->pbd.hr_radius;
+    st->presample_mark = st->hr_n; /* what a cancel goes back to */
+    st->presample_batches = st->hr_batches;
+    st->presampled = 0;
+    if (!(rh > 0) || !grains)
+        return GR_OK;
+    gr_region r = *region;
+    sample_lattice L;
+    L.a = 2.0 * rh / sqrt(3.0);
+    L.lo = r.lo;
+    double cells = 1;
+    for (int d = 0; d < 3; d++) {
+        L.dims[d] = (int32_t)GR_MAX(1.0, ceil((v3_get(r.hi, d) - v3_get(r.lo, d)) / L.a));
+        cells *= L.dims[d];
+    }
+    if (cells > PBD_MAX_SAMPLE_CELLS)
+        return GR_ERROR_TOO_MANY;
+    L.count = (size_t)cells;
+    L.point = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * L.count);
+    const uint32_t first_new = st->hr_n;
+    const double vol = (r.hi.x - r.lo.x) * (r.hi.y - r.lo.y) * (r.hi.z - r.lo.z);
+    gr_status status = L.point ? GR_OK : GR_ERROR_OUT_OF_MEMORY;
+    if (status == GR_OK)
+        status = pbd_reserve_points(
+            st, (uint32_t)GR_MIN((double)st->hr_n + 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64,
+                                 (double)GR_MAX_GRAINS));
+    if (status == GR_OK) {
+        for (size_t c = 0; c < L.count; c++)
+            L.point[c] = GR_INVALID_INDEX;
+        for (uint32_t q = 0; q < st->hr_n; q++) { /* existing points block their cells */
+            int32_t c[3];
+            if (lattice_cell(&L, point_x(&st->hr_pt[q]), c))
+                L.point[lattice_index(&L, c[0], c[1], c[2])] = q;
+        }
+        const bool older = first_new > 0;
+        gr_rng rng = {st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))};
+        const uint32_t tries = st->world->pbd.hr_candidates;
+        const double dmin2 = 4.0 * rh * rh, hd = 0.8660254037844386 * L.a;
+        enum { ROOM = 128 };
+        gr_vec3 pts[ROOM];
+        for (int32_t i = 0; i < L.dims[0] && status == GR_OK; i++)
+            for (int32_t j = 0; j < L.dims[1] && status == GR_OK; j++)
+                for (int32_t k = 0; k < L.dims[2] && status == GR_OK; k++) {
+                    const size_t cell = lattice_index(&L, i, j, k);
+                    if (L.point[cell] != GR_INVALID_INDEX)
+                        continue; /* an older point holds it */
+                    const gr_vec3 centre = {r.lo.x + L.a * (i + 0.5), r.lo.y + L.a * (j + 0.5), r.lo.z + L.a * (k + 0.5)};
+                    const double dc = gr_region_depth(&r, centre, hd + rh);
+                    if (dc + hd < rh)
+                        continue; /* no point's sphere centred in this cell lies inside */
+                    const bool check_each = dc - hd < rh;
+                    const int32_t c[3] = {i, j, k};
+                    const uint32_t np = points_near_cell(st, &L, c, older, pts, ROOM);
+                    for (uint32_t t = 0; t < tries; t++) {
+                        const gr_vec3 p = {r.lo.x + L.a * (i + gr_rng_uniform(&rng)), r.lo.y + L.a * (j + gr_rng_uniform(&rng)),
+                                           r.lo.z + L.a * (k + gr_rng_uniform(&rng))};
+                        if (check_each && gr_region_depth(&r, p, rh) < rh)
+                            continue;
+                        bool close = false;
+                        if (np > ROOM) {
+                            close = too_close(st, &L, p, c, 2.0 * rh);
+                        } else {
+                            for (uint32_t m = 0; m < np && !close; m++)
+                                close = v3_len2(v3_sub(pts[m], p)) < dmin2;
+                        }
+                        if (close || in_a_body(st, p, rh))
+                            continue;
+                        if (st->hr_n == st->hr_cap && (status = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
+                            break;
+                        const uint32_t id = st->hr_n;
+                        st->hr_pt[id] = (pbd_point){(float)p.x, (float)p.y, (float)p.z, (float)velocity.x,
+                                                    (float)velocity.y, (float)velocity.z, id, 0};
+                        st->hr_at[id] = id;
+                        L.point[cell] = st->hr_n++;
+                        break;
+                    }
+                }
+    }
+    gr_mem_free(st->mem, L.point, sizeof(uint32_t) * L.count);
+    if (status != GR_OK) {
+        st->hr_n = first_new;
+        return status;
+    }
+    st->hr_batches++;
+    st->presampled = grains;
+    return GR_OK;
+}
+
+void pbd_fill_region_cancel(void *state)
+{
+    pbd_state *st = (pbd_state *)state;
+    st->hr_n = st->presample_mark;
+    st->hr_batches = st->presample_batches;
+    st->presampled = 0;
+}
+
 /* ---- advection ----------------------------------------------------------------------------- */
 
 typedef struct advect_ctx {
@@ -542,13 +647,43 @@ static inline void push_from_particle(const pbd_state *st, uint32_t s, double rh
     *v = point_contact(*v, st->v[j], nrm, pbd_mu(st, st->mat[j], st->mat[j])[1]);
 }
 
+/* Push point (x, v) out of the exact surfaces it is within r_H of. from: where it was before
+ * another push (a body particle's), NULL: it moved by itself in a piece of at most r_H. A push
+ * must not carry it through a container's thin wall: it goes back to its side. */
+static void push_from_exact(const pbd_state *st, double rh, const gr_vec3 *from, gr_vec3 *xp, gr_vec3 *vp)
+{
+    const gr_body_store *bs = &st->world->bodies;
+    gr_vec3 x = *xp, v = *vp;
+    for (uint32_t e = 0; e < st->exact_count; e++) {
+        const pbd_exact *ex = &st->exact[e];
+        gr_vec3 nrm;
+        if (from && !ex->plane && gr_body_uncross(&bs->data[ex->slot], *from, &x, rh, &nrm))
+            v = point_contact(v, gr_body_point_velocity(&bs->data[ex->slot], x), nrm,
+                              pbd_mu(st, bs->data[ex->slot].material, bs->data[ex->slot].material)[1]);
+        if (ex->plane ? v3_dot(v3_sub(x, ex->centre), ex->normal) >= rh
+                      : v3_len2(v3_sub(x, ex->centre)) > (ex->bound + rh) * (ex->bound + rh))
+            continue; /* clear of it (planes: the common floor) */
+        const gr_body_data *b = &bs->data[ex->slot];
+        for (uint32_t near = gr_body_features_near(b, x, rh); near; near &= near - 1) {
+            const uint32_t f = gr_lowest_bit(near);
+            gr_vec3 nrm, pt;
+            const double depth = rh - gr_body_feature_distance(b, f, x, &nrm, &pt);
+            if (!(depth > 0))
+                continue;
+            x = v3_madd(x, nrm, depth);
+            v = point_contact(v, gr_body_point_velocity(b, pt), nrm, pbd_mu(st, b->material, b->material)[1]);
+        }
+    }
+    *xp = x;
+    *vp = v;
+}
+
 /* Move point (x, v) by dt in pieces of at most r_H, pushed out of exact surfaces after each
  * piece and out of body particles (the cache of its cell `key` if it is still in that cell,
  * else the grid's rows around it). */
 static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_vec3 *xp, gr_vec3 *vp)
 {
     const pbd_state *st = c->st;
-    const gr_body_store *bs = &st->world->bodies;
     const double rh = st->world->pbd.hr_radius;
     gr_vec3 x = *xp, v = *vp;
     const double travel = v3_len(v) * c->dt;
@@ -556,24 +691,10 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
     const double h = c->dt / pieces;
     for (uint32_t piece = 0; piece < pieces; piece++) {
         x = v3_madd(x, v, h);
-        for (uint32_t e = 0; e < st->exact_count; e++) {
-            const pbd_exact *ex = &st->exact[e];
-            if (ex->plane ? v3_dot(v3_sub(x, ex->centre), ex->normal) >= rh
-                          : v3_len2(v3_sub(x, ex->centre)) > (ex->bound + rh) * (ex->bound + rh))
-                continue; /* clear of it (planes: the common floor) */
-            const gr_body_data *b = &bs->data[ex->slot];
-            for (uint32_t near = gr_body_features_near(b, x, rh); near; near &= near - 1) {
-                const uint32_t f = gr_lowest_bit(near);
-                gr_vec3 nrm, pt;
-                const double depth = rh - gr_body_feature_distance(b, f, x, &nrm, &pt);
-                if (!(depth > 0))
-                    continue;
-                x = v3_madd(x, nrm, depth);
-                v = point_contact(v, gr_body_point_velocity(b, pt), nrm, pbd_mu(st, b->material, b->material)[1]);
-            }
-        }
+        push_from_exact(st, rh, NULL, &x, &v);
     }
     if (st->nb && st->n) {
+        const gr_vec3 before = x;
         /* body particles: from the cache while the point is still in its cell (the cache holds
          * every body particle that can reach into the cell), else from the grid around it
          * (outside the grid there are none, unless outliers were clamped into it) */
@@ -591,6 +712,8 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
                     if (st->hr_sorted[8 * (size_t)s + 3] == 0.0f)
                         push_from_particle(st, s, rh, &x, &v);
         }
+        /* a body particle's push must not leave the point through a wall or the floor */
+        push_from_exact(st, rh, &before, &x, &v);
     }
     *xp = x;
     *vp = v;
