@@ -600,14 +600,37 @@ static void test_mesh_query_matches_exact(void)
     gr_vec3 bv[8];
     uint32_t bi[36];
     tu_box_mesh(v3(0.5, 0.25, 0.5), v3(0, 0, 0), bv, bi);
+    /* a cylinder with fan caps (48 around, the caps' triangles meeting at their centres): rays
+     * along the fans' edges (each shared by two triangles, traversed both ways) */
+    enum { AROUND = 48 };
+    static gr_vec3 cv[2 * AROUND + 2];
+    static uint32_t ci[3 * 4 * AROUND];
+    uint32_t cnt = 0;
+    for (int k = 0; k < AROUND; k++) {
+        const double a = 2 * 3.14159265358979323846 * k / AROUND;
+        cv[k] = v3(0.4 * cos(a), -0.3, 0.4 * sin(a));
+        cv[AROUND + k] = v3(0.4 * cos(a), 0.3, 0.4 * sin(a));
+    }
+    cv[2 * AROUND] = v3(0, -0.3, 0);
+    cv[2 * AROUND + 1] = v3(0, 0.3, 0);
+    for (uint32_t k = 0; k < AROUND; k++) {
+        const uint32_t n = (k + 1) % AROUND;
+        const uint32_t quad[6] = {k, AROUND + n, n, k, AROUND + k, AROUND + n};
+        for (int e = 0; e < 6; e++)
+            ci[3 * cnt + e / 3 * 3 + e % 3] = quad[e];
+        cnt += 2;
+        const uint32_t bottom[3] = {2 * AROUND, k, n}, top[3] = {2 * AROUND + 1, AROUND + n, AROUND + k};
+        memcpy(&ci[3 * cnt++], bottom, sizeof bottom);
+        memcpy(&ci[3 * cnt++], top, sizeof top);
+    }
     const struct {
         const gr_vec3 *v;
         const uint32_t *idx;
         uint32_t nt;
-    } meshes[2] = {{sv, si, snt}, {bv, bi, 12}};
+    } meshes[3] = {{sv, si, snt}, {bv, bi, 12}, {cv, ci, cnt}};
     gr_rng rng = {42};
     long checked = 0, wrong = 0;
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
         gr_mesh_query q;
         CHECK(gr_mesh_query_build(&q, &mem, meshes[m].v, meshes[m].idx, meshes[m].nt) == GR_OK);
         for (int k = 0; k < 4000; k++) {
@@ -619,6 +642,11 @@ static void test_mesh_query_matches_exact(void)
             }
             if (k % 4 == 0 && m == 1) /* on the diagonal shared by the top (and bottom) triangles */
                 p.z = p.x = 0.9 * (gr_rng_uniform(&rng) - 0.5);
+            if (k % 2 == 0 && m == 2) { /* below or above a fan edge, from the centre out */
+                const double t = 0.999 * gr_rng_uniform(&rng);
+                const gr_vec3 a = cv[(uint32_t)k % AROUND];
+                p.x = t * a.x, p.z = t * a.z;
+            }
             const double limit = 0.02 + 0.2 * gr_rng_uniform(&rng);
             gr_vec3 c;
             const double exact = -gr_mesh_signed_distance(meshes[m].v, meshes[m].idx, meshes[m].nt, p, &c);

@@ -147,6 +147,19 @@ static bool owns_edge(double ax, double az, double bx, double bz)
     return dz > 0 || (dz == 0 && dx < 0);
 }
 
+/* Which side of the edge u->v (in the x-z plane) p lies on. Evaluated with the endpoints in
+ * one order whichever way the edge is traversed, so the two triangles sharing an edge see
+ * exactly opposite values: a point near it is inside exactly one of them (evaluated each
+ * their own way, rounding can put it in both or neither, and a ray then counts a crossing
+ * twice or not at all). */
+static double edge_side(gr_vec3 u, gr_vec3 v, gr_vec3 p)
+{
+    const bool swap = v.x < u.x || (v.x == u.x && v.z < u.z);
+    const gr_vec3 s = swap ? v : u, t = swap ? u : v;
+    const double w = (p.x - s.x) * (t.z - s.z) - (t.x - s.x) * (p.z - s.z);
+    return swap ? -w : w;
+}
+
 /* Signed crossing of the ray from p in +y with triangle t: +1 leaving (normal up), -1
  * entering, 0 missed; *y the height of the crossing. */
 static int ray_crossing(const gr_mesh_query *q, uint32_t t, gr_vec3 p, double *y_hit)
@@ -166,7 +179,7 @@ static int ray_crossing(const gr_mesh_query *q, uint32_t t, gr_vec3 p, double *y
     double w[3];
     for (int k = 0; k < 3; k++) {
         const gr_vec3 u = e[k][0], v = e[k][1];
-        w[k] = (p.x - u.x) * (v.z - u.z) - (v.x - u.x) * (p.z - u.z); /* > 0 inside */
+        w[k] = edge_side(u, v, p); /* > 0 inside */
         if (w[k] < 0 || (w[k] == 0 && !owns_edge(u.x, u.z, v.x, v.z)))
             return 0;
     }
