@@ -203,6 +203,14 @@ double gr_body_distance(const gr_body_data *b, gr_vec3 p)
     return best;
 }
 
+double gr_body_distance_within(gr_body_data *b, gr_vec3 p, double limit)
+{
+    if (b->shape == GR_SHAPE_MESH && b->mesh_query.start)
+        return -gr_mesh_query_depth(&b->mesh_query, to_local(b, v3_sub(p, b->position)), limit);
+    const double d = gr_body_distance(b, p);
+    return d > limit ? limit : (d < -limit ? -limit : d);
+}
+
 double gr_body_bound_radius(const gr_body_data *b)
 {
     switch (b->shape) {

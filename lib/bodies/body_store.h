@@ -93,6 +93,9 @@ double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr
                                 gr_vec3 *point);
 /// Smallest distance from p to any enabled feature (for fills and quick rejection).
 double gr_body_distance(const gr_body_data *b, gr_vec3 p);
+/// The same, exact only below `limit` (else +-limit): meshes ask their binned triangles near p
+/// instead of all of them (not thread-safe for meshes: the query's stamps).
+double gr_body_distance_within(gr_body_data *b, gr_vec3 p, double limit);
 /// Radius of a sphere about `position` enclosing the body (infinite for planes).
 double gr_body_bound_radius(const gr_body_data *b);
 /// Velocity of the body material point at p.

@@ -201,6 +201,69 @@ static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
     return false;
 }
 
+/* Is any body within `reach` of p (its solid included)? */
+static bool bodies_near(pbd_state *st, gr_vec3 p, double reach)
+{
+    gr_body_store *bs = &st->world->bodies;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        gr_body_data *b = &bs->data[bs->active[a]];
+        const double bound = gr_body_bound_radius(b);
+        if (bound < INFINITY && v3_len2(v3_sub(p, b->position)) > (bound + reach) * (bound + reach))
+            continue;
+        if (gr_body_distance_within(b, p, 2.0 * reach) < reach)
+            return true;
+    }
+    return false;
+}
+
+/* A region's lattice cells for its points: outside (no point's sphere centred in the cell
+ * lies inside), deep inside, or at the edge (each candidate asks); and whether a body is near. */
+enum { CELL_OUT = 0, CELL_DEEP = 1, CELL_EDGE = 2, CELL_NEAR_BODY = 4, CLASSIFY_TOP = 16 };
+
+typedef struct classify_ctx {
+    pbd_state *st;
+    const sample_lattice *L;
+    gr_region *r;
+    double hd, rh; ///< a cell's half diagonal, the points' radius
+    uint8_t *cls;
+} classify_ctx;
+
+/* Classify the block of size^3 cells at (i0, j0, k0) (clipped to the lattice): from the depth
+ * at its centre when that settles the whole block (the depth changes no faster than the
+ * distance), else by its eight halves; cells alone by their centre's depth. near: a body may
+ * be near (asked again on blocks of 4 and more). */
+static void classify(const classify_ctx *c, int32_t i0, int32_t j0, int32_t k0, int32_t size, bool near)
+{
+    const sample_lattice *L = c->L;
+    if (i0 >= L->dims[0] || j0 >= L->dims[1] || k0 >= L->dims[2])
+        return;
+    const double a = L->a;
+    const gr_vec3 centre = {L->lo.x + a * (i0 + 0.5 * size), L->lo.y + a * (j0 + 0.5 * size),
+                            L->lo.z + a * (k0 + 0.5 * size)};
+    const double bh = size > 1 ? 0.8660254037844386 * a * size : 0.0; /* past the cells' centres */
+    const double dc = gr_region_depth(c->r, centre, bh + c->hd + c->rh);
+    uint8_t kind = 0xff;
+    if (dc + bh + c->hd < c->rh)
+        kind = CELL_OUT;
+    else if (dc - bh - c->hd >= c->rh)
+        kind = CELL_DEEP;
+    else if (size == 1)
+        kind = CELL_EDGE;
+    if (kind != CELL_OUT && near && size >= 4)
+        near = bodies_near(c->st, centre, bh + c->hd + c->rh);
+    if (kind == 0xff) {
+        const int32_t h = size / 2;
+        for (int q = 0; q < 8; q++)
+            classify(c, i0 + (q & 1) * h, j0 + (q >> 1 & 1) * h, k0 + (q >> 2) * h, h, near);
+        return;
+    }
+    if (kind != CELL_OUT && near)
+        kind |= CELL_NEAR_BODY;
+    for (int32_t i = i0; i < GR_MIN(i0 + size, L->dims[0]); i++)
+        for (int32_t j = j0; j < GR_MIN(j0 + size, L->dims[1]); j++)
+            memset(c->cls + lattice_index(L, i, j, k0), kind, (size_t)(GR_MIN(k0 + size, L->dims[2]) - k0));
+}
+
 /* Most lattice cells one sampling pass may use (4 bytes each). */
 #define PBD_MAX_SAMPLE_CELLS (1u << 28)
 
@@ -377,7 +440,8 @@ gr_status pbd_sample_new_grains(pbd_state *st)
 
 /* Fill a region with points (the seed's sampling of the fill's mesh for both resolutions):
  * cells of side 2 r_H / sqrt(3) over its box, classified by their centre's depth (cells no
- * point fits in are passed over; deep ones need no test per candidate), `hr_candidates` each,
+ * point fits in are passed over; deep ones need no test per candidate; blocks of cells are
+ * classified first), `hr_candidates` each,
  * the first inside the region (a point's sphere within it), outside bodies and 2 r_H from every
  * point kept. All or nothing. */
 gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity)
@@ -405,6 +469,7 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
     const uint32_t first_new = st->hr_n;
     const double vol = (r.hi.x - r.lo.x) * (r.hi.y - r.lo.y) * (r.hi.z - r.lo.z);
     gr_status status = L.point ? GR_OK : GR_ERROR_OUT_OF_MEMORY;
+    uint8_t *cls = NULL;
     if (status == GR_OK)
         status = pbd_reserve_points(
             st, (uint32_t)GR_MIN((double)st->hr_n + 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64,
@@ -421,6 +486,18 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
         gr_rng rng = {st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))};
         const uint32_t tries = st->world->pbd.hr_candidates;
         const double dmin2 = 4.0 * rh * rh, hd = 0.8660254037844386 * L.a;
+        /* every cell classified by blocks halving down to the region's surface: outside,
+         * deep inside, or near the surface (its candidates ask), and near a body or not */
+        cls = (uint8_t *)gr_mem_alloc(st->mem, L.count);
+        if (!cls) {
+            status = GR_ERROR_OUT_OF_MEMORY;
+        } else {
+            classify_ctx cc = {st, &L, &r, hd, rh, cls};
+            for (int32_t i = 0; i < L.dims[0]; i += CLASSIFY_TOP)
+                for (int32_t j = 0; j < L.dims[1]; j += CLASSIFY_TOP)
+                    for (int32_t k = 0; k < L.dims[2]; k += CLASSIFY_TOP)
+                        classify(&cc, i, j, k, CLASSIFY_TOP, true);
+        }
         enum { ROOM = 128 };
         gr_vec3 pts[ROOM];
         for (int32_t i = 0; i < L.dims[0] && status == GR_OK; i++)
@@ -429,11 +506,10 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
                     const size_t cell = lattice_index(&L, i, j, k);
                     if (L.point[cell] != GR_INVALID_INDEX)
                         continue; /* an older point holds it */
-                    const gr_vec3 centre = {r.lo.x + L.a * (i + 0.5), r.lo.y + L.a * (j + 0.5), r.lo.z + L.a * (k + 0.5)};
-                    const double dc = gr_region_depth(&r, centre, hd + rh);
-                    if (dc + hd < rh)
+                    const uint8_t kb = cls[cell];
+                    if ((kb & 3) == CELL_OUT)
                         continue; /* no point's sphere centred in this cell lies inside */
-                    const bool check_each = dc - hd < rh;
+                    const bool check_each = (kb & 3) == CELL_EDGE;
                     const int32_t c[3] = {i, j, k};
                     const uint32_t np = points_near_cell(st, &L, c, older, pts, ROOM);
                     for (uint32_t t = 0; t < tries; t++) {
@@ -448,7 +524,7 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
                             for (uint32_t m = 0; m < np && !close; m++)
                                 close = v3_len2(v3_sub(pts[m], p)) < dmin2;
                         }
-                        if (close || in_a_body(st, p, rh))
+                        if (close || ((kb & CELL_NEAR_BODY) && in_a_body(st, p, rh)))
                             continue;
                         if (st->hr_n == st->hr_cap && (status = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
                             break;
@@ -461,6 +537,7 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
                     }
                 }
     }
+    gr_mem_free(st->mem, cls, L.count);
     gr_mem_free(st->mem, L.point, sizeof(uint32_t) * L.count);
     if (status != GR_OK) {
         st->hr_n = first_new;
