@@ -130,6 +130,61 @@ static uint32_t points_near_cell(const pbd_state *st, const sample_lattice *L, c
     return n;
 }
 
+/* Most lattice cells one sampling pass may use (4 bytes each). */
+#define PBD_MAX_SAMPLE_CELLS (1u << 28)
+
+/* Cells of side 2 r_H / sqrt(3) over lo..hi, all empty but for the existing points' (they block
+ * their cells), and room for the points of a volume `vol` (packed to about 0.35: grown as we
+ * go beyond). On failure the caller still closes it. */
+static gr_status lattice_open(pbd_state *st, sample_lattice *L, gr_vec3 lo, gr_vec3 hi, double rh, double vol)
+{
+    L->a = 2.0 * rh / sqrt(3.0);
+    L->lo = lo;
+    L->point = NULL;
+    L->count = 0;
+    double cells = 1;
+    for (int d = 0; d < 3; d++) {
+        L->dims[d] = (int32_t)GR_MAX(1.0, ceil((v3_get(hi, d) - v3_get(lo, d)) / L->a));
+        cells *= L->dims[d];
+    }
+    if (cells > PBD_MAX_SAMPLE_CELLS)
+        return GR_ERROR_TOO_MANY;
+    L->count = (size_t)cells;
+    L->point = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * L->count);
+    if (!L->point)
+        return GR_ERROR_OUT_OF_MEMORY;
+    const gr_status s = pbd_reserve_points(
+        st, (uint32_t)GR_MIN((double)st->hr_n + 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64, (double)GR_MAX_GRAINS));
+    if (s != GR_OK)
+        return s;
+    for (size_t c = 0; c < L->count; c++)
+        L->point[c] = GR_INVALID_INDEX;
+    for (uint32_t q = 0; q < st->hr_n; q++) {
+        int32_t c[3];
+        if (lattice_cell(L, point_x(&st->hr_pt[q]), c))
+            L->point[lattice_index(L, c[0], c[1], c[2])] = q;
+    }
+    return GR_OK;
+}
+
+static void lattice_close(pbd_state *st, sample_lattice *L) { gr_mem_free(st->mem, L->point, sizeof(uint32_t) * L->count); }
+
+/* The generator of this sampling pass (the world seed and the passes so far). */
+static gr_rng pass_rng(const pbd_state *st) { return (gr_rng){st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))}; }
+
+/* Keep point p (velocity v) in lattice cell `cell`. */
+static gr_status keep_point(pbd_state *st, sample_lattice *L, size_t cell, gr_vec3 p, gr_vec3 v)
+{
+    gr_status s;
+    if (st->hr_n == st->hr_cap && (s = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
+        return s;
+    const uint32_t id = st->hr_n++;
+    st->hr_pt[id] = (pbd_point){(float)p.x, (float)p.y, (float)p.z, (float)v.x, (float)v.y, (float)v.z, id, 0};
+    st->hr_at[id] = id;
+    L->point[cell] = id;
+    return GR_OK;
+}
+
 /* Is any accepted point within `dmin` of p? (cells within two of p's: 2 a >= dmin) */
 static bool too_close(const pbd_state *st, const sample_lattice *L, gr_vec3 p, const int32_t c[3], double dmin)
 {
@@ -264,8 +319,6 @@ static void classify(const classify_ctx *c, int32_t i0, int32_t j0, int32_t k0, 
             memset(c->cls + lattice_index(L, i, j, k0), kind, (size_t)(GR_MIN(k0 + size, L->dims[2]) - k0));
 }
 
-/* Most lattice cells one sampling pass may use (4 bytes each). */
-#define PBD_MAX_SAMPLE_CELLS (1u << 28)
 
 /* A lattice cell is worth trying when its centre lies within the sampling ball of a new grain
  * grown by the cell's half diagonal: each grain marks the cells of its ball's bounding box. */
@@ -331,43 +384,14 @@ gr_status pbd_sample_new_grains(pbd_state *st)
     gr_cell_grid g;
     gr_cell_grid_init(&g);
     sample_lattice L;
-    L.a = 2.0 * rh / sqrt(3.0);
-    L.lo = lo;
-    double cells = 1;
-    for (int d = 0; d < 3; d++) {
-        const double span = v3_get(hi, d) - v3_get(lo, d);
-        L.dims[d] = (int32_t)GR_MAX(1.0, ceil(span / L.a));
-        cells *= L.dims[d];
-    }
-    gr_status status = GR_OK;
-    L.point = NULL;
-    L.count = 0;
-    if (cells > PBD_MAX_SAMPLE_CELLS) {
-        status = GR_ERROR_TOO_MANY;
-    } else {
-        L.count = (size_t)cells;
-        L.point = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * L.count);
-        if (!L.point || !gr_cell_grid_build(&g, mem, (const double *)pos, 3, nnew, 2.0 * rmax, GR_MAX(4u * nnew, 64u)))
-            status = GR_ERROR_OUT_OF_MEMORY;
-    }
-    /* room for a full lattice's worth of points would be too much: grow as we go, from an
-     * estimate of the packing (about 0.3 of the volume) */
-    const double vol = (double)nnew * 4.0 / 3.0 * GR_PI * rmax * rmax * rmax;
-    const double estimate = 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64;
-    if (status == GR_OK)
-        status = pbd_reserve_points(st, (uint32_t)GR_MIN((double)st->hr_n + estimate, (double)GR_MAX_GRAINS));
     const uint32_t first_new = st->hr_n;
+    gr_status status = lattice_open(st, &L, lo, hi, rh, (double)nnew * 4.0 / 3.0 * GR_PI * rmax * rmax * rmax);
+    if (status == GR_OK && !gr_cell_grid_build(&g, mem, (const double *)pos, 3, nnew, 2.0 * rmax, GR_MAX(4u * nnew, 64u)))
+        status = GR_ERROR_OUT_OF_MEMORY;
     if (status == GR_OK) {
-        for (size_t c = 0; c < L.count; c++)
-            L.point[c] = GR_INVALID_INDEX;
         mark_cells(st, &L, grains, nnew, cover);
-        for (uint32_t q = 0; q < st->hr_n; q++) { /* existing points block their cells */
-            int32_t c[3];
-            if (lattice_cell(&L, point_x(&st->hr_pt[q]), c))
-                L.point[lattice_index(&L, c[0], c[1], c[2])] = q;
-        }
         const bool older = first_new > 0;
-        gr_rng rng = {st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))};
+        gr_rng rng = pass_rng(st);
         const uint32_t tries = st->world->pbd.hr_candidates;
         const double dmin2 = 4.0 * rh * rh, hd = 0.8660254037844386 * L.a;
         enum { ROOM = 128 };
@@ -412,14 +436,7 @@ gr_status pbd_sample_new_grains(pbd_state *st)
                         }
                         if (close || in_a_body(st, p, rh))
                             continue;
-                        if (st->hr_n == st->hr_cap && (status = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
-                            break;
-                        const gr_vec3 v = st->v[owner];
-                        const uint32_t id = st->hr_n;
-                        st->hr_pt[id] = (pbd_point){(float)p.x, (float)p.y, (float)p.z, (float)v.x, (float)v.y,
-                                                    (float)v.z, id, 0};
-                        st->hr_at[id] = id;
-                        L.point[cell] = st->hr_n++;
+                        status = keep_point(st, &L, cell, p, st->v[owner]);
                         break;
                     }
                 }
@@ -432,7 +449,7 @@ gr_status pbd_sample_new_grains(pbd_state *st)
         st->hr_batches++;
     }
     gr_cell_grid_free(&g, mem);
-    gr_mem_free(mem, L.point, sizeof(uint32_t) * L.count);
+    lattice_close(st, &L);
     gr_mem_free(mem, grains, sizeof(uint32_t) * nnew);
     gr_mem_free(mem, pos, sizeof(gr_vec3) * nnew);
     return status;
@@ -455,35 +472,13 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
         return GR_OK;
     gr_region r = *region;
     sample_lattice L;
-    L.a = 2.0 * rh / sqrt(3.0);
-    L.lo = r.lo;
-    double cells = 1;
-    for (int d = 0; d < 3; d++) {
-        L.dims[d] = (int32_t)GR_MAX(1.0, ceil((v3_get(r.hi, d) - v3_get(r.lo, d)) / L.a));
-        cells *= L.dims[d];
-    }
-    if (cells > PBD_MAX_SAMPLE_CELLS)
-        return GR_ERROR_TOO_MANY;
-    L.count = (size_t)cells;
-    L.point = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * L.count);
     const uint32_t first_new = st->hr_n;
-    const double vol = (r.hi.x - r.lo.x) * (r.hi.y - r.lo.y) * (r.hi.z - r.lo.z);
-    gr_status status = L.point ? GR_OK : GR_ERROR_OUT_OF_MEMORY;
+    gr_status status =
+        lattice_open(st, &L, r.lo, r.hi, rh, (r.hi.x - r.lo.x) * (r.hi.y - r.lo.y) * (r.hi.z - r.lo.z));
     uint8_t *cls = NULL;
-    if (status == GR_OK)
-        status = pbd_reserve_points(
-            st, (uint32_t)GR_MIN((double)st->hr_n + 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64,
-                                 (double)GR_MAX_GRAINS));
     if (status == GR_OK) {
-        for (size_t c = 0; c < L.count; c++)
-            L.point[c] = GR_INVALID_INDEX;
-        for (uint32_t q = 0; q < st->hr_n; q++) { /* existing points block their cells */
-            int32_t c[3];
-            if (lattice_cell(&L, point_x(&st->hr_pt[q]), c))
-                L.point[lattice_index(&L, c[0], c[1], c[2])] = q;
-        }
         const bool older = first_new > 0;
-        gr_rng rng = {st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))};
+        gr_rng rng = pass_rng(st);
         const uint32_t tries = st->world->pbd.hr_candidates;
         const double dmin2 = 4.0 * rh * rh, hd = 0.8660254037844386 * L.a;
         /* every cell classified by blocks halving down to the region's surface: outside,
@@ -526,19 +521,13 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
                         }
                         if (close || ((kb & CELL_NEAR_BODY) && in_a_body(st, p, rh)))
                             continue;
-                        if (st->hr_n == st->hr_cap && (status = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
-                            break;
-                        const uint32_t id = st->hr_n;
-                        st->hr_pt[id] = (pbd_point){(float)p.x, (float)p.y, (float)p.z, (float)velocity.x,
-                                                    (float)velocity.y, (float)velocity.z, id, 0};
-                        st->hr_at[id] = id;
-                        L.point[cell] = st->hr_n++;
+                        status = keep_point(st, &L, cell, p, velocity);
                         break;
                     }
                 }
     }
     gr_mem_free(st->mem, cls, L.count);
-    gr_mem_free(st->mem, L.point, sizeof(uint32_t) * L.count);
+    lattice_close(st, &L);
     if (status != GR_OK) {
         st->hr_n = first_new;
         return status;
