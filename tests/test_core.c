@@ -501,7 +501,7 @@ static void check_hr_sums(gr_rng *rng)
         }
         const pbd_hr_list l = {x, y, z, g, vx, vy, vz, N};
         const float px = 0.1f, py = 0.1f, pz = 0.1f, inv_r2 = 1.0f / (0.07f * 0.07f);
-        float out[3][5];
+        double out[3][5];
         for (int k = 0; k < ns; k++)
             sums[k](&l, px, py, pz, inv_r2, out[k]);
         for (int k = 1; k < ns; k++)

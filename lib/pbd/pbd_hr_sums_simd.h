@@ -12,7 +12,7 @@ typedef int32_t vi __attribute__((vector_size(32)));
 #define VF_SPLAT(x) ((vf){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define VF_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
 
-void HR_SUMS_NAME(const pbd_hr_list *l, float px, float py, float pz, float inv_r2, float out[5])
+void HR_SUMS_NAME(const pbd_hr_list *l, float px, float py, float pz, float inv_r2, double out[5])
 {
     const vf x = VF_SPLAT(px), y = VF_SPLAT(py), z = VF_SPLAT(pz), ir = VF_SPLAT(inv_r2);
     const vf one = VF_SPLAT(1.0f), zero = VF_SPLAT(0.0f);
@@ -36,11 +36,10 @@ void HR_SUMS_NAME(const pbd_hr_list *l, float px, float py, float pz, float inv_
         ay += w * evy;
         az += w * evz;
     }
+    /* lanes added as a tree (three dependent adds, not eight: the caller waits for them) */
     const vf acc[5] = {aw, ag, ax, ay, az};
     for (int a = 0; a < 5; a++) {
-        float s = 0;
-        for (int k = 0; k < 8; k++)
-            s += acc[a][k];
-        out[a] = s;
+        const vf v = acc[a];
+        out[a] = (double)(((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7])));
     }
 }

@@ -553,7 +553,7 @@ typedef struct advect_ctx {
     gr_vec3 g;
     double inv_r2;    ///< 1 / R^2
     double support;   ///< R
-    double dense;     ///< c w_rho
+    double inv_dense; ///< 1 / (c w_rho)
     double body_reach;///< r_max + r_H: body particles a point can touch
     bool exact_moving;///< a kinematic exact body (it may push resting points)
 } advect_ctx;
@@ -565,7 +565,7 @@ static gr_vec3 blend_velocity(const advect_ctx *c, gr_vec3 v_old, double wg, dou
     gr_vec3 v = v3_madd(v_old, c->g, c->dt); /* free flight */
     if (wg > 0) { /* body particles only count next to sand */
         const gr_vec3 vbar = v3_scale(vsum, 1.0 / W);
-        double alpha = 1.0 - W / c->dense;
+        double alpha = 1.0 - W * c->inv_dense;
         alpha = alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha);
         v = v3_add(v3_scale(vbar, 1.0 - alpha), v3_scale(v, alpha));
     }
@@ -642,7 +642,7 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
 
 /* The same sums from the grid's rows around x (points far outside the grid, or in a cell too
  * crowded for the cache). still: every particle in the support is at rest. */
-static void row_sums(const advect_ctx *c, gr_vec3 x, float out[5], bool *still)
+static void row_sums(const advect_ctx *c, gr_vec3 x, double out[5], bool *still)
 {
     const pbd_state *st = c->st;
     const gr_cell_grid *g = &st->hr_grid;
@@ -752,8 +752,9 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
     const pbd_state *st = c->st;
     const double rh = st->world->pbd.hr_radius;
     gr_vec3 x = *xp, v = *vp;
-    const double travel = v3_len(v) * c->dt;
-    const uint32_t pieces = travel > rh ? (uint32_t)GR_MIN(ceil(travel / rh), 64.0) : 1u;
+    /* (the common short move without the square root: it sat on every point's critical path) */
+    const double l2 = v3_len2(v) * (c->dt * c->dt);
+    const uint32_t pieces = l2 > rh * rh ? (uint32_t)GR_MIN(ceil(sqrt(l2) / rh), 64.0) : 1u;
     const double h = c->dt / pieces;
     for (uint32_t piece = 0; piece < pieces; piece++) {
         x = v3_madd(x, v, h);
@@ -804,7 +805,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         pbd_point *pt = &st->hr_pt[q];
         gr_vec3 x = point_x(pt), v = point_v(pt);
         const uint32_t key = st->n ? st->hr_key[q] : outside;
-        float sums[5];
+        double sums[5];
         bool still;
         const hr_cache *k = NULL;
         if (key < outside) {
@@ -992,7 +993,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     bool exact_moving = false;
     for (uint32_t e = 0; e < st->exact_count; e++)
         exact_moving |= st->exact[e].moving != 0;
-    advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, d->hr_density * w_rho * w_rho * w_rho,
+    advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, 1.0 / (d->hr_density * w_rho * w_rho * w_rho),
                     body_reach, exact_moving};
     for (uint32_t k = 0; k < steps; k++) {
         if (st->n && sort_points(st) != GR_OK)
