@@ -753,13 +753,9 @@ static void test_pbd_hr_region_sampling(void)
     gr_world_destroy(w);
 
     /* a mesh region: a cube of side 6 cm */
-    static const gr_vec3 cv[8] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
-                                  {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
-    static const uint32_t ci[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
-                                    2, 3, 7, 2, 7, 6, 1, 2, 6, 1, 6, 5, 0, 4, 7, 0, 7, 3};
     gr_vec3 verts[8];
-    for (int k = 0; k < 8; k++)
-        verts[k] = (gr_vec3){0.03 * cv[k].x, 0.03 * cv[k].y, 0.03 * cv[k].z};
+    uint32_t ci[36];
+    tu_box_mesh((gr_vec3){0.03, 0.03, 0.03}, (gr_vec3){0, 0, 0}, verts, ci);
     CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 1));
     CHECK_OK(w, gr_fill_mesh(w, &f, verts, 8, ci, 12, &grains, NULL, 0));
     p = render_points(w, &n);
@@ -798,13 +794,9 @@ static void test_pbd_hr_points_stay_in_the_sand(void)
     bd.half_extents = (gr_vec3){0.12, 0.1, 0.06};
     bd.position = (gr_vec3){0, 0.1, 0};
     CHECK_OK(w, gr_add_body(w, &bd, NULL));
-    static const gr_vec3 cv[8] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
-                                  {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
-    static const uint32_t ci[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
-                                    2, 3, 7, 2, 7, 6, 1, 2, 6, 1, 6, 5, 0, 4, 7, 0, 7, 3};
     gr_vec3 verts[8];
-    for (int k = 0; k < 8; k++)
-        verts[k] = (gr_vec3){0.01 * cv[k].x, 0.05 * cv[k].y, 0.04 * cv[k].z};
+    uint32_t ci[36];
+    tu_box_mesh((gr_vec3){0.01, 0.05, 0.04}, (gr_vec3){0, 0, 0}, verts, ci);
     gr_body_def pd;
     gr_body_def_init(&pd);
     pd.shape = GR_SHAPE_MESH;

@@ -198,6 +198,19 @@ static bool too_close(const pbd_state *st, const sample_lattice *L, gr_vec3 p, c
     return false;
 }
 
+/* Is an accepted point within 2 r_H of candidate p in cell c? From the points gathered near
+ * the cell (np of them), or from the lattice when there were more than `room`. */
+static bool crowded(const pbd_state *st, const sample_lattice *L, gr_vec3 p, const int32_t c[3], const gr_vec3 *pts,
+                    uint32_t np, uint32_t room, double rh)
+{
+    if (np > room)
+        return too_close(st, L, p, c, 2.0 * rh);
+    for (uint32_t m = 0; m < np; m++)
+        if (v3_len2(v3_sub(pts[m], p)) < 4.0 * rh * rh)
+            return true;
+    return false;
+}
+
 /* The new grain whose sampling ball (cover x its radius) contains p (GR_INVALID_INDEX: none),
  * from the grid over them. */
 static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 p,
@@ -393,7 +406,7 @@ gr_status pbd_sample_new_grains(pbd_state *st)
         const bool older = first_new > 0;
         gr_rng rng = pass_rng(st);
         const uint32_t tries = st->world->pbd.hr_candidates;
-        const double dmin2 = 4.0 * rh * rh, hd = 0.8660254037844386 * L.a;
+        const double hd = 0.8660254037844386 * L.a;
         enum { ROOM = 128 };
         gr_vec3 pts[ROOM];
         uint32_t near[ROOM];
@@ -427,14 +440,7 @@ gr_status pbd_sample_new_grains(pbd_state *st)
                         }
                         if (owner == GR_INVALID_INDEX)
                             continue;
-                        bool close = false;
-                        if (np > ROOM) {
-                            close = too_close(st, &L, p, c, 2.0 * rh);
-                        } else {
-                            for (uint32_t m = 0; m < np && !close; m++)
-                                close = v3_len2(v3_sub(pts[m], p)) < dmin2;
-                        }
-                        if (close || in_a_body(st, p, rh))
+                        if (crowded(st, &L, p, c, pts, np, ROOM, rh) || in_a_body(st, p, rh))
                             continue;
                         status = keep_point(st, &L, cell, p, st->v[owner]);
                         break;
@@ -480,7 +486,7 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
         const bool older = first_new > 0;
         gr_rng rng = pass_rng(st);
         const uint32_t tries = st->world->pbd.hr_candidates;
-        const double dmin2 = 4.0 * rh * rh, hd = 0.8660254037844386 * L.a;
+        const double hd = 0.8660254037844386 * L.a;
         /* every cell classified by blocks halving down to the region's surface: outside,
          * deep inside, or near the surface (its candidates ask), and near a body or not */
         cls = (uint8_t *)gr_mem_alloc(st->mem, L.count);
@@ -512,14 +518,7 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
                                            r.lo.z + L.a * (k + gr_rng_uniform(&rng))};
                         if (check_each && gr_region_depth(&r, p, rh) < rh)
                             continue;
-                        bool close = false;
-                        if (np > ROOM) {
-                            close = too_close(st, &L, p, c, 2.0 * rh);
-                        } else {
-                            for (uint32_t m = 0; m < np && !close; m++)
-                                close = v3_len2(v3_sub(pts[m], p)) < dmin2;
-                        }
-                        if (close || ((kb & CELL_NEAR_BODY) && in_a_body(st, p, rh)))
+                        if (crowded(st, &L, p, c, pts, np, ROOM, rh) || ((kb & CELL_NEAR_BODY) && in_a_body(st, p, rh)))
                             continue;
                         status = keep_point(st, &L, cell, p, velocity);
                         break;
