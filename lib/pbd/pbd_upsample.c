@@ -675,7 +675,8 @@ static uint32_t point_key(const gr_cell_grid *g, gr_vec3 p)
 {
     uint32_t key = 0;
     for (int d = 0; d < 3; d++) {
-        const double t = floor((v3_get(p, g->axis[d]) - v3_get(g->origin, g->axis[d])) * g->inv_cell);
+        /* (truncation is floor here: t >= 0, and dims is whole) */
+        const double t = (v3_get(p, g->axis[d]) - v3_get(g->origin, g->axis[d])) * g->inv_cell;
         if (!(t >= 0 && t < (double)g->dims[d]))
             return g->ncells;
         key = key * (uint32_t)g->dims[d] + (uint32_t)t;
