@@ -853,6 +853,62 @@ static void test_pbd_hr_points_stay_in_the_sand(void)
     gr_world_destroy(w);
 }
 
+/* Points that came to rest on a surface are skipped while nothing near moves; when the world
+ * changes under them (here: the box they lie on is moved away) they must fall, not hang. */
+static void test_pbd_hr_resting_points_follow_world_changes(void)
+{
+    const double r = 0.01, rh = 0.004;
+    gr_world *w;
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, -9.81, 0}, 11));
+    gr_body_def fd;
+    gr_body_def_init(&fd);
+    fd.shape = GR_SHAPE_PLANE;
+    CHECK_OK(w, gr_add_body(w, &fd, NULL));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.half_extents = (gr_vec3){0.1, 0.05, 0.1};
+    bd.position = (gr_vec3){0, 0.05, 0};
+    gr_body box;
+    CHECK_OK(w, gr_add_body(w, &bd, &box));
+    CHECK_OK(w, grain_block(w, (gr_vec3){-0.04, 0.1, -0.04}, 4, 2, 4, r, (gr_vec3){0, 0, 0}));
+    for (int k = 0; k < 20; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    /* the grains go; their points fall onto the box top and stop there */
+    const uint32_t ng = gr_world_get_grain_count(w);
+    uint64_t *h = (uint64_t *)malloc(sizeof(uint64_t) * ng);
+    CHECK_OK(w, gr_read_grains(w, GR_FIELD_HANDLE, GR_TYPE_U64, 0, ng, h, 0));
+    gr_grain *g = (gr_grain *)malloc(sizeof(gr_grain) * ng);
+    for (uint32_t i = 0; i < ng; i++)
+        g[i].id = h[i];
+    CHECK_OK(w, gr_remove_grains(w, g, ng));
+    for (int k = 0; k < 30; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    uint32_t n;
+    float *p = render_points(w, &n);
+    double lo = 1e9, hi = -1e9;
+    for (uint32_t q = 0; q < n; q++)
+        lo = GR_MIN(lo, p[4 * q + 1]), hi = GR_MAX(hi, p[4 * q + 1]);
+    free(p);
+    printf("  %u points on the box top: y in [%.4f, %.4f] m (top + r_H = %.4f)\n", n, lo, hi, 0.1 + rh);
+    CHECK(n > 100);
+    CHECK(lo > 0.1 + rh - 1e-3 && hi < 0.1 + rh + 1e-3);
+    /* the box moves away: the points fall to the floor */
+    CHECK_OK(w, gr_body_set_pose(w, box, (gr_vec3){1.0, 0.05, 0}, (gr_quat){0, 0, 0, 1}));
+    for (int k = 0; k < 30; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    p = render_points(w, &n);
+    hi = -1e9;
+    for (uint32_t q = 0; q < n; q++)
+        hi = GR_MAX(hi, p[4 * q + 1]);
+    free(p);
+    printf("  after the box moved away: highest point %.4f m (floor + r_H = %.4f)\n", hi, rh);
+    CHECK(hi < rh + 1e-3);
+    free(g);
+    free(h);
+    gr_world_destroy(w);
+}
+
 static void test_pbd_bad_parameters(void)
 {
     gr_world *w = NULL;
@@ -1079,6 +1135,7 @@ int main(int argc, char **argv)
         {"pbd_hr_sampling_invariants", test_pbd_hr_sampling_invariants},
         {"pbd_hr_flow_and_free_flight", test_pbd_hr_flow_and_free_flight},
         {"pbd_hr_points_stay_in_the_sand", test_pbd_hr_points_stay_in_the_sand},
+        {"pbd_hr_resting_points_follow_world_changes", test_pbd_hr_resting_points_follow_world_changes},
         {"pbd_hr_region_sampling", test_pbd_hr_region_sampling},
         {"pbd_bad_parameters", test_pbd_bad_parameters},
         {"pbd_repose_angle_grows_with_friction", test_pbd_repose_angle_grows_with_friction},

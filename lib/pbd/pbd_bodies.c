@@ -205,6 +205,7 @@ void pbd_body_moved(void *state, uint32_t slot)
         return;
     pbd_body *pb = &st->bodies[st->body_of_slot[slot]];
     st->fixed_dirty |= pb->fixed != 0;
+    pbd_points_unrest(st); /* points resting on it must not stay behind */
     pb->rot = st->world->bodies.data[slot].orientation;
     pbd_place_body(st, pb, st->x);
     memcpy(st->xp + pb->first, st->x + pb->first, sizeof(gr_vec3) * pb->count);

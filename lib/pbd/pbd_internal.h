@@ -50,7 +50,7 @@ typedef struct pbd_point {
     float x, y, z;
     float vx, vy, vz;
     uint32_t id;   ///< its render index
-    uint32_t rest; ///< 1: its last blend gave it no velocity
+    uint32_t rest; ///< 1: its last step ended without velocity (pbd_upsample.c)
 } pbd_point;
 
 /// A movable particle's positions during the solve (packed in cell order).
@@ -301,6 +301,8 @@ gr_status pbd_sample_new_grains(pbd_state *st);
 gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity);
 void pbd_fill_region_cancel(void *state);
 gr_status pbd_advect_points(pbd_state *st, double dt);
+/// The world changed (a body, gravity, a material, grains removed): resting points look again.
+void pbd_points_unrest(pbd_state *st);
 void pbd_cull_points(pbd_state *st);
 void pbd_free_upsampling(pbd_state *st);
 

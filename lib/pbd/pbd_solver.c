@@ -138,6 +138,7 @@ gr_status pbd_update_materials(pbd_state *st)
     st->mu = mu;
     st->pair_dim = dim;
     st->mat_revision = m->revision;
+    pbd_points_unrest(st); /* a point held by friction may slide now */
     return GR_OK;
 }
 
@@ -192,6 +193,7 @@ static void pbd_remove_grains(void *state, const uint32_t *dense, uint32_t count
         st->n_dead++;
         st->n_grains--;
     }
+    pbd_points_unrest(st); /* points among the removed grains must not hang where they were */
     pbd_compact(st); /* dense indices stay valid for the API between calls */
 }
 
@@ -335,8 +337,10 @@ static void pbd_contact_counts(const void *state, uint64_t *pairs, uint64_t *bod
 
 static void pbd_invalidate(void *state)
 {
-    /* lists are rebuilt every substep; the fixed particles' grid only when they changed */
+    /* lists are rebuilt every substep; the fixed particles' grid only when they changed; points
+     * resting on what changed must not stay there (bodies added, removed, moved; gravity) */
     ((pbd_state *)state)->fixed_dirty = true;
+    pbd_points_unrest((pbd_state *)state);
 }
 
 const gr_solver_vtable gr_pbd_solver = {

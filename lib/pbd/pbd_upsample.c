@@ -546,6 +546,12 @@ void pbd_fill_region_cancel(void *state)
 
 /* ---- advection ----------------------------------------------------------------------------- */
 
+void pbd_points_unrest(pbd_state *st)
+{
+    for (uint32_t q = 0; q < st->hr_n; q++)
+        st->hr_pt[q].rest = 0;
+}
+
 typedef struct advect_ctx {
     pbd_state *st;
     double dt;
@@ -838,10 +844,15 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                 continue;
         } else {
             v = blend_velocity(c, v, sums[1], sums[0], v3(sums[2], sums[3], sums[4]));
-            pt->rest = v.x == 0 && v.y == 0 && v.z == 0;
         }
         move_point(c, k, key, &x, &v);
-        *pt = (pbd_point){(float)x.x, (float)x.y, (float)x.z, (float)v.x, (float)v.y, (float)v.z, pt->id, pt->rest};
+        /* at rest when the step ends without speed: among resting grains (no blend), or on a
+         * surface that took all of it. With the grains still, the same step would do the same
+         * again (a point on the floor where the sand is thin sinks by its share of gravity and
+         * is pushed back), so it is skipped until they move, or the world changes
+         * (pbd_points_unrest) */
+        const uint32_t rest = v.x == 0 && v.y == 0 && v.z == 0;
+        *pt = (pbd_point){(float)x.x, (float)x.y, (float)x.z, (float)v.x, (float)v.y, (float)v.z, pt->id, rest};
     }
 }
 
