@@ -860,10 +860,7 @@ static void test_pbd_hr_resting_points_follow_world_changes(void)
     const double r = 0.01, rh = 0.004;
     gr_world *w;
     CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, -9.81, 0}, 11));
-    gr_body_def fd;
-    gr_body_def_init(&fd);
-    fd.shape = GR_SHAPE_PLANE;
-    CHECK_OK(w, gr_add_body(w, &fd, NULL));
+    CHECK_OK(w, add_plane(w, (gr_vec3){0, 1, 0}, gr_world_get_default_material(w), NULL));
     gr_body_def bd;
     gr_body_def_init(&bd);
     bd.shape = GR_SHAPE_BOX;
