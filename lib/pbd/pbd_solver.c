@@ -138,7 +138,6 @@ gr_status pbd_update_materials(pbd_state *st)
     st->mu = mu;
     st->pair_dim = dim;
     st->mat_revision = m->revision;
-    pbd_points_unrest(st); /* a point held by friction may slide now */
     return GR_OK;
 }
 
@@ -338,7 +337,8 @@ static void pbd_contact_counts(const void *state, uint64_t *pairs, uint64_t *bod
 static void pbd_invalidate(void *state)
 {
     /* lists are rebuilt every substep; the fixed particles' grid only when they changed; points
-     * resting on what changed must not stay there (bodies added, removed, moved; gravity) */
+     * resting on what changed must not stay there (bodies added, removed, moved; gravity; a
+     * material pair's friction) */
     ((pbd_state *)state)->fixed_dirty = true;
     pbd_points_unrest((pbd_state *)state);
 }
