@@ -890,6 +890,23 @@ static void test_pbd_hr_resting_points_follow_world_changes(void)
     printf("  %u points on the box top: y in [%.4f, %.4f] m (top + r_H = %.4f)\n", n, lo, hi, 0.1 + rh);
     CHECK(n > 100);
     CHECK(lo > 0.1 + rh - 1e-3 && hi < 0.1 + rh + 1e-3);
+    /* a snapshot continues the resting points exactly */
+    tu_stream st;
+    tu_stream_init(&st);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &st));
+    for (int k = 0; k < 5; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    uint32_t n1, n2;
+    float *p1 = render_points(w, &n1);
+    st.pos = 0;
+    CHECK_OK(w, gr_world_load(w, tu_stream_read, &st));
+    for (int k = 0; k < 5; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    float *p2 = render_points(w, &n2);
+    CHECK(n1 == n2 && memcmp(p1, p2, sizeof(float) * 4 * n1) == 0);
+    free(p1);
+    free(p2);
+    tu_stream_free(&st);
     /* the box moves away: the points fall to the floor */
     CHECK_OK(w, gr_body_set_pose(w, box, (gr_vec3){1.0, 0.05, 0}, (gr_quat){0, 0, 0, 1}));
     for (int k = 0; k < 30; k++)
