@@ -205,7 +205,6 @@ void pbd_body_moved(void *state, uint32_t slot)
         return;
     pbd_body *pb = &st->bodies[st->body_of_slot[slot]];
     st->fixed_dirty |= pb->fixed != 0;
-    pbd_points_unrest(st); /* points resting on it must not stay behind */
     pb->rot = st->world->bodies.data[slot].orientation;
     pbd_place_body(st, pb, st->x);
     memcpy(st->xp + pb->first, st->x + pb->first, sizeof(gr_vec3) * pb->count);
@@ -214,12 +213,17 @@ void pbd_body_moved(void *state, uint32_t slot)
 
 void pbd_bodies_sync_in(pbd_state *st)
 {
+    bool host = false;
     for (uint32_t r = 0; r < st->nb; r++) {
         pbd_body *pb = &st->bodies[r];
         const gr_body_data *b = &st->world->bodies.data[pb->slot];
-        if (b->motion == GR_MOTION_HOST) /* the host's state of this frame */
+        if (b->motion == GR_MOTION_HOST) { /* the host's state of this frame */
             pbd_body_moved(st, pb->slot);
+            host = true;
+        }
     }
+    if (host)
+        pbd_points_unrest(st); /* the host may have put its bodies anywhere */
 }
 
 /* ---- shape matching ------------------------------------------------------------------------ */

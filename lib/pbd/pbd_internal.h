@@ -301,7 +301,8 @@ gr_status pbd_sample_new_grains(pbd_state *st);
 gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity);
 void pbd_fill_region_cancel(void *state);
 gr_status pbd_advect_points(pbd_state *st, double dt);
-/// The world changed (a body, gravity, a material, grains removed): resting points look again.
+/// The world changed (a body added, removed or teleported, gravity, a material pair, grains
+/// removed): resting points look again.
 void pbd_points_unrest(pbd_state *st);
 void pbd_cull_points(pbd_state *st);
 void pbd_free_upsampling(pbd_state *st);

@@ -624,6 +624,8 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
                     k->body_overflow = true;
                 else
                     k->body[nb++] = s;
+                /* a moving body particle that can reach the cell's points stirs them */
+                still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
             }
             if (d2 > r2 || k->overflow)
                 continue;
