@@ -399,6 +399,93 @@ static void test_pbd_determinism_and_snapshot(void)
 }
 
 
+/* Positions of every grain (malloc'd, 3 per grain). */
+static double *grain_positions(const gr_world *w, uint32_t *n)
+{
+    *n = gr_world_get_grain_count(w);
+    double *x = (double *)malloc(sizeof(double) * 3 * (*n ? *n : 1));
+    gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, *n, x, 0);
+    return x;
+}
+
+/* A crate dropped onto the pile at 1 m/s, then 1 s of stepping. */
+static gr_status drop_crate(gr_world *w, double top, gr_body *crate)
+{
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_DYNAMIC;
+    bd.half_extents = (gr_vec3){0.03, 0.02, 0.03};
+    bd.position = (gr_vec3){0.02, top + 0.03, 0};
+    bd.linear_velocity = (gr_vec3){0, -1, 0};
+    bd.particle_radius = 0.008;
+    gr_status s = gr_add_body(w, &bd, crate);
+    for (int k = 0; k < 60 && s == GR_OK; k++)
+        s = gr_step(w, 1.0 / 60);
+    return s;
+}
+
+/* Deep sleep (pbd_freeze.c): a settled pile freezes and still answers. A crate dropped on it
+ * sinks in and shoves grains; a snapshot of the frozen pile continues exactly, for any worker
+ * count; when the box goes, the whole pile falls (nothing hangs frozen in the air). */
+static void test_pbd_deep_sleep(void)
+{
+    uint64_t hashes[2];
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        gr_world *w;
+        gr_body box, crate;
+        CHECK_OK(NULL, settle_pile(&w, workers, NULL, 500, &box));
+        for (int k = 0; k < 240; k++)
+            CHECK_OK(w, gr_step(w, 1.0 / 60));
+        CHECK(max_speed(w) == 0);
+        uint32_t n;
+        double *x0 = grain_positions(w, &n), top = 0, low = INFINITY;
+        for (uint32_t i = 0; i < n; i++)
+            top = GR_MAX(top, x0[3 * i + 1] + 0.01);
+        tu_stream st;
+        tu_stream_init(&st);
+        CHECK_OK(w, gr_world_save(w, tu_stream_write, &st));
+        CHECK_OK(w, drop_crate(w, top, &crate));
+        const uint64_t a = tu_state_hash(w, &box, 1);
+        double *x1 = grain_positions(w, &n);
+        uint32_t shoved = 0;
+        for (uint32_t i = 0; i < n; i++)
+            shoved += fabs(x1[3 * i + 1] - x0[3 * i + 1]) > 0.002;
+        gr_vec3 pos, lin, ang;
+        gr_quat q;
+        CHECK_OK(w, gr_body_get_pose(w, crate, &pos, &q));
+        CHECK_OK(w, gr_body_get_velocity(w, crate, &lin, &ang));
+        printf("  %u workers: crate %.3f m below the pile top, %u grains shoved > 2 mm\n", workers,
+               top - (pos.y - 0.02), shoved);
+        CHECK(pos.y - 0.02 < top - 0.005); /* it sank in */
+        CHECK(shoved >= 10);
+        /* the snapshot of the frozen pile, with the same crate dropped */
+        st.pos = 0;
+        CHECK_OK(w, gr_world_load(w, tu_stream_read, &st));
+        CHECK_OK(w, drop_crate(w, top, &crate));
+        hashes[workers - 1] = tu_state_hash(w, &box, 1);
+        CHECK(hashes[workers - 1] == a);
+        /* the frozen pile again, and the box goes: every grain falls at once */
+        st.pos = 0;
+        CHECK_OK(w, gr_world_load(w, tu_stream_read, &st));
+        CHECK_OK(w, gr_remove_body(w, box));
+        for (int k = 0; k < 6; k++) /* (a sleeper wakes when its support has gone: a substep or two) */
+            CHECK_OK(w, gr_step(w, 1.0 / 60));
+        double *x2 = (double *)malloc(sizeof(double) * 3 * n);
+        CHECK_OK(w, gr_read_grains(w, GR_FIELD_VELOCITY, GR_TYPE_F64, 0, n, x2, 0));
+        for (uint32_t i = 0; i < n; i++)
+            low = GR_MIN(low, -x2[3 * i + 1]);
+        printf("  without the box every grain falls at %.3f m/s or more after 0.1 s\n", low);
+        CHECK(low > 0.3); /* free fall: 0.98 m/s */
+        free(x0);
+        free(x1);
+        free(x2);
+        tu_stream_free(&st);
+        gr_world_destroy(w);
+    }
+    CHECK(hashes[0] == hashes[1]);
+}
+
 /* A snapshot of a PBD world with a dynamic body, corrupted byte by byte (checksums resealed
  * so the solver's own checks are reached) and truncated: loading fails cleanly or succeeds,
  * never crashes, and a failed load leaves the world as it was. */
@@ -1144,6 +1231,7 @@ int main(int argc, char **argv)
         {"pbd_mass_scaling_stiffens_stacks", test_pbd_mass_scaling_stiffens_stacks},
         {"pbd_rigid_body_on_sand", test_pbd_rigid_body_on_sand},
         {"pbd_determinism_and_snapshot", test_pbd_determinism_and_snapshot},
+        {"pbd_deep_sleep", test_pbd_deep_sleep},
         {"pbd_crafted_snapshots", test_pbd_crafted_snapshots},
         {"pbd_steady_state_allocates_nothing", test_pbd_steady_state_allocates_nothing},
         {"pbd_hr_sampling_invariants", test_pbd_hr_sampling_invariants},

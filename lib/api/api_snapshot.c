@@ -7,7 +7,7 @@
 #include "api_internal.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 5u
+#define SNAPSHOT_VERSION 6u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)

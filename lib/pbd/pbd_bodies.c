@@ -154,6 +154,7 @@ gr_status pbd_body_added(void *state, uint32_t slot)
         st->sampled[i] = 1; /* bodies are not upsampled */
         st->f[i] = v3(0, 0, 0);
         st->calm[i] = 0;
+        st->stir[i] = 0;
     }
     st->n += count;
     st->nb++;

@@ -135,8 +135,8 @@ static inline void sense(pbd_state *st, uint32_t i, uint32_t slot, gr_vec3 impul
         if (st->sense_slot[k] == GR_INVALID_INDEX)
             st->sense_slot[k] = slot;
         if (st->sense_slot[k] == slot) {
-            st->sense_imp[k] = v3_add(st->sense_imp[k], impulse);
-            st->sense_ang[k] = v3_add(st->sense_ang[k], v3_cross(lever, impulse));
+            st->sense_force[k] = v3_add(st->sense_force[k], impulse);
+            st->sense_torque[k] = v3_add(st->sense_torque[k], v3_cross(lever, impulse));
             return;
         }
     }
@@ -251,7 +251,8 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
     gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation * guard) : pi;
     /* group 2: immovable surfaces (exact bodies, fixed body particles), each projected in
      * turn onto the particle's updated position */
-    const double m_over_h = c->sense ? 1.0 / (hi.inv_m * c->h) : 0.0; /* (hoisted: cheaper than lazily) */
+    /* a correction's force over the substep: m dx / h^2 (hoisted: cheaper than lazily) */
+    const double m_over_h = c->sense ? 1.0 / (hi.inv_m * c->h * c->h) : 0.0;
     uint32_t boundary = 0;
     const uint32_t trapped = st->trap_slot[s];
     if (trapped != GR_INVALID_INDEX && !c->stabilize) {
@@ -323,8 +324,9 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
     }
     st->pk_touch_next[s] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
     if (!c->stabilize) {
-        if (disturbed)
-            st->flag[i] |= PBD_FLAG_DISTURBED;
+        /* touching in any sweep (a grain resting on a plane touches it in the first sweep only:
+         * the rest find it exactly at its radius) */
+        st->flag[i] |= (disturbed ? PBD_FLAG_DISTURBED : 0u) | (count || boundary ? PBD_FLAG_TOUCHED : 0u);
         if (vrel2 > 0)
             st->vnear[i] = GR_MAX(st->vnear[i], sqrt(vrel2));
     }
@@ -337,6 +339,10 @@ static void particles_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
     const sweep_ctx *c = (const sweep_ctx *)vctx;
     pbd_state *st = c->st;
     for (uint32_t s = begin; s < end; s++) {
+        if (st->hot[s].bits & PBD_HOT_FROZEN) { /* sits the substep out (pbd_freeze.c) */
+            st->pk_touch_next[s] = st->pk_touch[s];
+            continue;
+        }
         const gr_vec3 q = solve_particle(c, s);
         pbd_pk *pk = &st->pk[s];
         if (c->stabilize) {
@@ -359,31 +365,29 @@ gr_status pbd_reserve_sensing(pbd_state *st)
     if (st->sense_cap >= st->cap)
         return GR_OK;
     const gr_array_ref arrays[] = {{(void **)&st->sense_slot, 2 * sizeof(uint32_t)},
-                                   {(void **)&st->sense_imp, 2 * sizeof(gr_vec3)},
-                                   {(void **)&st->sense_ang, 2 * sizeof(gr_vec3)}};
+                                   {(void **)&st->sense_force, 2 * sizeof(gr_vec3)},
+                                   {(void **)&st->sense_torque, 2 * sizeof(gr_vec3)}};
     if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->sense_cap, st->cap, 0))
         return GR_ERROR_OUT_OF_MEMORY;
     st->sense_cap = st->cap;
     for (uint32_t k = 0; k < 2 * st->cap; k++) {
         st->sense_slot[k] = GR_INVALID_INDEX;
-        st->sense_imp[k] = st->sense_ang[k] = v3(0, 0, 0);
+        st->sense_force[k] = st->sense_torque[k] = v3(0, 0, 0);
     }
     return GR_OK;
 }
 
-void pbd_collect_impulses(pbd_state *st)
+void pbd_collect_impulses(pbd_state *st, double h)
 {
     for (uint32_t m = 0; m < 2 * st->n_mov; m++) { /* only movable particles sense */
-        const uint32_t k = 2 * st->mov[m / 2] + m % 2;
+        const uint32_t i = st->mov[m / 2], k = 2 * i + m % 2;
         const uint32_t slot = st->sense_slot[k];
         if (slot == GR_INVALID_INDEX)
             continue;
         if (slot < st->imp_slots) {
-            st->body_imp[2 * slot] = v3_add(st->body_imp[2 * slot], st->sense_imp[k]);
-            st->body_imp[2 * slot + 1] = v3_add(st->body_imp[2 * slot + 1], st->sense_ang[k]);
+            st->body_imp[2 * slot] = v3_madd(st->body_imp[2 * slot], st->sense_force[k], h);
+            st->body_imp[2 * slot + 1] = v3_madd(st->body_imp[2 * slot + 1], st->sense_torque[k], h);
         }
-        st->sense_slot[k] = GR_INVALID_INDEX;
-        st->sense_imp[k] = st->sense_ang[k] = v3(0, 0, 0);
     }
 }
 

@@ -76,6 +76,7 @@ typedef struct pbd_hot {
 #define PBD_HOT_FIXED 2u  ///< inverse mass 0 (static or kinematic body)
 #define PBD_HOT_ASLEEP 4u ///< a sleeping grain
 #define PBD_HOT_WAKES 8u  ///< fast enough to wake a sleeping grain it touches
+#define PBD_HOT_FROZEN 16u ///< a sleeping grain deep in still sand: not solved (pbd_freeze.c)
 
 /// Resolved solver parameters (gr_pbd_def).
 typedef struct pbd_params {
@@ -102,6 +103,7 @@ typedef struct pbd_state {
     gr_vec3 *v;
     gr_vec3 *f;     ///< total force of the last substep (constraints and gravity) [N]
     double *calm;   ///< grains: time [s] spent calm in contact; asleep beyond sleep_time (pbd_step.c)
+    uint8_t *stir;  ///< grains: substeps their cell stays thawed for (pbd_freeze.c)
     gr_vec3 *rest;  ///< body particles: offset from the body's particle centroid (body frame)
     double *r;
     double *inv_m;  ///< true inverse mass (0: fixed)
@@ -184,6 +186,15 @@ typedef struct pbd_state {
     uint32_t *fblk_base, *fblk_used;
     uint32_t fblk_n;
     uint8_t *deep;         ///< [cap] packed: a body's particle overlaps it by more than a quarter
+    /* deep sleep (pbd_freeze.c): frozen grains this substep (PBD_FLAG_FROZEN), and how many
+     * unfrozen particles come before each packed position (the list scan of a frozen one
+     * skips rows without any) */
+    uint32_t n_frozen;
+    uint32_t *pk_live;     ///< [cap] unfrozen packed particles before s (valid when n_frozen)
+    uint32_t n_live;       ///< unfrozen packed particles in all
+    bool thaw;             ///< the world changed: the next substep freezes nothing
+    uint8_t *fz_mark;      ///< [fz_cap] scratch: marked cells
+    size_t fz_cap;
     /* packed particles pushed through a particle-covered body's shell (centre inside its
      * solid): they leave along the body's surface normal instead of rattling between its
      * particles */
@@ -202,8 +213,8 @@ typedef struct pbd_state {
     /* impulses bodies receive, recorded per particle (two bodies per particle and substep)
      * and summed in particle order: the same for any worker count */
     uint32_t *sense_slot; ///< [2 cap] body slots, GR_INVALID_INDEX = none
-    gr_vec3 *sense_imp;   ///< [2 cap] impulse on the body [N s]
-    gr_vec3 *sense_ang;   ///< [2 cap] its moment about the body's position [N m s]
+    gr_vec3 *sense_force;  ///< [2 cap] force on the body over the last substep it was solved [N]
+    gr_vec3 *sense_torque; ///< [2 cap] its moment about the body's position [N m]
     uint32_t sense_cap;
     uint32_t imp_slots;
     gr_vec3 *body_imp;    ///< [imp_slots * 2] accumulated over the step
@@ -239,6 +250,11 @@ typedef struct pbd_state {
 /* flag bits (per particle, per substep) */
 #define PBD_FLAG_NOT_FINITE 1u
 #define PBD_FLAG_DISTURBED 2u
+#define PBD_FLAG_FROZEN 4u ///< set for the substep by pbd_freeze
+#define PBD_FLAG_TOUCHED 8u ///< in contact in some sweep of the substep
+
+/// Substeps a sleeper's block stays thawed after it nearly woke beside frozen grains.
+#define PBD_STIR_SUBSTEPS 16u
 
 /// A sleeping grain keeps its position until the solve would move it faster than the
 /// threshold (pbd_step.c).
@@ -269,8 +285,10 @@ void pbd_fixed_advanced(pbd_state *st);
 void pbd_free_lists(pbd_state *st);
 
 /* pbd_constraints.c */
-/// Add the recorded body impulses of this substep to body_imp and clear the records.
-void pbd_collect_impulses(pbd_state *st);
+/// Add the recorded body forces of this substep of h (times h) to body_imp. The records stay
+/// until the particle is solved again (pbd_freeze clears them): a frozen grain presses on as
+/// it did when it froze.
+void pbd_collect_impulses(pbd_state *st, double h);
 gr_status pbd_reserve_sensing(pbd_state *st);
 
 /// One Jacobi sweep of the contact constraints on the packed particles: at x* with friction
@@ -306,6 +324,12 @@ gr_status pbd_advect_points(pbd_state *st, double dt);
 void pbd_points_unrest(pbd_state *st);
 void pbd_cull_points(pbd_state *st);
 void pbd_free_upsampling(pbd_state *st);
+
+/* pbd_freeze.c */
+/// At a substep's start: which sleeping grains are frozen for it (PBD_FLAG_FROZEN; every
+/// other movable particle's flag is cleared). Nothing moves; without memory nothing freezes.
+void pbd_freeze(pbd_state *st);
+void pbd_free_freeze(pbd_state *st);
 
 /* pbd_step.c */
 gr_status pbd_step(void *state, uint32_t n, double h);

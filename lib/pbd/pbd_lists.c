@@ -208,6 +208,8 @@ static void pack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
          * rattle must not */
         if (!asleep && v3_len2(st->v[i]) > (o == GR_INVALID_INDEX ? 100.0 : 1.0) * c->wake2)
             bits |= PBD_HOT_WAKES;
+        if (st->flag[i] & PBD_FLAG_FROZEN)
+            bits |= PBD_HOT_FROZEN;
         st->hot[s] = (pbd_hot){st->r[i], st->w_star[i], st->inv_m[i],
                                o == GR_INVALID_INDEX ? st->inv_m[i] : st->inv_m[i] / (double)st->bodies[o].count,
                                st->mat[i], bits, o, 0};
@@ -285,6 +287,9 @@ static uint32_t scan_row(const pbd_state *st, uint32_t t0, uint32_t t1, uint32_t
     return nf;
 }
 
+/* Unfrozen packed particles before position e (e <= nm). */
+static inline uint32_t live_before(const pbd_state *st, uint32_t e) { return e < st->nm ? st->pk_live[e] : st->n_live; }
+
 /* One pass: each block of packed particles writes its pairs and fixed contacts into its own
  * regions; a block that needs more records how much. */
 static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
@@ -315,16 +320,23 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         int32_t cc[3];
         uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
         st->pf_start[s] = at;
+        /* a frozen particle pairs only with unfrozen ones, and has no other contacts */
+        const bool frozen = st->hot[s].bits & PBD_HOT_FROZEN;
         gr_cell_grid_coords(g, ps, cc);
         uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
         for (uint32_t row = 0; row < rows; row++) {
             /* each pair once: only the later ends (the packed order is the grid's); the
              * candidates within reach are found in lanes, then written */
             uint32_t found[PBD_ROW_MAX];
-            for (uint32_t t0 = GR_MAX(rb[row], s + 1); t0 < re[row]; t0 += PBD_ROW_MAX) {
+            const uint32_t first = GR_MAX(rb[row], s + 1);
+            if (frozen && (first >= re[row] || live_before(st, re[row]) == live_before(st, first)))
+                continue;
+            for (uint32_t t0 = first; t0 < re[row]; t0 += PBD_ROW_MAX) {
                 const uint32_t nf = scan_row(st, t0, GR_MIN(re[row], t0 + PBD_ROW_MAX), s, margin, found);
                 for (uint32_t f = 0; f < nf; f++) {
                     const uint32_t t = found[f];
+                    if (frozen && (st->hot[t].bits & PBD_HOT_FROZEN))
+                        continue;
                     const uint32_t ot = st->hot[t].owner;
                     if (own != GR_INVALID_INDEX && ot == own)
                         continue; /* one body's particles never collide */
@@ -340,7 +352,7 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         }
         st->pf_end[s] = at;
         st->fc_start[s] = fat;
-        if (st->n_fixed) {
+        if (st->n_fixed && !frozen) {
             gr_cell_grid_coords(fg, ps, cc);
             rows = gr_cell_grid_block_rows(fg, cc, rb, re);
             for (uint32_t row = 0; row < rows; row++)
@@ -357,7 +369,7 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
                 }
         }
         st->fc_end[s] = fat;
-        st->deep[s] = deep;
+        st->deep[s] = deep && !frozen;
     }
     if (end > begin) {
         const uint32_t b = (end - 1) / PBD_BLOCK;
@@ -465,7 +477,7 @@ static void pair_flags_range(void *vctx, uint32_t begin, uint32_t end, uint32_t 
     const bool bodies = st->n_mov > st->n_grains; /* free bodies' particles move too */
     for (uint32_t s = begin; s < end; s++) {
         uint8_t body = 0, wake = 0;
-        if (!bodies && !(st->hot[s].bits & PBD_HOT_ASLEEP)) {
+        if ((!bodies && !(st->hot[s].bits & PBD_HOT_ASLEEP)) || (st->hot[s].bits & PBD_HOT_FROZEN)) {
             /* neither flag matters: no pairs with bodies, and only sleepers can be woken */
             st->pk_bodypair[s] = st->pk_nearwake[s] = 0;
             continue;
@@ -549,6 +561,14 @@ gr_status pbd_build_lists(pbd_state *st, double h)
     st->one_material = true;
     for (uint32_t k = 1; k < nm; k++)
         st->one_material &= st->hot[k].mat == st->hot[0].mat;
+    if (st->n_frozen) { /* where the list scan of a frozen particle finds nobody to pair with */
+        uint32_t live = 0;
+        for (uint32_t k = 0; k < nm; k++) {
+            st->pk_live[k] = live;
+            live += !(st->hot[k].bits & PBD_HOT_FROZEN);
+        }
+        st->n_live = live;
+    }
     list_ctx c = {st, margin};
     /* one pass in the steady state; a block that outgrew a region asks for another */
     while (nm) {

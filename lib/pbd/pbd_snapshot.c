@@ -25,6 +25,7 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
     put_v3s(w, st->f, n);
     put_v3s(w, st->rest, n);
     gr_writer_f64s(w, st->calm, n);
+    gr_writer_bytes(w, st->stir, n);
     gr_writer_f64s(w, st->r, n);
     gr_writer_f64s(w, st->inv_m, n);
     gr_writer_u32s(w, st->mat, n);
@@ -47,6 +48,21 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
     gr_writer_u64(w, st->contact_pairs);
     gr_writer_u64(w, st->body_pairs);
     gr_writer_u64(w, st->rebuilds);
+    gr_writer_u32(w, st->thaw ? 1u : 0u); /* the next substep freezes nothing (pbd_freeze.c) */
+    /* the force records (frozen grains report theirs again), sparse */
+    const uint32_t places = 2 * GR_MIN(n, st->sense_cap);
+    uint32_t records = 0;
+    for (uint32_t k = 0; k < places; k++)
+        records += st->sense_slot[k] != GR_INVALID_INDEX;
+    gr_writer_u32(w, records);
+    for (uint32_t k = 0; k < places; k++) {
+        if (st->sense_slot[k] == GR_INVALID_INDEX)
+            continue;
+        gr_writer_u32(w, k);
+        gr_writer_u32(w, st->sense_slot[k]);
+        put_v3s(w, &st->sense_force[k], 1);
+        put_v3s(w, &st->sense_torque[k], 1);
+    }
     gr_writer_bytes(w, st->sampled, n);
     gr_writer_u64(w, st->hr_batches);
     gr_writer_u32(w, st->hr_n);
@@ -74,8 +90,8 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     gr_world *world = st->world;
     LOAD_CHECK(gr_reader_u32(r) == PBD_SECTION_TAG);
     const uint32_t n = gr_reader_u32(r), n_grains = gr_reader_u32(r);
-    /* 15 doubles and 4 words per particle must still be in the stream */
-    LOAD_CHECK(n <= GR_MAX_GRAINS && n_grains <= n && n <= gr_reader_left(r) / (8 * 15 + 4 * 4));
+    /* 15 doubles, 4 words and a byte per particle must still be in the stream */
+    LOAD_CHECK(n <= GR_MAX_GRAINS && n_grains <= n && n <= gr_reader_left(r) / (8 * 15 + 4 * 4 + 1));
     if (pbd_reserve_particles(st, GR_MAX(n, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
     get_v3s(r, st->x, n);
@@ -83,6 +99,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     get_v3s(r, st->f, n);
     get_v3s(r, st->rest, n);
     gr_reader_f64s(r, st->calm, n);
+    gr_reader_bytes(r, st->stir, n);
     gr_reader_f64s(r, st->r, n);
     gr_reader_f64s(r, st->inv_m, n);
     gr_reader_u32s(r, st->mat, n);
@@ -116,6 +133,21 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     st->contact_pairs = gr_reader_u64(r);
     st->body_pairs = gr_reader_u64(r);
     st->rebuilds = gr_reader_u64(r);
+    const uint32_t thaw = gr_reader_u32(r);
+    LOAD_CHECK(thaw <= 1);
+    st->thaw = thaw == 1;
+    const uint32_t records = gr_reader_u32(r);
+    LOAD_CHECK(records <= 2 * n && records <= gr_reader_left(r) / (2 * 4 + 6 * 8));
+    if (pbd_reserve_sensing(st) != GR_OK)
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t e = 0; e < records; e++) {
+        const uint32_t k = gr_reader_u32(r), slot = gr_reader_u32(r);
+        LOAD_CHECK(k < 2 * n && slot < bs->slot_count && bs->alive[slot] && st->sense_slot[k] == GR_INVALID_INDEX);
+        st->sense_slot[k] = slot;
+        get_v3s(r, &st->sense_force[k], 1);
+        get_v3s(r, &st->sense_torque[k], 1);
+        LOAD_CHECK(v3_finite(st->sense_force[k]) && v3_finite(st->sense_torque[k]));
+    }
     LOAD_CHECK(n <= gr_reader_left(r));
     gr_reader_bytes(r, st->sampled, n);
     st->hr_batches = gr_reader_u64(r);
@@ -162,7 +194,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     st->r_max = 0;
     for (uint32_t i = 0; i < n; i++) {
         LOAD_CHECK(v3_finite(st->x[i]) && v3_finite(st->v[i]) && v3_finite(st->f[i]) && v3_finite(st->rest[i]) &&
-                   isfinite(st->calm[i]) && st->calm[i] >= 0);
+                   isfinite(st->calm[i]) && st->calm[i] >= 0 && st->stir[i] <= PBD_STIR_SUBSTEPS);
         LOAD_CHECK(isfinite(st->r[i]) && st->r[i] > 0 && isfinite(st->inv_m[i]) && st->inv_m[i] >= 0);
         LOAD_CHECK(st->mat[i] < world->materials.count);
         const uint32_t o = st->owner[i];

@@ -44,6 +44,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     {(void **)&(st)->x, sizeof(gr_vec3)}, {(void **)&(st)->xp, sizeof(gr_vec3)},                                  \
         {(void **)&(st)->v, sizeof(gr_vec3)}, {(void **)&(st)->f, sizeof(gr_vec3)},                               \
         {(void **)&(st)->rest, sizeof(gr_vec3)}, {(void **)&(st)->calm, sizeof(double)},                          \
+        {(void **)&(st)->stir, sizeof(uint8_t)},                                                                  \
         {(void **)&(st)->r, sizeof(double)}, {(void **)&(st)->inv_m, sizeof(double)},                             \
         {(void **)&(st)->w_star, sizeof(double)}, {(void **)&(st)->mat, sizeof(uint32_t)},                        \
         {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                      \
@@ -62,7 +63,7 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->fc_start, sizeof(uint32_t)}, {(void **)&(st)->fc_end, sizeof(uint32_t)},                 \
         {(void **)&(st)->fx_j, sizeof(uint32_t)}, {(void **)&(st)->fx_xyzr, 4 * sizeof(double)},                  \
         {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_bodypair, sizeof(uint8_t)},                  \
-        {(void **)&(st)->pk_nearwake, sizeof(uint8_t)},                                                           \
+        {(void **)&(st)->pk_nearwake, sizeof(uint8_t)}, {(void **)&(st)->pk_live, sizeof(uint32_t)},              \
         {(void **)&(st)->fx_now, sizeof(gr_vec3)}, {(void **)&(st)->fx_slot, sizeof(uint32_t)},                   \
         {(void **)&(st)->fx_mat, sizeof(uint32_t)}, {(void **)&(st)->mov, sizeof(uint32_t)},                       \
     {                                                                                                             \
@@ -101,10 +102,11 @@ static void pbd_destroy(void *state)
         gr_mem_free(mem, st->inc_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
     pbd_free_lists(st);
     pbd_free_upsampling(st);
+    pbd_free_freeze(st);
     {
         const gr_array_ref sensing[] = {{(void **)&st->sense_slot, 2 * sizeof(uint32_t)},
-                                        {(void **)&st->sense_imp, 2 * sizeof(gr_vec3)},
-                                        {(void **)&st->sense_ang, 2 * sizeof(gr_vec3)}};
+                                        {(void **)&st->sense_force, 2 * sizeof(gr_vec3)},
+                                        {(void **)&st->sense_torque, 2 * sizeof(gr_vec3)}};
         gr_mem_free_arrays(mem, sensing, GR_COUNTOF(sensing), st->sense_cap);
     }
     pbd_free_bodies(st);
@@ -164,6 +166,7 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->v[i] = g[k].velocity;
         st->f[i] = st->rest[i] = v3(0, 0, 0);
         st->calm[i] = 0;
+        st->stir[i] = 0;
         st->r[i] = r;
         st->inv_m[i] = st->w_star[i] = 1.0 / m;
         st->mat[i] = g[k].material;
@@ -193,6 +196,7 @@ static void pbd_remove_grains(void *state, const uint32_t *dense, uint32_t count
         st->n_grains--;
     }
     pbd_points_unrest(st); /* points among the removed grains must not hang where they were */
+    st->thaw = true;       /* nor may frozen grains that leant on them */
     pbd_compact(st); /* dense indices stay valid for the API between calls */
 }
 
@@ -232,6 +236,7 @@ void pbd_compact(pbd_state *st)
             st->f[out] = st->f[i];
             st->rest[out] = st->rest[i];
             st->calm[out] = st->calm[i];
+            st->stir[out] = st->stir[i];
             st->r[out] = st->r[i];
             st->inv_m[out] = st->inv_m[i];
             st->w_star[out] = st->w_star[i];
@@ -295,6 +300,8 @@ static void pbd_write_field(void *state, gr_field field, const uint32_t *dense, 
         default: break; /* orientation and spin of a PBD sphere have no effect */
         }
     }
+    /* grains that leant on a moved grain may be frozen far from where it went */
+    st->thaw |= field == GR_FIELD_POSITION && count > 0;
 }
 
 static bool upsampling(const pbd_state *st) { return st->world->pbd.hr_radius > 0; }
@@ -340,6 +347,7 @@ static void pbd_invalidate(void *state)
      * resting on what changed must not stay there (bodies added, removed, moved; gravity; a
      * material pair's friction) */
     ((pbd_state *)state)->fixed_dirty = true;
+    ((pbd_state *)state)->thaw = true; /* and every sleeper looks again (pbd_freeze.c) */
     pbd_points_unrest((pbd_state *)state);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* One PBD substep (Sommer & Schwanecke, Algorithm 1; Macklin et al. 2014; docs/pbd.md):
  *   1. kinematic bodies advance; fixed body particles are placed at the new pose
- *   2. predict  x* = x + h (v + h g); height-scaled inverse masses w* for the contacts
+ *   2. sleeping grains deep in still sand freeze for the substep (pbd_freeze.c); predict
+ *      x* = x + h (v + h g); height-scaled inverse masses w* for the contacts
  *   3. neighbour lists on x* with a margin (fixed for the rest of the substep)
  *   4. stabilisation: contacts only, evaluated at x, the correction applied to x and x*
  *      alike (removes leftover overlap without creating velocity)
@@ -37,9 +38,9 @@ static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t wor
     const double h = c->h;
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
-        st->flag[i] = 0; /* the sweeps add bits, the finish reads them */
-        st->vnear[i] = 0;
-        st->xp[i] = v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
+        st->vnear[i] = 0; /* (flag: pbd_freeze cleared it; the sweeps add bits, the finish reads them) */
+        /* a frozen grain does not sag: nothing would lift it back */
+        st->xp[i] = st->flag[i] & PBD_FLAG_FROZEN ? st->x[i] : v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
     }
 }
 
@@ -70,6 +71,21 @@ typedef struct finish_ctx {
     gr_vec3 g;
 } finish_ctx;
 
+/* Is grain i (solved this substep) paired with a frozen grain? */
+static bool next_to_frozen(const pbd_state *st, uint32_t i)
+{
+    if (!st->n_frozen)
+        return false;
+    const uint32_t s = st->pos_of[i];
+    for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++)
+        if (st->hot[st->pr_b[k]].bits & PBD_HOT_FROZEN)
+            return true;
+    for (uint32_t e = st->inc_start[s]; e < st->inc_start[s + 1]; e++)
+        if (st->hot[st->pr_a[st->inc_k[e]]].bits & PBD_HOT_FROZEN)
+            return true;
+    return false;
+}
+
 static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
@@ -78,7 +94,14 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     const double inv_h = 1.0 / c->h, sleep = st->par.sleep_threshold * v3_len(c->g) * c->h;
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
-        const bool disturbed = st->flag[i] & PBD_FLAG_DISTURBED;
+        const bool disturbed = st->flag[i] & PBD_FLAG_DISTURBED, touched = st->flag[i] & PBD_FLAG_TOUCHED;
+        if (st->flag[i] & PBD_FLAG_FROZEN) { /* still asleep, where it was (pbd_freeze.c); the
+                                                * flag stays for pbd_collect_impulses */
+            st->calm[i] += c->h;
+            st->v[i] = st->f[i] = v3(0, 0, 0);
+            st->xp[i] = st->x[i];
+            continue;
+        }
         st->flag[i] = 0;
         const double vnear = st->vnear[i];
         gr_vec3 vn = v3_scale(v3_sub(st->xp[i], st->x[i]), inv_h);
@@ -106,7 +129,7 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
          * makes piles creep. The delay lets a grain that starts to slide from rest reach the
          * threshold speed first. It wakes when the solve would move it faster again (hit,
          * undermined, pushed by a body). */
-        if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && st->touch[i] && v3_len2(vn) < sleep * sleep &&
+        if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && touched && v3_len2(vn) < sleep * sleep &&
             !disturbed) {
             st->calm[i] += c->h;
             if (pbd_asleep(st, i)) {
@@ -114,6 +137,14 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                 st->v[i] = st->f[i] = v3(0, 0, 0);
                 continue;
             }
+        } else if (!disturbed && pbd_asleep(st, i) && next_to_frozen(st, i)) {
+            /* a sleeper beside frozen grains that would wake by its own probe sees them stand
+             * still instead of iterating along: its block thaws for a while and it asks again
+             * next substep, among neighbours that are solved (pbd_freeze.c) */
+            st->stir[i] = PBD_STIR_SUBSTEPS;
+            st->xp[i] = st->x[i];
+            st->v[i] = st->f[i] = v3(0, 0, 0);
+            continue;
         } else {
             st->calm[i] = 0;
         }
@@ -214,6 +245,18 @@ static gr_status substep(pbd_state *st, double h)
     const gr_vec3 g = st->world->def.gravity;
     const double gl = v3_len(g);
     gr_status s;
+    pbd_freeze(st);
+    if (st->n_frozen && st->n_frozen == st->n_mov) {
+        /* all that could move sleeps deep in still sand: only the bodies far from it move */
+        advance_fixed_bodies(st, h);
+        finish_ctx fc = {st, h, g};
+        gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
+        finish_fixed_bodies(st, h);
+        pbd_bodies_write_back(st, h);
+        pbd_collect_impulses(st, h);
+        st->world->substep_count++;
+        return GR_OK;
+    }
     predict_ctx pc = {st, h, g};
     gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, predict_range, &pc);
     /* mass scaling: w* = w exp(k (height - lowest grain's height) / diameter) */
@@ -247,7 +290,7 @@ static gr_status substep(pbd_state *st, double h)
     gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
     finish_fixed_bodies(st, h);
     pbd_bodies_write_back(st, h);
-    pbd_collect_impulses(st);
+    pbd_collect_impulses(st, h);
     st->world->substep_count++;
     for (uint32_t k = 0; k < st->n_mov; k++)
         if (st->flag[st->mov[k]] & PBD_FLAG_NOT_FINITE)
