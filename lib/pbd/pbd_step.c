@@ -238,6 +238,18 @@ double pbd_stable_substep(void *state)
     return GR_MAX(cfl_substep(st, st->par.max_substep), st->par.max_substep / PBD_MAX_SPLIT);
 }
 
+/* The end of a substep of h: velocities (and sleep) from the moves, bodies' new states, the
+ * forces bodies received. */
+static void finish_substep(pbd_state *st, double h)
+{
+    finish_ctx fc = {st, h, st->world->def.gravity};
+    gr_parallel_for_affine(&st->world->tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
+    finish_fixed_bodies(st, h);
+    pbd_bodies_write_back(st, h);
+    pbd_collect_impulses(st, h);
+    st->world->substep_count++;
+}
+
 /* One substep of h (the algorithm at the top of this file). */
 static gr_status substep(pbd_state *st, double h)
 {
@@ -249,12 +261,7 @@ static gr_status substep(pbd_state *st, double h)
     if (st->n_frozen && st->n_frozen == st->n_mov) {
         /* all that could move sleeps deep in still sand: only the bodies far from it move */
         advance_fixed_bodies(st, h);
-        finish_ctx fc = {st, h, g};
-        gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
-        finish_fixed_bodies(st, h);
-        pbd_bodies_write_back(st, h);
-        pbd_collect_impulses(st, h);
-        st->world->substep_count++;
+        finish_substep(st, h);
         return GR_OK;
     }
     predict_ctx pc = {st, h, g};
@@ -286,12 +293,7 @@ static gr_status substep(pbd_state *st, double h)
         pbd_shape_match(st);
     }
     pbd_unpack(st);
-    finish_ctx fc = {st, h, g};
-    gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
-    finish_fixed_bodies(st, h);
-    pbd_bodies_write_back(st, h);
-    pbd_collect_impulses(st, h);
-    st->world->substep_count++;
+    finish_substep(st, h);
     for (uint32_t k = 0; k < st->n_mov; k++)
         if (st->flag[st->mov[k]] & PBD_FLAG_NOT_FINITE)
             return GR_ERROR_UNSTABLE;
