@@ -40,6 +40,9 @@ int main(int argc, char **argv)
     double v_settled;
     const double top1 = top_height(w, &v_settled);
     double *x0 = ex_grain_positions(w);
+    const uint32_t np0 = gr_world_get_render_point_count(w);
+    float *pts0 = (float *)malloc(sizeof(float) * 4 * (np0 ? np0 : 1));
+    gr_read_render_points(w, 0, np0, pts0, 4 * sizeof(float));
     double v_max = 0;
     for (int f = 0; f < 60; f++) { /* 2 s more: nothing may move */
         ex_ok(w, sommer_step(&s, frame), "gr_step");
@@ -53,9 +56,14 @@ int main(int argc, char **argv)
     const uint32_t np = gr_world_get_render_point_count(w);
     float *pts = (float *)malloc(sizeof(float) * 4 * (np ? np : 1));
     gr_read_render_points(w, 0, np, pts, 4 * sizeof(float));
-    double lowest = INFINITY;
+    double lowest = INFINITY, point_drift = 0;
     for (uint32_t k = 0; k < np; k++)
         lowest = fmin(lowest, pts[4 * k + 1] - pts[4 * k + 3]);
+    for (uint32_t k = 0; k < np && np == np0; k++) {
+        const double dx = pts[4 * k] - pts0[4 * k], dy = pts[4 * k + 1] - pts0[4 * k + 1],
+                     dz = pts[4 * k + 2] - pts0[4 * k + 2];
+        point_drift = fmax(point_drift, sqrt(dx * dx + dy * dy + dz * dz));
+    }
     printf("sandcastle: %u grains (r %.3g m), %u points (r %.3g m), castle %.2f m wide; 3 s of slumping in %.2f s "
            "wall (%.1f ms per frame)\n", n, def.r_lr, np, def.r_hr, s.size, slump_wall, 1e3 * slump_wall / 90);
     ex_check(top1 < 0.9 * top0, "the castle slumped: top from %.3f m to %.3f m", top0, top1);
@@ -63,7 +71,14 @@ int main(int argc, char **argv)
     ex_check(v_max < 0.01, "no creep: the fastest grain over the last 2 s moved at %.2g m/s (settled: %.2g)", v_max,
              v_settled);
     ex_check(drift < 0.002, "no grain moved more than 2 mm in the last 2 s (largest %.2g m)", drift);
+    gr_counters cn = {.size = sizeof cn};
+    ex_ok(w, gr_world_get_counters(w, &cn), "gr_world_get_counters");
+    ex_check(cn.sleeping_count == n && cn.frozen_count == n,
+             "at rest the pile costs next to nothing: %u of %u grains asleep, %u of them frozen (not solved)",
+             cn.sleeping_count, n, cn.frozen_count);
     ex_check(np > 10 * n, "upsampled: %u points for %u grains", np, n);
+    ex_check(np == np0 && point_drift < 0.002, "no point moved more than 2 mm in the last 2 s either (largest %.2g m)",
+             point_drift);
     ex_check(lowest > -1e-6, "no point below the floor (lowest point bottom %.2g m)", lowest);
     const float lo[3] = {(float)(-0.6 * s.size), 0.0f, (float)(-0.6 * s.size)};
     const float hi[3] = {(float)(0.6 * s.size), (float)(0.6 * s.size), (float)(0.6 * s.size)};
@@ -73,6 +88,7 @@ int main(int argc, char **argv)
     free(x0);
     free(x1);
     free(pts);
+    free(pts0);
     sommer_destroy(&s);
     return ex_failures() ? 1 : 0;
 }

@@ -440,6 +440,12 @@ static void test_pbd_deep_sleep(void)
         CHECK(max_speed(w) == 0);
         uint32_t n;
         double *x0 = grain_positions(w, &n), top = 0, low = INFINITY;
+        /* settled: every grain asleep, and none solved (no sleeper beside the frozen ones keeps
+         * thawing its block on a probe biased by their standing still) */
+        gr_counters cn = {.size = sizeof cn};
+        CHECK_OK(w, gr_world_get_counters(w, &cn));
+        printf("  settled: %u of %u grains asleep, %u frozen\n", cn.sleeping_count, n, cn.frozen_count);
+        CHECK(cn.sleeping_count == n && cn.frozen_count == n);
         for (uint32_t i = 0; i < n; i++)
             top = GR_MAX(top, x0[3 * i + 1] + 0.01);
         tu_stream st;
@@ -459,6 +465,8 @@ static void test_pbd_deep_sleep(void)
                top - (pos.y - 0.02), shoved);
         CHECK(pos.y - 0.02 < top - 0.005); /* it sank in */
         CHECK(shoved >= 10);
+        CHECK_OK(w, gr_world_get_counters(w, &cn));
+        CHECK(cn.frozen_count < n); /* the crate thawed the grains it touched */
         /* the snapshot of the frozen pile, with the same crate dropped */
         st.pos = 0;
         CHECK_OK(w, gr_world_load(w, tu_stream_read, &st));

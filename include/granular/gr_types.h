@@ -438,6 +438,11 @@ typedef struct gr_counters {
     uint64_t bytes_peak;
     uint64_t allocation_count;   ///< calls to the allocator so far
     uint64_t grains_removed;     ///< grains removed for leaving the world bounds, so far
+    /// Grains asleep after the last step (position-based solver; 0 for the others).
+    uint32_t sleeping_count;
+    /// Of those, grains deep asleep in still sand that the last substep did not solve
+    /// (position-based solver, docs/pbd.md "Deep sleep"; 0 for the others).
+    uint32_t frozen_count;
 } gr_counters;
 
 /* ------------------------------------------------------------------------------------ */

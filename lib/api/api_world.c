@@ -423,6 +423,8 @@ GR_API gr_status gr_world_get_counters(const gr_world *w, gr_counters *out)
     c.bytes_peak = w->mem.peak;
     c.allocation_count = w->mem.count;
     c.grains_removed = w->grains_removed;
+    if (w->solver->sleep_counts)
+        w->solver->sleep_counts(w->solver_state, &c.sleeping_count, &c.frozen_count);
     memcpy(out, &c, out->size < sizeof c ? out->size : sizeof c);
     return GR_OK;
 }

@@ -67,6 +67,9 @@ typedef struct gr_solver_vtable {
     gr_status (*fill_region)(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity);
     /// The grains of the last fill_region could not be added: undo it.
     void (*fill_region_cancel)(void *state);
+    /// Grains asleep after the last step, and how many of them the last substep did not
+    /// solve. NULL: the solver has no sleeping.
+    void (*sleep_counts)(const void *state, uint32_t *sleeping, uint32_t *frozen);
 } gr_solver_vtable;
 
 /// The table for a solver kind, or NULL when that solver is not built.

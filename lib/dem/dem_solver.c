@@ -268,4 +268,5 @@ const gr_solver_vtable gr_dem_solver = {
     dem_body_moved,
     NULL, /* fill_region: the grains are the render points */
     NULL,
+    NULL, /* sleep_counts: DEM grains do not sleep */
 };

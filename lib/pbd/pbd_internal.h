@@ -222,6 +222,10 @@ typedef struct pbd_state {
     /* high-resolution points (pbd_upsample.c), stored in the cell order of their last
      * advection */
     uint32_t hr_n, hr_cap;
+    /// The last advection left every one of the hr_idle points as it was (all at rest among
+    /// still particles): while nothing moves, the next one is skipped (pbd_upsample.c).
+    uint32_t hr_idle;
+    bool hr_idle_valid;
     pbd_point *hr_pt;
     pbd_point *hr_tmp;    ///< [hr_cap] scratch: where the sort puts them
     uint32_t *hr_at;      ///< [hr_cap] render index -> storage position
@@ -243,6 +247,7 @@ typedef struct pbd_state {
     pbd_hr_sums_fn *hr_sums; ///< the upsampling sums for this CPU
     gr_vec3 up;
     uint64_t contact_pairs, body_pairs, rebuilds;
+    uint32_t n_sleeping;   ///< grains asleep after the last step (gr_counters)
 } pbd_state;
 
 #define PBD_BLOCK 256u
@@ -255,6 +260,12 @@ typedef struct pbd_state {
 
 /// Substeps a sleeper's block stays thawed after it nearly woke beside frozen grains.
 #define PBD_STIR_SUBSTEPS 16u
+
+/// Beside frozen grains a sleeper's probe reads high: they stand still where solved sleepers
+/// would iterate along (in the four Sommer scenes at rest up to 1.65 x the wake threshold).
+/// Below this multiple it is not believed at all; above it the sleeper's block thaws and it
+/// asks again among solved neighbours. A sleeper that lost all support reads 2.
+#define PBD_FROZEN_PROBE_BIAS 1.75
 
 /// A sleeping grain keeps its position until the solve would move it faster than the
 /// threshold (pbd_step.c).

@@ -341,6 +341,13 @@ static void pbd_contact_counts(const void *state, uint64_t *pairs, uint64_t *bod
     *rebuilds = st->rebuilds;
 }
 
+static void pbd_sleep_counts(const void *state, uint32_t *sleeping, uint32_t *frozen)
+{
+    const pbd_state *st = (const pbd_state *)state;
+    *sleeping = st->n_sleeping;
+    *frozen = st->n_frozen;
+}
+
 static void pbd_invalidate(void *state)
 {
     /* lists are rebuilt every substep; the fixed particles' grid only when they changed; points
@@ -374,4 +381,5 @@ const gr_solver_vtable gr_pbd_solver = {
     pbd_body_moved,
     pbd_fill_region,
     pbd_fill_region_cancel,
+    pbd_sleep_counts,
 };

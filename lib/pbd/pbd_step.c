@@ -139,9 +139,12 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             }
         } else if (!disturbed && pbd_asleep(st, i) && next_to_frozen(st, i)) {
             /* a sleeper beside frozen grains that would wake by its own probe sees them stand
-             * still instead of iterating along: its block thaws for a while and it asks again
+             * still instead of iterating along: a reading within that bias is ignored (else the
+             * same sleepers thaw their blocks again and again, and settled sand never reaches
+             * the all-frozen substep); above it, its block thaws for a while and it asks again
              * next substep, among neighbours that are solved (pbd_freeze.c) */
-            st->stir[i] = PBD_STIR_SUBSTEPS;
+            if (v3_len2(vn) > PBD_FROZEN_PROBE_BIAS * PBD_FROZEN_PROBE_BIAS * sleep * sleep)
+                st->stir[i] = PBD_STIR_SUBSTEPS;
             st->xp[i] = st->x[i];
             st->v[i] = st->f[i] = v3(0, 0, 0);
             continue;
@@ -188,11 +191,14 @@ static void finish_fixed_bodies(pbd_state *st, double h)
 static void count_contacts(pbd_state *st)
 {
     uint64_t pairs = 0, bodies = 0;
+    uint32_t asleep = 0;
     for (uint32_t k = 0; k < st->n_mov; k++) {
         const uint32_t i = st->mov[k];
         pairs += st->touch[i] & 0xffffu;
         bodies += st->touch[i] >> 16;
+        asleep += st->owner[i] == GR_INVALID_INDEX && pbd_asleep(st, i);
     }
+    st->n_sleeping = asleep;
     st->contact_pairs = pairs / 2;
     st->body_pairs = bodies;
 }

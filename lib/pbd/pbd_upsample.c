@@ -26,6 +26,7 @@
  * cell share one gathered list of their grains. hr_at maps render indices (stable while
  * points live) to storage. */
 #include <math.h>
+#include <stdatomic.h>
 
 #include "../bodies/body_store.h"
 #include "../core/rng.h"
@@ -548,6 +549,7 @@ void pbd_fill_region_cancel(void *state)
 
 void pbd_points_unrest(pbd_state *st)
 {
+    st->hr_idle_valid = false;
     for (uint32_t q = 0; q < st->hr_n; q++)
         st->hr_pt[q].rest = 0;
 }
@@ -561,6 +563,8 @@ typedef struct advect_ctx {
     double inv_dense; ///< 1 / (c w_rho)
     double body_reach;///< r_max + r_H: body particles a point can touch
     bool exact_moving;///< a kinematic exact body (it may push resting points)
+    atomic_uint *moved;///< points that were blended or moved (not skipped at rest)
+    double rest2;     ///< squared speed below which a point among still grains rests
 } advect_ctx;
 
 /* The blend of one point from its sums over the grains (wg: weights of grains, W: of grains
@@ -806,7 +810,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     hr_cache cache;
     cache.n = cache.nbody = 0;
     cache.still = cache.overflow = cache.body_overflow = false;
-    uint32_t cached = GR_INVALID_INDEX;
+    uint32_t cached = GR_INVALID_INDEX, moved = 0;
     const float inv_r2 = (float)c->inv_r2;
     pbd_hr_list list = {cache.x, cache.y, cache.z, cache.g, cache.vx, cache.vy, cache.vz, 0};
     for (uint32_t q = begin; q < end; q++) {
@@ -846,7 +850,17 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                 continue;
         } else {
             v = blend_velocity(c, v, sums[1], sums[0], v3(sums[2], sums[3], sums[4]));
+            if (still && !c->exact_moving && v3_len2(v) < c->rest2) {
+                /* among still grains and slower than they sleep: at rest (else a point where
+                 * the sand is thin, such as a heap's surface, sinks by its share of gravity
+                 * for ever) */
+                moved++;
+                pt->vx = pt->vy = pt->vz = 0;
+                pt->rest = 1;
+                continue;
+            }
         }
+        moved++;
         move_point(c, k, key, &x, &v);
         /* at rest when the step ends without speed: among resting grains (no blend), or on a
          * surface that took all of it. With the grains still, the same step would do the same
@@ -856,6 +870,8 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         const uint32_t rest = v.x == 0 && v.y == 0 && v.z == 0;
         *pt = (pbd_point){(float)x.x, (float)x.y, (float)x.z, (float)v.x, (float)v.y, (float)v.z, pt->id, rest};
     }
+    if (moved)
+        atomic_fetch_add_explicit(c->moved, moved, memory_order_relaxed);
 }
 
 /* The points' sort (a stable counting sort by key, in chunks that count and place their own
@@ -966,12 +982,26 @@ static void sorted_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     }
 }
 
+/* Every particle (grains and bodies') without velocity? */
+static bool particles_still(const pbd_state *st)
+{
+    for (uint32_t i = 0; i < st->n; i++)
+        if (st->v[i].x != 0 || st->v[i].y != 0 || st->v[i].z != 0)
+            return false;
+    return true;
+}
+
 /* Move the points by dt after the grains' step. */
 gr_status pbd_advect_points(pbd_state *st, double dt)
 {
     const gr_pbd_def *d = &st->world->pbd;
     if (!(d->hr_radius > 0) || !st->hr_n)
         return GR_OK;
+    bool exact_moving = false;
+    for (uint32_t e = 0; e < st->exact_count; e++)
+        exact_moving |= st->exact[e].moving != 0;
+    if (st->hr_idle_valid && st->hr_idle == st->hr_n && !exact_moving && particles_still(st))
+        return GR_OK; /* every point would be skipped again, and their order stays sorted */
     /* grains' radius for the support: the largest grain */
     double rl = 0;
     for (uint32_t k = 0; k < st->n_mov; k++)
@@ -1003,16 +1033,23 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
     const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
-    bool exact_moving = false;
-    for (uint32_t e = 0; e < st->exact_count; e++)
-        exact_moving |= st->exact[e].moving != 0;
+    atomic_uint moved = 0;
     advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, 1.0 / (d->hr_density * w_rho * w_rho * w_rho),
-                    body_reach, exact_moving};
+                    body_reach, exact_moving, &moved, 0.0};
+    /* the grains' sleeping speed (pbd_step.c) */
+    const double rest = st->par.sleep_threshold * v3_len(st->world->def.gravity) * st->world->last_substep;
+    c.rest2 = rest * rest;
+    st->hr_idle_valid = false;
     for (uint32_t k = 0; k < steps; k++) {
         if (st->n && sort_points(st) != GR_OK)
             return GR_ERROR_OUT_OF_MEMORY;
+        atomic_store_explicit(&moved, 0, memory_order_relaxed);
         gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, advect_range, &c);
     }
+    /* (a whole advection that skipped every point: its sort found them in order, and they
+     * did not move) */
+    st->hr_idle_valid = atomic_load_explicit(&moved, memory_order_relaxed) == 0;
+    st->hr_idle = st->hr_n;
     return GR_OK;
 }
 
