@@ -745,6 +745,8 @@ class gr_counters(_Struct):
         ("bytes_peak", c_uint64),
         ("allocation_count", c_uint64),
         ("grains_removed", c_uint64),
+        ("sleeping_count", c_uint32),
+        ("frozen_count", c_uint32),
     ]
 
     @classmethod
