@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what the build needs on Debian when it is missing (sourced by scripts/demo and
 # scripts/test). Usage: ensure_packages CMD:PACKAGE ...   (CMD may be a path or a python module
-# written as py:MODULE)
+# written as py=MODULE)
 ensure_packages() {
     local missing=()
     local spec cmd pkg
@@ -10,7 +10,7 @@ ensure_packages() {
         pkg=${spec#*:}
         case "$cmd" in
             py=*) /usr/bin/python3 -c "import ${cmd#py=}" >/dev/null 2>&1 || missing+=("$pkg") ;;
-            /*) [ -x "$cmd" ] || missing+=("$pkg") ;;
+            /*) [ -e "$cmd" ] || missing+=("$pkg") ;;   # a header is a path, not an executable
             *) command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg") ;;
         esac
     done
