@@ -1046,8 +1046,8 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
         atomic_store_explicit(&moved, 0, memory_order_relaxed);
         gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, advect_range, &c);
     }
-    /* (a whole advection that skipped every point: its sort found them in order, and they
-     * did not move) */
+    /* (the last pass skipped every point: its sort left them in order and none moved, so
+     * while nothing changes the next advection would do the same) */
     st->hr_idle_valid = atomic_load_explicit(&moved, memory_order_relaxed) == 0;
     st->hr_idle = st->hr_n;
     return GR_OK;
