@@ -499,21 +499,42 @@ static void check_hr_sums(gr_rng *rng)
             vx[k] = (float)(gr_rng_uniform(rng) - 0.5), vy[k] = (float)(gr_rng_uniform(rng) - 0.5);
             vz[k] = (float)(gr_rng_uniform(rng) - 0.5);
         }
-        const pbd_hr_list l = {x, y, z, g, vx, vy, vz, N};
-        const float px = 0.1f, py = 0.1f, pz = 0.1f, inv_r2 = 1.0f / (0.07f * 0.07f);
-        double out[3][5];
+        /* lists of every length up to N (no padding), 8 points spread over the list's box
+         * (some beyond every entry's reach) */
+        const pbd_hr_list l = {x, y, z, g, vx, vy, vz, 1 + (uint32_t)trial * 7 % N};
+        float px[PBD_HR_LANES], py[PBD_HR_LANES], pz[PBD_HR_LANES];
+        for (int p = 0; p < PBD_HR_LANES; p++) {
+            px[p] = (float)(0.3 * gr_rng_uniform(rng) - 0.05), py[p] = (float)(0.3 * gr_rng_uniform(rng) - 0.05);
+            pz[p] = (float)(0.3 * gr_rng_uniform(rng) - 0.05);
+        }
+        if (trial % 4 == 0)
+            px[7] = py[7] = pz[7] = 1e15f; /* an empty lane, as the advection fills them */
+        const float inv_r2 = 1.0f / (0.07f * 0.07f);
+        float out[3][5][PBD_HR_LANES];
         for (int k = 0; k < ns; k++)
             sums[k](&l, px, py, pz, inv_r2, out[k]);
         for (int k = 1; k < ns; k++)
             CHECK(memcmp(out[k], out[0], sizeof out[0]) == 0);
-        double ref[5] = {0};
-        for (int k = 0; k < N; k++) {
-            const double dx = px - x[k], dy = py - y[k], dz = pz - z[k];
-            const double t = 1.0 - (dx * dx + dy * dy + dz * dz) * inv_r2, w = t > 0 ? t * t * t : 0;
-            ref[0] += w, ref[1] += w * g[k], ref[2] += w * vx[k], ref[3] += w * vy[k], ref[4] += w * vz[k];
+        for (int p = 0; p < PBD_HR_LANES; p++) {
+            double ref[5] = {0};
+            for (uint32_t k = 0; k < l.n; k++) {
+                const double dx = px[p] - x[k], dy = py[p] - y[k], dz = pz[p] - z[k];
+                const double t = 1.0 - (dx * dx + dy * dy + dz * dz) * inv_r2, w = t > 0 ? t * t * t : 0;
+                ref[0] += w, ref[1] += w * g[k], ref[2] += w * vx[k], ref[3] += w * vy[k], ref[4] += w * vz[k];
+            }
+            for (int a = 0; a < 5; a++)
+                CHECK(fabs(out[0][a][p] - ref[a]) <= 1e-5 * (1.0 + fabs(ref[0])));
+            /* a point's sums do not depend on its lane or on the other lanes */
+            float qx[PBD_HR_LANES], qy[PBD_HR_LANES], qz[PBD_HR_LANES];
+            for (int m = 0; m < PBD_HR_LANES; m++)
+                qx[m] = qy[m] = qz[m] = 1e15f;
+            const int lane = (p + trial) % PBD_HR_LANES;
+            qx[lane] = px[p], qy[lane] = py[p], qz[lane] = pz[p];
+            float alone[5][PBD_HR_LANES];
+            sums[ns - 1](&l, qx, qy, qz, inv_r2, alone);
+            for (int a = 0; a < 5; a++)
+                CHECK(alone[a][lane] == out[0][a][p]);
         }
-        for (int a = 0; a < 5; a++)
-            CHECK(fabs(out[0][a] - ref[a]) <= 1e-5 * (1.0 + fabs(ref[0])));
     }
 }
 

@@ -12,34 +12,29 @@ typedef int32_t vi __attribute__((vector_size(32)));
 #define VF_SPLAT(x) ((vf){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define VF_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
 
-void HR_SUMS_NAME(const pbd_hr_list *l, float px, float py, float pz, float inv_r2, double out[5])
+void HR_SUMS_NAME(const pbd_hr_list *l, const float px[PBD_HR_LANES], const float py[PBD_HR_LANES],
+                  const float pz[PBD_HR_LANES], float inv_r2, float out[5][PBD_HR_LANES])
 {
-    const vf x = VF_SPLAT(px), y = VF_SPLAT(py), z = VF_SPLAT(pz), ir = VF_SPLAT(inv_r2);
-    const vf one = VF_SPLAT(1.0f), zero = VF_SPLAT(0.0f);
+    vf x, y, z;
+    VF_LOAD(x, px);
+    VF_LOAD(y, py);
+    VF_LOAD(z, pz);
+    const vf ir = VF_SPLAT(inv_r2), one = VF_SPLAT(1.0f), zero = VF_SPLAT(0.0f);
     vf aw = zero, ag = zero, ax = zero, ay = zero, az = zero;
-    for (uint32_t b = 0; b < l->n; b += 8) {
-        vf ex, ey, ez, eg, evx, evy, evz;
-        VF_LOAD(ex, l->x + b);
-        VF_LOAD(ey, l->y + b);
-        VF_LOAD(ez, l->z + b);
-        VF_LOAD(eg, l->g + b);
-        VF_LOAD(evx, l->vx + b);
-        VF_LOAD(evy, l->vy + b);
-        VF_LOAD(evz, l->vz + b);
-        const vf dx = x - ex, dy = y - ey, dz = z - ez;
+    for (uint32_t j = 0; j < l->n; j++) {
+        const vf dx = x - VF_SPLAT(l->x[j]), dy = y - VF_SPLAT(l->y[j]), dz = z - VF_SPLAT(l->z[j]);
         vf t = one - (dx * dx + dy * dy + dz * dz) * ir;
         t = (vf)((vi)t & (t > zero)); /* max(t, 0) */
         const vf w = t * t * t;
         aw += w;
-        ag += w * eg;
-        ax += w * evx;
-        ay += w * evy;
-        az += w * evz;
+        ag += w * VF_SPLAT(l->g[j]);
+        ax += w * VF_SPLAT(l->vx[j]);
+        ay += w * VF_SPLAT(l->vy[j]);
+        az += w * VF_SPLAT(l->vz[j]);
     }
-    /* lanes added as a tree (three dependent adds, not eight: the caller waits for them) */
-    const vf acc[5] = {aw, ag, ax, ay, az};
-    for (int a = 0; a < 5; a++) {
-        const vf v = acc[a];
-        out[a] = (double)(((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7])));
-    }
+    memcpy(out[0], &aw, sizeof aw);
+    memcpy(out[1], &ag, sizeof ag);
+    memcpy(out[2], &ax, sizeof ax);
+    memcpy(out[3], &ay, sizeof ay);
+    memcpy(out[4], &az, sizeof az);
 }

@@ -581,10 +581,9 @@ static gr_vec3 blend_velocity(const advect_ctx *c, gr_vec3 v_old, double wg, dou
     return v;
 }
 
-/* Grains and body particles near one grid cell, as float lanes: every point of the cell
- * gathers from the same short list, without branches (padded to whole lanes with entries
- * too far to count); and the body particles near the cell, for the points' collisions. */
-#define HR_LANES 8u
+/* Grains and body particles near one grid cell, as float arrays: every point of the cell
+ * gathers from the same short list, 8 points at a time (pbd_hr_sums.h); and the body
+ * particles near the cell, for the points' collisions. */
 #define HR_CACHE 1024u
 #define HR_BODY_CACHE 256u
 typedef struct hr_cache {
@@ -642,10 +641,6 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
             still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
             n++;
         }
-    for (; n % HR_LANES; n++) { /* whole lanes: far entries weigh nothing */
-        k->x[n] = k->y[n] = k->z[n] = 1e15f;
-        k->g[n] = k->vx[n] = k->vy[n] = k->vz[n] = 0;
-    }
     k->n = n;
     k->nbody = nb;
     k->still = still;
@@ -813,6 +808,9 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     uint32_t cached = GR_INVALID_INDEX, moved = 0;
     const float inv_r2 = (float)c->inv_r2;
     pbd_hr_list list = {cache.x, cache.y, cache.z, cache.g, cache.vx, cache.vy, cache.vz, 0};
+    /* the batch of up to 8 points of one cell whose sums were taken together */
+    uint32_t batch[PBD_HR_LANES], batch_n = 0, batch_at = 0;
+    float batch_sums[5][PBD_HR_LANES];
     for (uint32_t q = begin; q < end; q++) {
         pbd_point *pt = &st->hr_pt[q];
         gr_vec3 x = point_x(pt), v = point_v(pt);
@@ -832,7 +830,27 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                  * sleeps costs its points nothing) */
                 if (pt->rest && cache.still && !c->exact_moving)
                     continue;
-                st->hr_sums(&list, pt->x, pt->y, pt->z, inv_r2, sums);
+                if (batch_at == batch_n || batch[batch_at] != q) {
+                    /* the next up to 8 points of this cell that are not skipped (a point
+                     * changes only itself, so the test gives the same answer when each of
+                     * them comes) */
+                    float bx[PBD_HR_LANES], by[PBD_HR_LANES], bz[PBD_HR_LANES];
+                    batch_n = batch_at = 0;
+                    for (uint32_t r = q; r < end && batch_n < PBD_HR_LANES && st->hr_key[r] == key; r++) {
+                        const pbd_point *o = &st->hr_pt[r];
+                        if (o->rest && cache.still && !c->exact_moving)
+                            continue;
+                        batch[batch_n] = r;
+                        bx[batch_n] = o->x, by[batch_n] = o->y, bz[batch_n] = o->z;
+                        batch_n++;
+                    }
+                    for (uint32_t l = batch_n; l < PBD_HR_LANES; l++)
+                        bx[l] = by[l] = bz[l] = 1e15f; /* (far from everything: weighs nothing) */
+                    st->hr_sums(&list, bx, by, bz, inv_r2, batch_sums);
+                }
+                for (int a = 0; a < 5; a++)
+                    sums[a] = batch_sums[a][batch_at];
+                batch_at++;
                 still = cache.still;
             } else {
                 row_sums(c, x, sums, &still);
