@@ -9,7 +9,8 @@
  * vector extensions (pbd_hr_sums_simd.h), built for SSE2 (or plain code) and for AVX2,
  * bit-identical. Points in lanes rather than entries: a cell's points share its list, so
  * each entry is read once for 8 points, with no padding of the list and no adding of lanes
- * at the end (measured: the sums fell from 235 to about N instructions per point). */
+ * at the end (callgrind, sandcastle with points: 154 instructions per point's sums, against 236
+ * one point at a time). */
 #ifndef GR_PBD_HR_SUMS_H
 #define GR_PBD_HR_SUMS_H
 
