@@ -793,6 +793,13 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
     *vp = v;
 }
 
+/* A point at rest among particles at rest (its cell's cache) is skipped: the blend would
+ * give zero again. The batching of the sums relies on this one test. */
+static inline bool skipped_at_rest(const advect_ctx *c, const hr_cache *k, const pbd_point *p)
+{
+    return p->rest && k->still && !c->exact_moving;
+}
+
 /* Blend and move the points [begin, end) of storage (cell order): each cell's neighbourhood
  * is gathered once for its points. A point's sums run over its cell's list in list order, so
  * the result does not depend on the blocks. */
@@ -828,7 +835,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             if (!cache.overflow) {
                 /* at rest among grains at rest: the blend would give zero again (sand that
                  * sleeps costs its points nothing) */
-                if (pt->rest && cache.still && !c->exact_moving)
+                if (skipped_at_rest(c, &cache, pt))
                     continue;
                 if (batch_at == batch_n || batch[batch_at] != q) {
                     /* the next up to 8 points of this cell that are not skipped (a point
@@ -838,7 +845,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                     batch_n = batch_at = 0;
                     for (uint32_t r = q; r < end && batch_n < PBD_HR_LANES && st->hr_key[r] == key; r++) {
                         const pbd_point *o = &st->hr_pt[r];
-                        if (o->rest && cache.still && !c->exact_moving)
+                        if (skipped_at_rest(c, &cache, o))
                             continue;
                         batch[batch_n] = r;
                         bx[batch_n] = o->x, by[batch_n] = o->y, bz[batch_n] = o->z;
