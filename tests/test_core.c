@@ -538,6 +538,120 @@ static void check_hr_sums(gr_rng *rng)
     }
 }
 
+/* The points' blend and move in lanes: every build gives the same bits, and each lane does what
+ * the one-point code does (the reference below repeats pbd_upsample.c's operations in order,
+ * so equality is exact), whatever the other lanes hold. */
+static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, int l, double out[6], int *how)
+{
+    const double v0[3] = {in->vx[l], in->vy[l], in->vz[l]};
+    double v[3] = {v0[0] + k->g[0] * k->dt, v0[1] + k->g[1] * k->dt, v0[2] + k->g[2] * k->dt};
+    const double W = in->sums[0][l], wg = in->sums[1][l];
+    const bool kept = in->rest[l] && k->still;
+    if (kept) {
+        v[0] = v0[0], v[1] = v0[1], v[2] = v0[2];
+    } else if (wg > 0) {
+        const double inv = 1.0 / W;
+        double alpha = 1.0 - W * k->inv_dense;
+        alpha = alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha);
+        for (int a = 0; a < 3; a++)
+            v[a] = in->sums[2 + a][l] * inv * (1.0 - alpha) + v[a] * alpha;
+    }
+    const double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    double x[3] = {in->x[l], in->y[l], in->z[l]};
+    /* move_point: pieces of at most r_H, each tested against the exact bodies */
+    const double l2 = v2 * (k->dt * k->dt);
+    const uint32_t pieces = l2 > k->rh * k->rh ? (uint32_t)GR_MIN(ceil(sqrt(l2) / k->rh), 64.0) : 1u;
+    const double h = k->dt / pieces;
+    bool near = false;
+    for (uint32_t piece = 0; piece < pieces; piece++) {
+        for (int a = 0; a < 3; a++)
+            x[a] = x[a] + v[a] * h;
+        for (uint32_t e = 0; e < k->exact_count; e++) {
+            const double *s = k->exact + 8 * e, d[3] = {x[0] - s[0], x[1] - s[1], x[2] - s[2]};
+            if (s[7] != 0)
+                near |= !(d[0] * s[3] + d[1] * s[4] + d[2] * s[5] >= k->rh);
+            else
+                near |= !(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > (s[6] + k->rh) * (s[6] + k->rh));
+        }
+    }
+    *how = !kept && k->still && !k->exact_moving && v2 < k->rest2 ? PBD_HR_RESTS
+                                                                  : (near ? PBD_HR_MOVE_ONE_BY_ONE : PBD_HR_MOVED);
+    for (int a = 0; a < 3; a++)
+        out[a] = x[a], out[3 + a] = v[a];
+}
+
+static void check_hr_blend(gr_rng *rng)
+{
+    pbd_hr_blend_fn *blend[3];
+    int nb = 0;
+    blend[nb++] = pbd_hr_blend_v4;
+    blend[nb++] = pbd_pick_hr_blend();
+#if defined(GR_HAVE_AVX2)
+    if (gr_cpu_has_avx2())
+        blend[nb++] = pbd_hr_blend_v4avx2;
+#endif
+    /* a floor, a wall and a ball among the exact bodies */
+    const double exact[3 * 8] = {0, 0, 0, 0, 1, 0, INFINITY, 1, 0.3, 0, 0, -1, 0, 0, INFINITY, 1,
+                                 0.1, 0.1, 0.1, 0, 0, 0, 0.02, 0};
+    int seen[3] = {0};
+    for (int trial = 0; trial < 200; trial++) {
+        pbd_hr_blend_in in;
+        for (int l = 0; l < PBD_HR_LANES; l++) {
+            in.x[l] = (float)(0.3 * gr_rng_uniform(rng)), in.y[l] = (float)(0.2 * gr_rng_uniform(rng));
+            in.z[l] = (float)(0.3 * gr_rng_uniform(rng));
+            const double speed = trial % 3 == 0 ? 0.02 : 2.0;
+            in.vx[l] = (float)(speed * (gr_rng_uniform(rng) - 0.5)), in.vy[l] = (float)(speed * (gr_rng_uniform(rng) - 0.5));
+            in.vz[l] = (float)(speed * (gr_rng_uniform(rng) - 0.5));
+            /* weights from none (free flight) through sparse (blended with gravity) to dense */
+            const double W = (l + trial) % 4 == 0 ? 0.0 : 3.0 * gr_rng_uniform(rng);
+            in.sums[0][l] = (float)W, in.sums[1][l] = (float)(l % 3 ? W * gr_rng_uniform(rng) : 0.0);
+            for (int a = 2; a < 5; a++)
+                in.sums[a][l] = (float)(W * speed * (gr_rng_uniform(rng) - 0.5));
+            in.rest[l] = (l + trial) % 5 == 0;
+        }
+        if (trial % 7 == 0) /* an empty lane as the advection fills it */
+            in.x[7] = in.y[7] = in.z[7] = 1e15f, in.vx[7] = in.vy[7] = in.vz[7] = 0,
+            in.sums[0][7] = in.sums[1][7] = in.sums[2][7] = in.sums[3][7] = in.sums[4][7] = 0;
+        const pbd_hr_blend_consts k = {{0, -9.81, 0}, 1.0 / 30, 0.7, trial % 2 ? 0.05 * 0.05 : 0.2 * 0.2, 0.01,
+                                       trial % 4 < 2, trial % 8 == 3, (uint32_t)trial % 4, exact};
+        pbd_hr_blend_out out[3];
+        for (int b = 0; b < nb; b++)
+            blend[b](&in, &k, &out[b]);
+        for (int b = 1; b < nb; b++)
+            CHECK(memcmp(&out[b], &out[0], sizeof out[0]) == 0);
+        for (int l = 0; l < PBD_HR_LANES; l++) {
+            double ref[6];
+            int how;
+            blend_reference(&in, &k, l, ref, &how);
+            CHECK(out[0].how[l] == how);
+            seen[how]++;
+            if (how == PBD_HR_RESTS)
+                continue;
+            const double got[6] = {out[0].x[l], out[0].y[l], out[0].z[l], out[0].vx[l], out[0].vy[l], out[0].vz[l]};
+            CHECK(memcmp(got + 3, ref + 3, 3 * sizeof(double)) == 0);
+            if (how == PBD_HR_MOVED)
+                CHECK(memcmp(got, ref, 3 * sizeof(double)) == 0);
+            /* the same point alone in another lane, the others empty */
+            pbd_hr_blend_in one;
+            memset(&one, 0, sizeof one);
+            for (int m = 0; m < PBD_HR_LANES; m++)
+                one.x[m] = one.y[m] = one.z[m] = 1e15f;
+            const int lane = (l + trial) % PBD_HR_LANES;
+            one.x[lane] = in.x[l], one.y[lane] = in.y[l], one.z[lane] = in.z[l];
+            one.vx[lane] = in.vx[l], one.vy[lane] = in.vy[l], one.vz[lane] = in.vz[l];
+            for (int a = 0; a < 5; a++)
+                one.sums[a][lane] = in.sums[a][l];
+            one.rest[lane] = in.rest[l];
+            pbd_hr_blend_out alone;
+            blend[nb - 1](&one, &k, &alone);
+            const double v_alone[3] = {alone.vx[lane], alone.vy[lane], alone.vz[lane]};
+            CHECK(alone.how[lane] == how && memcmp(v_alone, got + 3, sizeof v_alone) == 0);
+        }
+    }
+    /* every outcome was exercised */
+    CHECK(seen[PBD_HR_MOVED] > 50 && seen[PBD_HR_RESTS] > 50 && seen[PBD_HR_MOVE_ONE_BY_ONE] > 50);
+}
+
 static void test_vector_kernels_match_scalar(void)
 {
     gr_rng rng = {2024};
@@ -603,6 +717,7 @@ static void test_vector_kernels_match_scalar(void)
     }
     check_pbd_kernels(&rng);
     check_hr_sums(&rng);
+    check_hr_blend(&rng);
 }
 
 /* ---- mesh queries ------------------------------------------------------------------------- */

@@ -31,4 +31,43 @@ pbd_hr_sums_fn pbd_hr_sums_v8avx2; /* built only where the compiler has AVX2 (GR
 /// The widest build this CPU runs.
 pbd_hr_sums_fn *pbd_pick_hr_sums(void);
 
+/* The blend and the move of the same 8 points in lanes (pbd_hr_blend_simd.h), in double: the
+ * blend of their velocities from the sums (pbd_upsample.c: blend_velocity), the rest test, and
+ * the move in pieces of at most r_H when every piece leaves the point clear of every exact
+ * surface. A lane ends in
+ * one of three ways (how[]): */
+enum {
+    PBD_HR_MOVED = 0,          ///< moved to x with v, touching no exact surface on the way
+    PBD_HR_RESTS = 1,          ///< at rest: stays where it is, without velocity
+    PBD_HR_MOVE_ONE_BY_ONE = 2 ///< v is its velocity; the one-point code moves it (an exact
+                               ///< surface came within reach)
+};
+
+typedef struct pbd_hr_blend_in {
+    float x[PBD_HR_LANES], y[PBD_HR_LANES], z[PBD_HR_LANES];
+    float vx[PBD_HR_LANES], vy[PBD_HR_LANES], vz[PBD_HR_LANES];
+    float sums[5][PBD_HR_LANES]; ///< pbd_hr_sums_fn's out
+    uint32_t rest[PBD_HR_LANES]; ///< the point's rest flag
+} pbd_hr_blend_in;
+
+typedef struct pbd_hr_blend_consts {
+    double g[3], dt, inv_dense, rest2, rh;
+    bool still;        ///< every particle near the points is at rest
+    bool exact_moving; ///< a kinematic exact body moves
+    uint32_t exact_count;
+    const double *exact; ///< per exact body 8 values: centre, normal (planes), bound, 1 if a plane
+} pbd_hr_blend_consts;
+
+typedef struct pbd_hr_blend_out {
+    double x[PBD_HR_LANES], y[PBD_HR_LANES], z[PBD_HR_LANES];
+    double vx[PBD_HR_LANES], vy[PBD_HR_LANES], vz[PBD_HR_LANES];
+    uint8_t how[PBD_HR_LANES];
+} pbd_hr_blend_out;
+
+typedef void pbd_hr_blend_fn(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_hr_blend_out *out);
+
+pbd_hr_blend_fn pbd_hr_blend_v4;
+pbd_hr_blend_fn pbd_hr_blend_v4avx2;
+pbd_hr_blend_fn *pbd_pick_hr_blend(void);
+
 #endif /* GR_PBD_HR_SUMS_H */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The upsampling sums in the baseline instruction set (SSE2 on x86-64: two registers per 8
- * lanes), and the choice of build at run time. */
+/* The points' sums and blend in the baseline instruction set (SSE2 on x86-64: two registers
+ * per 8 float lanes or 4 double lanes), and the choice of build at run time. */
 #include "../core/cpu.h"
 #define HR_SUMS_NAME pbd_hr_sums_v8
 #include "pbd_hr_sums_simd.h"
+#define HR_BLEND_NAME pbd_hr_blend_v4
+#include "pbd_hr_blend_simd.h"
 
 pbd_hr_sums_fn *pbd_pick_hr_sums(void)
 {
@@ -12,4 +14,13 @@ pbd_hr_sums_fn *pbd_pick_hr_sums(void)
         return pbd_hr_sums_v8avx2;
 #endif
     return pbd_hr_sums_v8;
+}
+
+pbd_hr_blend_fn *pbd_pick_hr_blend(void)
+{
+#if defined(GR_HAVE_AVX2)
+    if (gr_cpu_has_avx2())
+        return pbd_hr_blend_v4avx2;
+#endif
+    return pbd_hr_blend_v4;
 }

@@ -554,6 +554,9 @@ void pbd_points_unrest(pbd_state *st)
         st->hr_pt[q].rest = 0;
 }
 
+/* Most exact bodies the lanes test (beyond, points are blended and moved one by one). */
+#define PBD_HR_LANE_EXACT 16u
+
 typedef struct advect_ctx {
     pbd_state *st;
     double dt;
@@ -565,6 +568,9 @@ typedef struct advect_ctx {
     bool exact_moving;///< a kinematic exact body (it may push resting points)
     atomic_uint *moved;///< points that were blended or moved (not skipped at rest)
     double rest2;     ///< squared speed below which a point among still grains rests
+    bool lanes;       ///< blend and move batches in lanes (pbd_hr_blend_fn)
+    pbd_hr_blend_consts blend;
+    double exact[8 * PBD_HR_LANE_EXACT]; ///< the exact bodies for the lanes
 } advect_ctx;
 
 /* The blend of one point from its sums over the grains (wg: weights of grains, W: of grains
@@ -751,9 +757,43 @@ static void push_from_exact(const pbd_state *st, double rh, const gr_vec3 *from,
     *vp = v;
 }
 
+/* Push point (x, v) out of body particles (the cache of its cell `key` if it is still in that
+ * cell, else the grid's rows around it), and back to its side of any exact surface that push
+ * carried it through. */
+static void push_from_bodies(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_vec3 *xp, gr_vec3 *vp)
+{
+    const pbd_state *st = c->st;
+    if (!st->nb || !st->n)
+        return;
+    const double rh = st->world->pbd.hr_radius;
+    gr_vec3 x = *xp, v = *vp;
+    const gr_vec3 before = x;
+    /* body particles: from the cache while the point is still in its cell (the cache holds
+     * every body particle that can reach into the cell), else from the grid around it
+     * (outside the grid there are none, unless outliers were clamped into it) */
+    const uint32_t now = point_key(&st->hr_grid, x);
+    if (now == st->hr_grid.ncells && !st->hr_grid.clamped) {
+        /* nothing near */
+    } else if (k && !k->body_overflow && now == key) {
+        for (uint32_t b = 0; b < k->nbody; b++)
+            push_from_particle(st, k->body[b], rh, &x, &v);
+    } else {
+        uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
+        const uint32_t rows = gr_cell_grid_reach_rows(&st->hr_grid, x, c->body_reach, rb, re);
+        for (uint32_t row = 0; row < rows; row++)
+            for (uint32_t s = rb[row]; s < re[row]; s++)
+                if (st->hr_sorted[8 * (size_t)s + 3] == 0.0f)
+                    push_from_particle(st, s, rh, &x, &v);
+    }
+    /* a body particle's push must not leave the point through a wall or the floor */
+    push_from_exact(st, rh, &before, &x, &v);
+    *xp = x;
+    *vp = v;
+}
+
 /* Move point (x, v) by dt in pieces of at most r_H, pushed out of exact surfaces after each
- * piece and out of body particles (the cache of its cell `key` if it is still in that cell,
- * else the grid's rows around it). */
+ * piece, then out of body particles (push_from_bodies). The lanes (pbd_hr_blend_simd.h) do the
+ * first part for a point that moves in one piece and touches no exact surface. */
 static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_vec3 *xp, gr_vec3 *vp)
 {
     const pbd_state *st = c->st;
@@ -767,30 +807,19 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
         x = v3_madd(x, v, h);
         push_from_exact(st, rh, NULL, &x, &v);
     }
-    if (st->nb && st->n) {
-        const gr_vec3 before = x;
-        /* body particles: from the cache while the point is still in its cell (the cache holds
-         * every body particle that can reach into the cell), else from the grid around it
-         * (outside the grid there are none, unless outliers were clamped into it) */
-        const uint32_t now = point_key(&st->hr_grid, x);
-        if (now == st->hr_grid.ncells && !st->hr_grid.clamped) {
-            /* nothing near */
-        } else if (k && !k->body_overflow && now == key) {
-            for (uint32_t b = 0; b < k->nbody; b++)
-                push_from_particle(st, k->body[b], rh, &x, &v);
-        } else {
-            uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
-            const uint32_t rows = gr_cell_grid_reach_rows(&st->hr_grid, x, c->body_reach, rb, re);
-            for (uint32_t row = 0; row < rows; row++)
-                for (uint32_t s = rb[row]; s < re[row]; s++)
-                    if (st->hr_sorted[8 * (size_t)s + 3] == 0.0f)
-                        push_from_particle(st, s, rh, &x, &v);
-        }
-        /* a body particle's push must not leave the point through a wall or the floor */
-        push_from_exact(st, rh, &before, &x, &v);
-    }
+    push_from_bodies(c, k, key, &x, &v);
     *xp = x;
     *vp = v;
+}
+
+/* A point's new state. At rest when the step ends without speed: among resting grains (no
+ * blend), or on a surface that took all of it. With the grains still, the same step would do
+ * the same again (a point on the floor where the sand is thin sinks by its share of gravity and
+ * is pushed back), so it is skipped until they move, or the world changes (pbd_points_unrest). */
+static inline void store_point(pbd_point *pt, gr_vec3 x, gr_vec3 v)
+{
+    const uint32_t rest = v.x == 0 && v.y == 0 && v.z == 0;
+    *pt = (pbd_point){(float)x.x, (float)x.y, (float)x.z, (float)v.x, (float)v.y, (float)v.z, pt->id, rest};
 }
 
 /* A point at rest among particles at rest (its cell's cache) is skipped: the blend would
@@ -798,6 +827,27 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
 static inline bool skipped_at_rest(const advect_ctx *c, const hr_cache *k, const pbd_point *p)
 {
     return p->rest && k->still && !c->exact_moving;
+}
+
+/* The end of lane l's point (pbd_hr_blend_fn) in the cell `key` of cache k. */
+static inline void finish_lane(const advect_ctx *c, const hr_cache *k, uint32_t key, const pbd_hr_blend_out *o,
+                               uint32_t l, pbd_point *pt)
+{
+    if (o->how[l] == PBD_HR_RESTS) {
+        pt->vx = pt->vy = pt->vz = 0;
+        pt->rest = 1;
+        return;
+    }
+    gr_vec3 x, v = v3(o->vx[l], o->vy[l], o->vz[l]);
+    if (o->how[l] == PBD_HR_MOVE_ONE_BY_ONE) {
+        x = point_x(pt);
+        move_point(c, k, key, &x, &v);
+    } else {
+        x = v3(o->x[l], o->y[l], o->z[l]);
+        if (c->st->nb) /* (push_from_bodies asks too; the common case without a call) */
+            push_from_bodies(c, k, key, &x, &v);
+    }
+    store_point(pt, x, v);
 }
 
 /* Blend and move the points [begin, end) of storage (cell order): each cell's neighbourhood
@@ -815,12 +865,14 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     uint32_t cached = GR_INVALID_INDEX, moved = 0;
     const float inv_r2 = (float)c->inv_r2;
     pbd_hr_list list = {cache.x, cache.y, cache.z, cache.g, cache.vx, cache.vy, cache.vz, 0};
-    /* the batch of up to 8 points of one cell whose sums were taken together */
+    /* the batch of up to 8 points of one cell whose sums (and, with lanes, blends and moves)
+     * were taken together */
     uint32_t batch[PBD_HR_LANES], batch_n = 0, batch_at = 0;
-    float batch_sums[5][PBD_HR_LANES];
+    pbd_hr_blend_in bin;
+    pbd_hr_blend_out bout;
+    pbd_hr_blend_consts bk = c->blend;
     for (uint32_t q = begin; q < end; q++) {
         pbd_point *pt = &st->hr_pt[q];
-        gr_vec3 x = point_x(pt), v = point_v(pt);
         const uint32_t key = st->n ? st->hr_key[q] : outside;
         double sums[5];
         bool still;
@@ -841,33 +893,50 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                     /* the next up to 8 points of this cell that are not skipped (a point
                      * changes only itself, so the test gives the same answer when each of
                      * them comes) */
-                    float bx[PBD_HR_LANES], by[PBD_HR_LANES], bz[PBD_HR_LANES];
                     batch_n = batch_at = 0;
                     for (uint32_t r = q; r < end && batch_n < PBD_HR_LANES && st->hr_key[r] == key; r++) {
                         const pbd_point *o = &st->hr_pt[r];
                         if (skipped_at_rest(c, &cache, o))
                             continue;
                         batch[batch_n] = r;
-                        bx[batch_n] = o->x, by[batch_n] = o->y, bz[batch_n] = o->z;
+                        bin.x[batch_n] = o->x, bin.y[batch_n] = o->y, bin.z[batch_n] = o->z;
+                        bin.vx[batch_n] = o->vx, bin.vy[batch_n] = o->vy, bin.vz[batch_n] = o->vz;
+                        bin.rest[batch_n] = o->rest;
                         batch_n++;
                     }
-                    for (uint32_t l = batch_n; l < PBD_HR_LANES; l++)
-                        bx[l] = by[l] = bz[l] = 1e15f; /* (far from everything: weighs nothing) */
-                    st->hr_sums(&list, bx, by, bz, inv_r2, batch_sums);
+                    for (uint32_t l = batch_n; l < PBD_HR_LANES; l++) {
+                        bin.x[l] = bin.y[l] = bin.z[l] = 1e15f; /* (far from everything: weighs nothing) */
+                        bin.vx[l] = bin.vy[l] = bin.vz[l] = 0.0f;
+                        bin.rest[l] = 0;
+                    }
+                    st->hr_sums(&list, bin.x, bin.y, bin.z, inv_r2, bin.sums);
+                    if (c->lanes) {
+                        /* the lanes do what the code below does for one point: the whole batch
+                         * is done here */
+                        bk.still = cache.still;
+                        st->hr_blend(&bin, &bk, &bout);
+                        for (uint32_t l = 0; l < batch_n; l++)
+                            finish_lane(c, k, key, &bout, l, &st->hr_pt[batch[l]]);
+                        moved += batch_n;
+                        q = batch[batch_n - 1];
+                        batch_at = batch_n;
+                        continue;
+                    }
                 }
+                const uint32_t l = batch_at++;
                 for (int a = 0; a < 5; a++)
-                    sums[a] = batch_sums[a][batch_at];
-                batch_at++;
+                    sums[a] = bin.sums[a][l];
                 still = cache.still;
             } else {
-                row_sums(c, x, sums, &still);
+                row_sums(c, point_x(pt), sums, &still);
             }
         } else if (st->n && st->hr_grid.clamped) {
-            row_sums(c, x, sums, &still);
+            row_sums(c, point_x(pt), sums, &still);
         } else {
             sums[0] = sums[1] = sums[2] = sums[3] = sums[4] = 0;
             still = true;
         }
+        gr_vec3 x = point_x(pt), v = point_v(pt);
         if (pt->rest && still) {
             /* at rest among resting particles: nothing to blend; only a moving exact body can
              * still push it */
@@ -877,8 +946,8 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             v = blend_velocity(c, v, sums[1], sums[0], v3(sums[2], sums[3], sums[4]));
             if (still && !c->exact_moving && v3_len2(v) < c->rest2) {
                 /* among still grains and slower than they sleep: at rest (else a point where
-                 * the sand is thin, such as a heap's surface, sinks by its share of gravity
-                 * for ever) */
+                 * the sand is thin, such as a heap's surface, sinks by its share of gravity for
+                 * ever) */
                 moved++;
                 pt->vx = pt->vy = pt->vz = 0;
                 pt->rest = 1;
@@ -887,13 +956,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         }
         moved++;
         move_point(c, k, key, &x, &v);
-        /* at rest when the step ends without speed: among resting grains (no blend), or on a
-         * surface that took all of it. With the grains still, the same step would do the same
-         * again (a point on the floor where the sand is thin sinks by its share of gravity and
-         * is pushed back), so it is skipped until they move, or the world changes
-         * (pbd_points_unrest) */
-        const uint32_t rest = v.x == 0 && v.y == 0 && v.z == 0;
-        *pt = (pbd_point){(float)x.x, (float)x.y, (float)x.z, (float)v.x, (float)v.y, (float)v.z, pt->id, rest};
+        store_point(pt, x, v);
     }
     if (moved)
         atomic_fetch_add_explicit(c->moved, moved, memory_order_relaxed);
@@ -1060,10 +1123,21 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
     atomic_uint moved = 0;
     advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, 1.0 / (d->hr_density * w_rho * w_rho * w_rho),
-                    body_reach, exact_moving, &moved, 0.0};
+                    body_reach, exact_moving, &moved, 0.0, false, {{0}, 0, 0, 0, 0, false, false, 0, NULL}, {0}};
     /* the grains' sleeping speed (pbd_step.c) */
     const double rest = st->par.sleep_threshold * v3_len(st->world->def.gravity) * st->world->last_substep;
     c.rest2 = rest * rest;
+    /* the lanes' constants (they test the exact bodies' reach; the one-point code pushes) */
+    c.lanes = st->exact_count <= PBD_HR_LANE_EXACT;
+    c.blend = (pbd_hr_blend_consts){{c.g.x, c.g.y, c.g.z}, c.dt, c.inv_dense, c.rest2, d->hr_radius, false,
+                                    exact_moving, st->exact_count, c.exact};
+    for (uint32_t e = 0; c.lanes && e < st->exact_count; e++) {
+        const pbd_exact *ex = &st->exact[e];
+        double *o = c.exact + 8 * (size_t)e;
+        o[0] = ex->centre.x, o[1] = ex->centre.y, o[2] = ex->centre.z;
+        o[3] = ex->normal.x, o[4] = ex->normal.y, o[5] = ex->normal.z;
+        o[6] = ex->bound, o[7] = ex->plane ? 1.0 : 0.0;
+    }
     st->hr_idle_valid = false;
     for (uint32_t k = 0; k < steps; k++) {
         if (st->n && sort_points(st) != GR_OK)

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* Body of the points' blend and move in lanes (pbd_hr_sums.h: pbd_hr_blend_fn). The including
+ * file defines HR_BLEND_NAME. Every lane does, in double, the operations of the one-point code
+ * in pbd_upsample.c (blend_velocity, the rest test, the move in pieces, the exact surfaces'
+ * reach tests) in the same order, so a point's result is bit-identical whichever way it goes. */
+#include <math.h>
+#include <string.h>
+
+#include "pbd_hr_sums.h"
+
+typedef double vd __attribute__((vector_size(32)));
+typedef int64_t vl __attribute__((vector_size(32)));
+
+typedef float vf4 __attribute__((vector_size(16)));
+typedef uint32_t vu4 __attribute__((vector_size(16)));
+typedef uint8_t vb4 __attribute__((vector_size(4)));
+
+#define VD_SPLAT(x) ((vd){(x), (x), (x), (x)})
+/* 4 floats from p into double lanes */
+#define LOAD4(v, p)                                                                                                    \
+    do {                                                                                                               \
+        vf4 f_;                                                                                                        \
+        memcpy(&f_, (p), sizeof f_);                                                                                   \
+        (v) = __builtin_convertvector(f_, vd);                                                                         \
+    } while (0)
+/* m ? a : b, lane by lane (m from a comparison: all bits set or none) */
+#define VD_SELECT(m, a, b) ((vd)(((vl)(a) & (m)) | ((vl)(b) & ~(m))))
+
+void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_hr_blend_out *out)
+{
+    const vd zero = VD_SPLAT(0.0), one = VD_SPLAT(1.0);
+    const double rh2 = k->rh * k->rh;
+    const vd dt = VD_SPLAT(k->dt), dt2 = VD_SPLAT(k->dt * k->dt), rh = VD_SPLAT(k->rh), inv_dense = VD_SPLAT(k->inv_dense), rest2 = VD_SPLAT(k->rest2);
+    const vd gx = VD_SPLAT(k->g[0]), gy = VD_SPLAT(k->g[1]), gz = VD_SPLAT(k->g[2]);
+    const vl still = k->still ? ~(vl){0, 0, 0, 0} : (vl){0, 0, 0, 0};
+    const vl may_rest = k->still && !k->exact_moving ? ~(vl){0, 0, 0, 0} : (vl){0, 0, 0, 0};
+    for (int h = 0; h < PBD_HR_LANES; h += 4) {
+        vd x, y, z, vx0, vy0, vz0, W, wg, sx, sy, sz;
+        vl rest;
+        /* (float to double, as the one-point code reads them) */
+        LOAD4(x, in->x + h);
+        LOAD4(y, in->y + h);
+        LOAD4(z, in->z + h);
+        LOAD4(vx0, in->vx + h);
+        LOAD4(vy0, in->vy + h);
+        LOAD4(vz0, in->vz + h);
+        LOAD4(W, in->sums[0] + h);
+        LOAD4(wg, in->sums[1] + h);
+        LOAD4(sx, in->sums[2] + h);
+        LOAD4(sy, in->sums[3] + h);
+        LOAD4(sz, in->sums[4] + h);
+        {
+            vu4 r;
+            memcpy(&r, in->rest + h, sizeof r);
+            rest = __builtin_convertvector(r, vl) != (vl){0, 0, 0, 0};
+        }
+        /* blend_velocity */
+        vd vx = vx0 + gx * dt, vy = vy0 + gy * dt, vz = vz0 + gz * dt;
+        const vd inv = one / W;
+        vd alpha = one - W * inv_dense;
+        alpha = VD_SELECT(alpha < zero, zero, VD_SELECT(alpha > one, one, alpha));
+        const vd beta = one - alpha;
+        const vl blend = wg > zero;
+        vx = VD_SELECT(blend, sx * inv * beta + vx * alpha, vx);
+        vy = VD_SELECT(blend, sy * inv * beta + vy * alpha, vy);
+        vz = VD_SELECT(blend, sz * inv * beta + vz * alpha, vz);
+        /* a point at rest among still particles keeps its velocity (only a moving exact body
+         * can push it) */
+        const vl kept = rest & still;
+        vx = VD_SELECT(kept, vx0, vx);
+        vy = VD_SELECT(kept, vy0, vy);
+        vz = VD_SELECT(kept, vz0, vz);
+        const vd v2 = vx * vx + vy * vy + vz * vz;
+        const vl to_rest = ~kept & may_rest & (v2 < rest2);
+        /* in pieces of at most r_H (move_point), each clear of every exact surface; else the
+         * one-point code moves it (and pushes it out) */
+        const vd l2 = v2 * dt2;
+        vd pieces = one, step = dt;
+        int most = 1;
+        if (__builtin_expect(l2[0] > rh2 || l2[1] > rh2 || l2[2] > rh2 || l2[3] > rh2, 0))
+            for (int l = 0; l < 4; l++) {
+                double m = 1.0;
+                if (l2[l] > rh2) {
+                    m = ceil(sqrt(l2[l]) / k->rh);
+                    m = m < 64.0 ? m : 64.0;
+                }
+                pieces[l] = m;
+                step[l] = k->dt / m;
+                most = m > most ? (int)m : most;
+            }
+        vl near = {0, 0, 0, 0};
+        for (int piece = 0; piece < most; piece++) {
+            const vl active = VD_SPLAT((double)piece) < pieces;
+            x = VD_SELECT(active, x + vx * step, x);
+            y = VD_SELECT(active, y + vy * step, y);
+            z = VD_SELECT(active, z + vz * step, z);
+            for (uint32_t e = 0; e < k->exact_count; e++) {
+                const double *s = k->exact + 8 * (size_t)e; /* centre, normal, bound, plane? */
+                const vd dx = x - VD_SPLAT(s[0]), dy = y - VD_SPLAT(s[1]), dz = z - VD_SPLAT(s[2]);
+                if (s[7] != 0.0) {
+                    near |= active & ~((dx * VD_SPLAT(s[3]) + dy * VD_SPLAT(s[4]) + dz * VD_SPLAT(s[5])) >= rh);
+                } else {
+                    const vd reach = VD_SPLAT(s[6]) + rh;
+                    near |= active & ~((dx * dx + dy * dy + dz * dz) > reach * reach);
+                }
+            }
+        }
+        memcpy(out->x + h, &x, sizeof x);
+        memcpy(out->y + h, &y, sizeof y);
+        memcpy(out->z + h, &z, sizeof z);
+        memcpy(out->vx + h, &vx, sizeof vx);
+        memcpy(out->vy + h, &vy, sizeof vy);
+        memcpy(out->vz + h, &vz, sizeof vz);
+        const vl how = (to_rest & PBD_HR_RESTS) | (~to_rest & near & PBD_HR_MOVE_ONE_BY_ONE);
+        const vb4 how8 = __builtin_convertvector(how, vb4);
+        memcpy(out->how + h, &how8, sizeof how8);
+    }
+}
