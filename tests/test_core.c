@@ -574,8 +574,14 @@ static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts
                 near |= !(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > (s[6] + k->rh) * (s[6] + k->rh));
         }
     }
-    *how = !kept && k->still && !k->exact_moving && v2 < k->rest2 ? PBD_HR_RESTS
-                                                                  : (near ? PBD_HR_MOVE_ONE_BY_ONE : PBD_HR_MOVED);
+    bool in_cell = true; /* point_key's test */
+    for (int d = 0; d < 3; d++) {
+        const double t = (x[k->axis[d]] - k->origin[d]) * k->inv_cell;
+        in_cell &= t >= k->cell[d] && t < k->cell[d] + 1;
+    }
+    *how = !kept && k->still && !k->exact_moving && v2 < k->rest2
+               ? PBD_HR_RESTS
+               : (near ? PBD_HR_MOVE_ONE_BY_ONE : PBD_HR_MOVED | (in_cell ? PBD_HR_IN_CELL : 0));
     for (int a = 0; a < 3; a++)
         out[a] = x[a], out[3 + a] = v[a];
 }
@@ -593,7 +599,7 @@ static void check_hr_blend(gr_rng *rng)
     /* a floor, a wall and a ball among the exact bodies */
     const double exact[3 * 8] = {0, 0, 0, 0, 1, 0, INFINITY, 1, 0.3, 0, 0, -1, 0, 0, INFINITY, 1,
                                  0.1, 0.1, 0.1, 0, 0, 0, 0.02, 0};
-    int seen[3] = {0};
+    int seen[PBD_HR_HOW + 1] = {0}, in_cell = 0;
     for (int trial = 0; trial < 200; trial++) {
         pbd_hr_blend_in in;
         for (int l = 0; l < PBD_HR_LANES; l++) {
@@ -612,8 +618,10 @@ static void check_hr_blend(gr_rng *rng)
         if (trial % 7 == 0) /* an empty lane as the advection fills it */
             in.x[7] = in.y[7] = in.z[7] = 1e15f, in.vx[7] = in.vy[7] = in.vz[7] = 0,
             in.sums[0][7] = in.sums[1][7] = in.sums[2][7] = in.sums[3][7] = in.sums[4][7] = 0;
+        /* a grid cell of 0.1 m (axes in the order y, z, x) among the points */
         const pbd_hr_blend_consts k = {{0, -9.81, 0}, 1.0 / 30, 0.7, trial % 2 ? 0.05 * 0.05 : 0.2 * 0.2, 0.01,
-                                       trial % 4 < 2, trial % 8 == 3, (uint32_t)trial % 4, exact};
+                                       trial % 4 < 2, trial % 8 == 3, (uint32_t)trial % 4, exact, {1, 2, 0},
+                                       {-0.05, -0.05, -0.05}, 10.0, {1 + trial % 2, 1 + trial % 3, 2 - trial % 2}};
         pbd_hr_blend_out out[3];
         for (int b = 0; b < nb; b++)
             blend[b](&in, &k, &out[b]);
@@ -624,12 +632,13 @@ static void check_hr_blend(gr_rng *rng)
             int how;
             blend_reference(&in, &k, l, ref, &how);
             CHECK(out[0].how[l] == how);
-            seen[how]++;
+            seen[how & PBD_HR_HOW]++;
+            in_cell += (how & PBD_HR_IN_CELL) != 0;
             if (how == PBD_HR_RESTS)
                 continue;
             const double got[6] = {out[0].x[l], out[0].y[l], out[0].z[l], out[0].vx[l], out[0].vy[l], out[0].vz[l]};
             CHECK(memcmp(got + 3, ref + 3, 3 * sizeof(double)) == 0);
-            if (how == PBD_HR_MOVED)
+            if ((how & PBD_HR_HOW) == PBD_HR_MOVED)
                 CHECK(memcmp(got, ref, 3 * sizeof(double)) == 0);
             /* the same point alone in another lane, the others empty */
             pbd_hr_blend_in one;
@@ -650,6 +659,7 @@ static void check_hr_blend(gr_rng *rng)
     }
     /* every outcome was exercised */
     CHECK(seen[PBD_HR_MOVED] > 50 && seen[PBD_HR_RESTS] > 50 && seen[PBD_HR_MOVE_ONE_BY_ONE] > 50);
+    CHECK(in_cell > 10 && in_cell < seen[PBD_HR_MOVED]);
 }
 
 static void test_vector_kernels_match_scalar(void)

@@ -111,7 +111,15 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
         memcpy(out->vx + h, &vx, sizeof vx);
         memcpy(out->vy + h, &vy, sizeof vy);
         memcpy(out->vz + h, &vz, sizeof vz);
-        const vl how = (to_rest & PBD_HR_RESTS) | (~to_rest & near & PBD_HR_MOVE_ONE_BY_ONE);
+        /* still in the batch's cell (point_key's arithmetic) */
+        vl in_cell = ~(vl){0, 0, 0, 0};
+        for (int d = 0; d < 3; d++) {
+            const vd t = ((k->axis[d] == 0 ? x : (k->axis[d] == 1 ? y : z)) - VD_SPLAT(k->origin[d])) *
+                         VD_SPLAT(k->inv_cell);
+            in_cell &= (t >= VD_SPLAT(k->cell[d])) & (t < VD_SPLAT(k->cell[d] + 1.0));
+        }
+        const vl how = (to_rest & PBD_HR_RESTS) |
+                       (~to_rest & ((near & PBD_HR_MOVE_ONE_BY_ONE) | (~near & in_cell & PBD_HR_IN_CELL)));
         const vb4 how8 = __builtin_convertvector(how, vb4);
         memcpy(out->how + h, &how8, sizeof how8);
     }

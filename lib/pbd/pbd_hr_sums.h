@@ -39,8 +39,10 @@ pbd_hr_sums_fn *pbd_pick_hr_sums(void);
 enum {
     PBD_HR_MOVED = 0,          ///< moved to x with v, touching no exact surface on the way
     PBD_HR_RESTS = 1,          ///< at rest: stays where it is, without velocity
-    PBD_HR_MOVE_ONE_BY_ONE = 2 ///< v is its velocity; the one-point code moves it (an exact
+    PBD_HR_MOVE_ONE_BY_ONE = 2,///< v is its velocity; the one-point code moves it (an exact
                                ///< surface came within reach)
+    PBD_HR_HOW = 3,            ///< (the bits of the above)
+    PBD_HR_IN_CELL = 4         ///< added to PBD_HR_MOVED: x is still in the batch's grid cell
 };
 
 typedef struct pbd_hr_blend_in {
@@ -56,6 +58,10 @@ typedef struct pbd_hr_blend_consts {
     bool exact_moving; ///< a kinematic exact body moves
     uint32_t exact_count;
     const double *exact; ///< per exact body 8 values: centre, normal (planes), bound, 1 if a plane
+    /* the batch's grid cell, as pbd_upsample.c's point_key finds it: cell[d] <= (x_axis[d] -
+     * origin[d]) inv_cell < cell[d] + 1 */
+    int axis[3];
+    double origin[3], inv_cell, cell[3];
 } pbd_hr_blend_consts;
 
 typedef struct pbd_hr_blend_out {

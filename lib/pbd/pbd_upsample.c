@@ -596,10 +596,12 @@ typedef struct hr_cache {
     float x[HR_CACHE], y[HR_CACHE], z[HR_CACHE], g[HR_CACHE], vx[HR_CACHE], vy[HR_CACHE], vz[HR_CACHE];
     uint32_t n;
     uint32_t body[HR_BODY_CACHE]; ///< grid positions of the body particles near
+    double bx[HR_BODY_CACHE], by[HR_BODY_CACHE], bz[HR_BODY_CACHE], breach2[HR_BODY_CACHE]; ///< their x, (r + r_H)^2
     uint32_t nbody;
     bool still;    ///< every entry at rest
     bool overflow; ///< the neighbourhood did not fit: its points gather from the grid rows
     bool body_overflow;
+    int32_t cell[3]; ///< the cell's coordinates
 } hr_cache;
 
 /* Fill the cache for cell `key`: the particles of the 3x3x3 cells around it (cells are at
@@ -616,11 +618,12 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
     for (int d = 0; d < 3; d++)
         v3_set(&centre, g->axis[d], v3_get(g->origin, g->axis[d]) + ((double)cc[d] + 0.5) * g->cell);
     const double spread = 0.8660254037844386 * g->cell;
-    const double reach = c->support + spread, breach = c->body_reach + spread;
+    const double reach = c->support + spread, breach = c->body_reach + spread, rh = st->world->pbd.hr_radius;
     const float r2 = (float)(reach * reach), b2 = (float)(breach * breach);
     const float ox = (float)centre.x, oy = (float)centre.y, oz = (float)centre.z;
     uint32_t rb[9], re[9];
     const uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+    k->cell[0] = cc[0], k->cell[1] = cc[1], k->cell[2] = cc[2];
     uint32_t n = 0, nb = 0;
     bool still = true;
     k->overflow = k->body_overflow = false;
@@ -629,10 +632,15 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
             const float *e = st->hr_sorted + 8 * (size_t)s;
             const float dx = e[0] - ox, dy = e[1] - oy, dz = e[2] - oz, d2 = dx * dx + dy * dy + dz * dz;
             if (e[3] == 0.0f && d2 <= b2) {
-                if (nb == HR_BODY_CACHE)
+                if (nb == HR_BODY_CACHE) {
                     k->body_overflow = true;
-                else
+                } else {
+                    const uint32_t j = g->order[s];
+                    const double reach = st->r[j] + rh; /* (as push_from_particle has it) */
+                    k->bx[nb] = st->x[j].x, k->by[nb] = st->x[j].y, k->bz[nb] = st->x[j].z;
+                    k->breach2[nb] = reach * reach;
                     k->body[nb++] = s;
+                }
                 /* a moving body particle that can reach the cell's points stirs them */
                 still &= e[4] == 0.0f && e[5] == 0.0f && e[6] == 0.0f;
             }
@@ -829,22 +837,77 @@ static inline bool skipped_at_rest(const advect_ctx *c, const hr_cache *k, const
     return p->rest && k->still && !c->exact_moving;
 }
 
-/* The end of lane l's point (pbd_hr_blend_fn) in the cell `key` of cache k. */
-static inline void finish_lane(const advect_ctx *c, const hr_cache *k, uint32_t key, const pbd_hr_blend_out *o,
-                               uint32_t l, pbd_point *pt)
+typedef double hr_v4 __attribute__((vector_size(32)));
+typedef int64_t hr_l4 __attribute__((vector_size(32)));
+
+/* The lanes lanes[0..n) of a batch (moved, still in the cell of cache k) pushed out of the
+ * cache's body particles: push_from_bodies for 4 points at a time. Each lane meets the body
+ * particles in the cache's order; a lane that touches one is pushed by push_from_particle
+ * (the same test and push as one point's), and put back to its side of exact surfaces. */
+static void push_lanes_from_bodies(const advect_ctx *c, const hr_cache *k, pbd_hr_blend_out *o, const uint32_t *lanes,
+                                   uint32_t n)
 {
-    if (o->how[l] == PBD_HR_RESTS) {
+    const pbd_state *st = c->st;
+    const double rh = st->world->pbd.hr_radius;
+    for (uint32_t g = 0; g < n; g += 4) {
+        hr_v4 x, y, z;
+        for (uint32_t i = 0; i < 4; i++) {
+            const uint32_t l = lanes[g + i < n ? g + i : g];
+            x[i] = g + i < n ? o->x[l] : 1e300; /* (a spare lane far from every body particle) */
+            y[i] = o->y[l], z[i] = o->z[l];
+        }
+        const hr_v4 x0 = x, y0 = y, z0 = z;
+        uint32_t pushed = 0;
+        for (uint32_t b = 0; b < k->nbody; b++) {
+            const hr_v4 dx = x - k->bx[b], dy = y - k->by[b], dz = z - k->bz[b];
+            const hr_v4 d2 = dx * dx + dy * dy + dz * dz;
+            const hr_l4 hit = (d2 < k->breach2[b]) & (d2 > 0.0);
+            if (!(hit[0] | hit[1] | hit[2] | hit[3]))
+                continue;
+            for (uint32_t i = 0; i < 4; i++) {
+                if (!hit[i])
+                    continue;
+                const uint32_t l = lanes[g + i];
+                gr_vec3 xl = v3(x[i], y[i], z[i]), vl = v3(o->vx[l], o->vy[l], o->vz[l]);
+                push_from_particle(st, k->body[b], rh, &xl, &vl);
+                x[i] = xl.x, y[i] = xl.y, z[i] = xl.z;
+                o->vx[l] = vl.x, o->vy[l] = vl.y, o->vz[l] = vl.z;
+                pushed |= 1u << i;
+            }
+        }
+        for (uint32_t i = 0; i < 4 && g + i < n; i++) {
+            const uint32_t l = lanes[g + i];
+            gr_vec3 xl = v3(x[i], y[i], z[i]);
+            if (pushed & (1u << i)) {
+                /* (untouched, it is where the lanes left it: clear of every exact surface) */
+                const gr_vec3 before = v3(x0[i], y0[i], z0[i]);
+                gr_vec3 vl = v3(o->vx[l], o->vy[l], o->vz[l]);
+                push_from_exact(st, rh, &before, &xl, &vl);
+                o->vx[l] = vl.x, o->vy[l] = vl.y, o->vz[l] = vl.z;
+            }
+            o->x[l] = xl.x, o->y[l] = xl.y, o->z[l] = xl.z;
+        }
+    }
+}
+
+/* The end of lane l's point (pbd_hr_blend_fn) in the cell `key` of cache k; bodies_done: its
+ * push out of body particles was done in lanes. */
+static inline void finish_lane(const advect_ctx *c, const hr_cache *k, uint32_t key, const pbd_hr_blend_out *o,
+                               uint32_t l, bool bodies_done, pbd_point *pt)
+{
+    const uint32_t how = o->how[l] & PBD_HR_HOW;
+    if (how == PBD_HR_RESTS) {
         pt->vx = pt->vy = pt->vz = 0;
         pt->rest = 1;
         return;
     }
     gr_vec3 x, v = v3(o->vx[l], o->vy[l], o->vz[l]);
-    if (o->how[l] == PBD_HR_MOVE_ONE_BY_ONE) {
+    if (how == PBD_HR_MOVE_ONE_BY_ONE) {
         x = point_x(pt);
         move_point(c, k, key, &x, &v);
     } else {
         x = v3(o->x[l], o->y[l], o->z[l]);
-        if (c->st->nb) /* (push_from_bodies asks too; the common case without a call) */
+        if (c->st->nb && !bodies_done) /* (push_from_bodies asks too; the common case without a call) */
             push_from_bodies(c, k, key, &x, &v);
     }
     store_point(pt, x, v);
@@ -914,9 +977,20 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                         /* the lanes do what the code below does for one point: the whole batch
                          * is done here */
                         bk.still = cache.still;
+                        for (int d = 0; d < 3; d++)
+                            bk.cell[d] = (double)cache.cell[d];
                         st->hr_blend(&bin, &bk, &bout);
+                        /* the points still in the cell meet the cache's body particles in lanes */
+                        const bool lanes_push = st->nb && st->n && !cache.body_overflow;
+                        uint32_t in_cell[PBD_HR_LANES], n_in = 0;
+                        for (uint32_t l = 0; lanes_push && l < batch_n; l++)
+                            if (bout.how[l] == (PBD_HR_MOVED | PBD_HR_IN_CELL))
+                                in_cell[n_in++] = l;
+                        if (n_in && cache.nbody)
+                            push_lanes_from_bodies(c, &cache, &bout, in_cell, n_in);
                         for (uint32_t l = 0; l < batch_n; l++)
-                            finish_lane(c, k, key, &bout, l, &st->hr_pt[batch[l]]);
+                            finish_lane(c, k, key, &bout, l, lanes_push && bout.how[l] == (PBD_HR_MOVED | PBD_HR_IN_CELL),
+                                        &st->hr_pt[batch[l]]);
                         moved += batch_n;
                         q = batch[batch_n - 1];
                         batch_at = batch_n;
@@ -1123,14 +1197,18 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
     atomic_uint moved = 0;
     advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, 1.0 / (d->hr_density * w_rho * w_rho * w_rho),
-                    body_reach, exact_moving, &moved, 0.0, false, {{0}, 0, 0, 0, 0, false, false, 0, NULL}, {0}};
+                    body_reach, exact_moving, &moved, 0.0, false, {{0}, 0, 0, 0, 0, false, false, 0, NULL, {0}, {0}, 0, {0}}, {0}};
     /* the grains' sleeping speed (pbd_step.c) */
     const double rest = st->par.sleep_threshold * v3_len(st->world->def.gravity) * st->world->last_substep;
     c.rest2 = rest * rest;
     /* the lanes' constants (they test the exact bodies' reach; the one-point code pushes) */
     c.lanes = st->exact_count <= PBD_HR_LANE_EXACT;
     c.blend = (pbd_hr_blend_consts){{c.g.x, c.g.y, c.g.z}, c.dt, c.inv_dense, c.rest2, d->hr_radius, false,
-                                    exact_moving, st->exact_count, c.exact};
+                                    exact_moving, st->exact_count, c.exact, {0, 1, 2}, {0}, st->hr_grid.inv_cell, {0}};
+    for (int a = 0; a < 3; a++) {
+        c.blend.axis[a] = st->hr_grid.axis[a];
+        c.blend.origin[a] = v3_get(st->hr_grid.origin, st->hr_grid.axis[a]);
+    }
     for (uint32_t e = 0; c.lanes && e < st->exact_count; e++) {
         const pbd_exact *ex = &st->exact[e];
         double *o = c.exact + 8 * (size_t)e;
