@@ -37,15 +37,21 @@ static void run_blocks(gr_task_job *job, uint32_t worker)
         }
         return;
     }
-    for (;;) {
-        uint32_t b = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
-        if (b >= nblocks)
-            break;
-        uint32_t begin = b * job->block;
-        uint32_t end = begin + job->block;
-        if (end > job->count)
-            end = job->count;
-        job->fn(job->ctx, begin, end, worker);
+    /* its own share first (the same blocks as in the last pass: still in this core's cache),
+     * then what is left of the others' */
+    const uint32_t shares = job->shares;
+    for (uint32_t i = 0; i < shares; i++) {
+        const uint32_t p = (worker + i) % shares;
+        for (;;) {
+            uint32_t b = atomic_fetch_add_explicit(&job->share[p].next, 1, memory_order_relaxed);
+            if (b >= job->share[p].end)
+                break;
+            uint32_t begin = b * job->block;
+            uint32_t end = begin + job->block;
+            if (end > job->count)
+                end = job->count;
+            job->fn(job->ctx, begin, end, worker);
+        }
     }
 }
 
@@ -160,9 +166,11 @@ static void parallel_run(gr_tasks *t, uint32_t count, uint32_t block, gr_range_f
     job->count = count;
     job->block = block;
     job->participants = 0;
-    atomic_store_explicit(&job->next, 0, memory_order_relaxed);
 
     if (t->worker_count == 1 || nblocks == 1) {
+        job->shares = 1;
+        atomic_store_explicit(&job->share[0].next, 0, memory_order_relaxed);
+        job->share[0].end = nblocks;
         run_blocks(job, 0);
         return;
     }
@@ -171,6 +179,11 @@ static void parallel_run(gr_tasks *t, uint32_t count, uint32_t block, gr_range_f
         helpers = nblocks - 1;
     if (affine)
         job->participants = helpers + 1;
+    job->shares = helpers + 1;
+    for (uint32_t p = 0; p < job->shares; p++) {
+        atomic_store_explicit(&job->share[p].next, (uint32_t)((uint64_t)nblocks * p / job->shares), memory_order_relaxed);
+        job->share[p].end = (uint32_t)((uint64_t)nblocks * (p + 1) / job->shares);
+    }
 
     if (t->hooks.enqueue) {
         void *handles[GR_MAX_WORKERS];

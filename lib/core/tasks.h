@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Parallel-for over index ranges: the built-in pthread pool or the host's job system.
  * Ranges are cut into fixed blocks that do not depend on the worker count, and workers
- * claim blocks through an atomic counter; code that writes per block (not per worker) is
+ * claim blocks through atomic counters; code that writes per block (not per worker) is
  * therefore bit-identical for any worker count. */
 #ifndef GR_CORE_TASKS_H
 #define GR_CORE_TASKS_H
@@ -21,7 +21,14 @@ typedef struct gr_task_job {
     uint32_t count;
     uint32_t block;
     uint32_t participants; ///< affinity mode: blocks split evenly among this many, else 0
-    _Atomic uint32_t next; ///< next block to claim (dynamic mode)
+    /* dynamic mode: the blocks in one contiguous share per participant; each claims from its
+     * own share first, then from the others' */
+    uint32_t shares;
+    struct {
+        _Atomic uint32_t next; ///< next block of the share to claim
+        uint32_t end;
+        char pad[56]; ///< (a cache line each: the claims of one share do not slow another's)
+    } share[GR_MAX_WORKERS];
 } gr_task_job;
 
 typedef struct gr_task_slot {
@@ -52,7 +59,9 @@ gr_status gr_tasks_init(gr_tasks *tasks, gr_mem *mem, uint32_t worker_count, con
 void gr_tasks_destroy(gr_tasks *tasks);
 
 /// Run fn over [0, count) in blocks of `block`; returns when every block is done. Blocks are
-/// claimed dynamically (best when block costs vary).
+/// claimed dynamically (best when block costs vary): each participant starts on its own
+/// contiguous share (the same share in every pass over the same count, so its data tends to be
+/// in its core's cache) and then takes what is left of the others'.
 void gr_parallel_for(gr_tasks *tasks, uint32_t count, uint32_t block, gr_range_fn *fn, void *ctx);
 /// The same, but participant p always runs the p-th contiguous share of the blocks: with the
 /// built-in pool a thread keeps working on the same data phase after phase, so it stays in
