@@ -25,6 +25,7 @@
  * set to a pose, a grain removed or written, gravity or friction changed) the next substep
  * freezes nothing (st->thaw), so every sleeper can notice. */
 #include <math.h>
+#include <stdatomic.h>
 
 #include "../bodies/body_store.h"
 #include "../geom/vec3.h"
@@ -155,13 +156,57 @@ void pbd_free_freeze(pbd_state *st)
     st->fz_cap = 0;
 }
 
-/* A particle solved in this substep records its forces on bodies afresh; a frozen grain's
- * records of the last substep it was solved in stay (and are reported again). */
-static void forget_thawed(pbd_state *st)
+/* The passes over the movable particles (parallel, in fixed blocks; each writes only its own
+ * particles, and the counts are sums of whole numbers: the same for any worker count). */
+typedef struct freeze_ctx {
+    pbd_state *st;
+    const freeze_grid *g;
+    atomic_uint count;
+} freeze_ctx;
+
+/* Every flag cleared, the stir counts down; counts the sleeping grains. */
+static void reset_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
-    if (!st->sense_cap)
-        return;
-    for (uint32_t k = 0; k < st->n_mov; k++) {
+    (void)worker;
+    freeze_ctx *c = (freeze_ctx *)vctx;
+    pbd_state *st = c->st;
+    uint32_t asleep = 0;
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t i = st->mov[k];
+        st->flag[i] = 0;
+        asleep += st->owner[i] == GR_INVALID_INDEX && pbd_asleep(st, i);
+        st->stir[i] -= st->stir[i] > 0; /* (marked below while it lasts) */
+    }
+    atomic_fetch_add_explicit(&c->count, asleep, memory_order_relaxed);
+}
+
+/* Sleeping grains with no mark in their block freeze; counts them. */
+static void decide_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    freeze_ctx *c = (freeze_ctx *)vctx;
+    pbd_state *st = c->st;
+    uint32_t frozen = 0;
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t i = st->mov[k];
+        int32_t cc[3];
+        if (st->owner[i] != GR_INVALID_INDEX || !pbd_asleep(st, i) || !cell_of(c->g, st->x[i], cc))
+            continue;
+        if (!block_marked(c->g, cc)) {
+            st->flag[i] = PBD_FLAG_FROZEN;
+            frozen++;
+        }
+    }
+    atomic_fetch_add_explicit(&c->count, frozen, memory_order_relaxed);
+}
+
+/* A particle solved in this substep records its forces on bodies afresh; a frozen grain's
+ * records stay (the weight it last pressed with). */
+static void forget_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    (void)worker;
+    pbd_state *st = ((freeze_ctx *)vctx)->st;
+    for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
         if ((st->flag[i] & PBD_FLAG_FROZEN) || st->sense_slot[2 * i] == GR_INVALID_INDEX)
             continue; /* (records fill their first place first) */
@@ -174,16 +219,13 @@ static void forget_thawed(pbd_state *st)
 
 static void freeze(pbd_state *st)
 {
+    gr_tasks *tasks = &st->world->tasks;
     const bool thaw = st->thaw;
     st->thaw = false;
     st->n_frozen = 0;
-    uint32_t asleep = 0;
-    for (uint32_t k = 0; k < st->n_mov; k++) {
-        const uint32_t i = st->mov[k];
-        st->flag[i] = 0;
-        asleep += st->owner[i] == GR_INVALID_INDEX && pbd_asleep(st, i);
-        st->stir[i] -= st->stir[i] > 0; /* (marked below while it lasts) */
-    }
+    freeze_ctx fc = {st, NULL, 0};
+    gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, reset_range, &fc);
+    const uint32_t asleep = atomic_load_explicit(&fc.count, memory_order_relaxed);
     /* (with less than a quarter asleep, what could freeze does not pay for the marking) */
     if (thaw || !asleep || 4 * (uint64_t)asleep < st->n_mov || !(st->par.sleep_threshold > 0))
         return;
@@ -225,22 +267,17 @@ static void freeze(pbd_state *st)
             mark_point(&g, st->x[i]);
     }
     fixed_particles_mark(st, &g);
-    uint32_t frozen = 0;
-    for (uint32_t k = 0; k < st->n_mov; k++) {
-        const uint32_t i = st->mov[k];
-        int32_t c[3];
-        if (st->owner[i] != GR_INVALID_INDEX || !pbd_asleep(st, i) || !cell_of(&g, st->x[i], c))
-            continue;
-        if (!block_marked(&g, c)) {
-            st->flag[i] = PBD_FLAG_FROZEN;
-            frozen++;
-        }
-    }
-    st->n_frozen = frozen;
+    fc.g = &g;
+    atomic_store_explicit(&fc.count, 0, memory_order_relaxed);
+    gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, decide_range, &fc);
+    st->n_frozen = atomic_load_explicit(&fc.count, memory_order_relaxed);
 }
 
 void pbd_freeze(pbd_state *st)
 {
     freeze(st);
-    forget_thawed(st);
+    if (st->sense_cap) {
+        freeze_ctx fc = {st, NULL, 0};
+        gr_parallel_for_affine(&st->world->tasks, st->n_mov, PBD_BLOCK, forget_range, &fc);
+    }
 }
