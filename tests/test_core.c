@@ -779,6 +779,8 @@ static void test_mesh_query_matches_exact(void)
     for (int m = 0; m < 3; m++) {
         gr_mesh_query q;
         CHECK(gr_mesh_query_build(&q, &mem, meshes[m].v, meshes[m].idx, meshes[m].nt) == GR_OK);
+        /* closed and oriented: the side comes from pseudo-normals, or from the cells' sides */
+        CHECK(q.pseudo);
         for (int k = 0; k < 4000; k++) {
             gr_vec3 p = v3(gr_rng_uniform(&rng) - 0.5, gr_rng_uniform(&rng) - 0.5, gr_rng_uniform(&rng) - 0.5);
             p = v3_scale(p, 1.4);
@@ -809,6 +811,18 @@ static void test_mesh_query_matches_exact(void)
     }
     printf("  %ld points, %ld wrong\n", checked, wrong);
     CHECK(wrong == 0);
+    /* an open box (a face missing) and one with a face turned over have no pseudo-normals
+     * (their side is a ray's) */
+    gr_mesh_query q;
+    CHECK(gr_mesh_query_build(&q, &mem, bv, bi, 10) == GR_OK);
+    CHECK(!q.pseudo);
+    gr_mesh_query_free(&q);
+    uint32_t flipped[36];
+    memcpy(flipped, bi, sizeof flipped);
+    flipped[1] = bi[2], flipped[2] = bi[1];
+    CHECK(gr_mesh_query_build(&q, &mem, bv, flipped, 12) == GR_OK);
+    CHECK(!q.pseudo);
+    gr_mesh_query_free(&q);
     CHECK(mem.in_use == 0);
 }
 

@@ -3,6 +3,7 @@
 #include "mesh_query.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "triangle.h"
 #include "vec3.h"
@@ -53,6 +54,82 @@ static size_t bin_triangles(gr_mesh_query *q, bool place)
         total += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) * (size_t)(b[2] - a[2] + 1);
     }
     return total;
+}
+
+/* A half-edge for the pairing of edges: its vertices in increasing order, and where it is. */
+typedef struct half_edge {
+    uint32_t lo, hi;
+    uint32_t at; ///< 3 t + k (edge k of triangle t)
+    uint32_t forward; ///< 1 if the triangle runs lo -> hi
+} half_edge;
+
+static int cmp_half_edge(const void *a, const void *b)
+{
+    const half_edge *x = (const half_edge *)a, *y = (const half_edge *)b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    if (x->hi != y->hi)
+        return x->hi < y->hi ? -1 : 1;
+    return x->at < y->at ? -1 : (x->at > y->at);
+}
+
+/* The pseudo-normals, if every edge joins exactly two triangles running it in opposite
+ * directions and no triangle is degenerate (else q->pseudo stays false and the side is found
+ * by a ray). False only when out of memory. */
+static bool build_pseudo_normals(gr_mesh_query *q)
+{
+    const uint32_t nt = q->nt;
+    if (!nt || nt > UINT32_MAX / 3)
+        return true;
+    uint32_t nv = 0;
+    for (size_t k = 0; k < 3 * (size_t)nt; k++)
+        nv = GR_MAX(nv, q->idx[k] + 1);
+    q->nv = nv;
+    q->face_normal = (gr_vec3 *)gr_mem_alloc(q->mem, sizeof(gr_vec3) * nt);
+    q->edge_normal = (gr_vec3 *)gr_mem_alloc(q->mem, sizeof(gr_vec3) * 3 * (size_t)nt);
+    q->vertex_normal = (gr_vec3 *)gr_mem_calloc(q->mem, sizeof(gr_vec3) * nv);
+    half_edge *he = (half_edge *)gr_mem_alloc(q->mem, sizeof(half_edge) * 3 * (size_t)nt);
+    if (!q->face_normal || !q->edge_normal || !q->vertex_normal || !he) {
+        gr_mem_free(q->mem, he, he ? sizeof(half_edge) * 3 * (size_t)nt : 0);
+        return false;
+    }
+    bool ok = true;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint32_t *i = q->idx + 3 * (size_t)t;
+        const gr_vec3 a = q->v[i[0]], b = q->v[i[1]], c = q->v[i[2]];
+        const gr_vec3 n = v3_cross(v3_sub(b, a), v3_sub(c, a));
+        const double len = v3_len(n);
+        const double scale = v3_len2(v3_sub(b, a)) + v3_len2(v3_sub(c, a));
+        if (!(len > 1e-12 * scale)) {
+            ok = false; /* (degenerate: no normal to trust) */
+            q->face_normal[t] = v3(0, 0, 0);
+        } else {
+            q->face_normal[t] = v3_scale(n, 1.0 / len);
+        }
+        /* the angle at each corner (atan2 of sine and cosine: accurate at any angle) */
+        const gr_vec3 corner[3] = {a, b, c};
+        for (int k = 0; k < 3; k++) {
+            const gr_vec3 u = v3_sub(corner[(k + 1) % 3], corner[k]), w = v3_sub(corner[(k + 2) % 3], corner[k]);
+            const double angle = atan2(v3_len(v3_cross(u, w)), v3_dot(u, w));
+            q->vertex_normal[i[k]] = v3_madd(q->vertex_normal[i[k]], q->face_normal[t], angle);
+            const uint32_t from = i[k], to = i[(k + 1) % 3];
+            he[3 * (size_t)t + k] = (half_edge){GR_MIN(from, to), GR_MAX(from, to), 3 * t + (uint32_t)k, from < to};
+        }
+    }
+    qsort(he, 3 * (size_t)nt, sizeof *he, cmp_half_edge);
+    for (size_t e = 0; ok && e < 3 * (size_t)nt; e += 2) {
+        if (e + 1 >= 3 * (size_t)nt || he[e + 1].lo != he[e].lo || he[e + 1].hi != he[e].hi ||
+            (e + 2 < 3 * (size_t)nt && he[e + 2].lo == he[e].lo && he[e + 2].hi == he[e].hi) ||
+            he[e].forward == he[e + 1].forward || he[e].lo == he[e].hi) {
+            ok = false; /* an open, non-manifold or inconsistently oriented edge */
+            break;
+        }
+        const gr_vec3 n = v3_add(q->face_normal[he[e].at / 3], q->face_normal[he[e + 1].at / 3]);
+        q->edge_normal[he[e].at] = q->edge_normal[he[e + 1].at] = n;
+    }
+    gr_mem_free(q->mem, he, sizeof(half_edge) * 3 * (size_t)nt);
+    q->pseudo = ok;
+    return true;
 }
 
 gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, const uint32_t *idx, uint32_t nt)
@@ -117,6 +194,10 @@ gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, c
     for (size_t c = q->ncells; c > 0; c--)
         q->start[c] = q->start[c - 1];
     q->start[0] = 0;
+    if (!build_pseudo_normals(q)) {
+        gr_mesh_query_free(q);
+        return GR_ERROR_OUT_OF_MEMORY;
+    }
     return GR_OK;
 }
 
@@ -126,6 +207,11 @@ void gr_mesh_query_free(gr_mesh_query *q)
     gr_mem_free(q->mem, q->stamp, sizeof(uint32_t) * (q->nt ? q->nt : 1));
     gr_mem_free(q->mem, q->tris, sizeof(uint32_t) * (q->nentries ? q->nentries : 1));
     q->start = q->stamp = q->tris = NULL;
+    gr_mem_free(q->mem, q->face_normal, q->face_normal ? sizeof(gr_vec3) * q->nt : 0);
+    gr_mem_free(q->mem, q->edge_normal, q->edge_normal ? sizeof(gr_vec3) * 3 * (size_t)q->nt : 0);
+    gr_mem_free(q->mem, q->vertex_normal, q->vertex_normal ? sizeof(gr_vec3) * q->nv : 0);
+    q->face_normal = q->edge_normal = q->vertex_normal = NULL;
+    q->pseudo = false;
 }
 
 /* A new query id for the stamps (wrapping: clear them). */
@@ -213,15 +299,17 @@ bool gr_mesh_query_inside(const gr_mesh_query *q, gr_vec3 p)
 
 double gr_mesh_query_depth(gr_mesh_query *q, gr_vec3 p, double limit)
 {
-    const double side = gr_mesh_query_inside(q, p) ? 1.0 : -1.0;
     /* distance: the triangles in the cells within `limit` */
     double best = limit * limit;
+    uint32_t best_t = UINT32_MAX;
+    int best_region = 0;
+    gr_vec3 best_x = p;
     const uint32_t id = next_query(q);
     int32_t lo[3], hi[3];
     for (int d = 0; d < 3; d++) {
         const double x = v3_get(p, d), l = v3_get(q->lo, d);
         if (x + limit < l || x - limit > l + q->cell * q->dim[d])
-            return side * limit; /* the whole reach is outside the grid */
+            return (gr_mesh_query_inside(q, p) ? 1.0 : -1.0) * limit; /* the whole reach is outside the grid */
         lo[d] = coord(q, x - limit, l, d);
         hi[d] = coord(q, x + limit, l, d);
     }
@@ -237,8 +325,29 @@ double gr_mesh_query_depth(gr_mesh_query *q, gr_vec3 p, double limit)
                     int region;
                     const gr_vec3 x = gr_closest_on_triangle(p, q->v[q->idx[3 * t]], q->v[q->idx[3 * t + 1]],
                                                              q->v[q->idx[3 * t + 2]], &region);
-                    best = GR_MIN(best, v3_len2(v3_sub(p, x)));
+                    const double d2 = v3_len2(v3_sub(p, x));
+                    if (d2 < best) {
+                        best = d2;
+                        best_t = t;
+                        best_region = region;
+                        best_x = x;
+                    }
                 }
             }
+    /* the side: from the closest feature's pseudo-normal (outside where p lies along it), or,
+     * with no feature within reach, too close to one to tell, or no normals, from a ray */
+    double side = 0;
+    if (q->pseudo && best_t != UINT32_MAX) {
+        const uint32_t *idx = q->idx + 3 * (size_t)best_t;
+        const gr_vec3 n = best_region < 3   ? q->vertex_normal[idx[best_region]]
+                          : best_region < 6 ? q->edge_normal[3 * (size_t)best_t + (size_t)(best_region - 3)]
+                                            : q->face_normal[best_t];
+        const gr_vec3 away = v3_sub(p, best_x);
+        const double s = v3_dot(away, n);
+        if (fabs(s) > 1e-9 * sqrt(best) * v3_len(n) && best > 1e-24 * (1.0 + v3_len2(p)))
+            side = s < 0 ? 1.0 : -1.0;
+    }
+    if (side == 0)
+        side = gr_mesh_query_inside(q, p) ? 1.0 : -1.0;
     return side * sqrt(best);
 }

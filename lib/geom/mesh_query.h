@@ -23,6 +23,13 @@ typedef struct gr_mesh_query {
     uint32_t query;
     size_t ncells, nentries;
     gr_mem *mem;
+    /* angle-weighted pseudo-normals (Baerentzen and Aanaes 2005): the side of a point from its
+     * closest feature, without a ray; only for a closed, consistently oriented mesh */
+    bool pseudo;           ///< the normals below exist
+    uint32_t nv;           ///< vertices referenced (largest index + 1)
+    gr_vec3 *face_normal;  ///< [nt] unit
+    gr_vec3 *edge_normal;  ///< [3 nt] edges ab, bc, ca of each triangle: the sum of both faces'
+    gr_vec3 *vertex_normal;///< [nv] faces' normals weighted by their angle at the vertex
 } gr_mesh_query;
 
 /// Bin the triangles (the arrays are referenced, not copied). All or nothing.
