@@ -72,14 +72,7 @@ typedef struct mesh_sdf {
     double band;
 } mesh_sdf;
 
-/* Edge keys sort by their first word (the directed edge). */
-static int cmp_edge_key(const void *a, const void *b)
-{
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Pseudo-normals: faces, edges (sum of the two faces), vertices (angle-weighted). */
+/* The narrow band's exact distances, signed by the closest feature's pseudo-normal (mesh.h). */
 static gr_status build_sdf(gr_mem *mem, const gr_body_data *b, double h, double band, mesh_sdf *out)
 {
     const gr_vec3 *v = b->mesh_vertices;
@@ -111,46 +104,19 @@ static gr_status build_sdf(gr_mem *mem, const gr_body_data *b, double h, double 
     gr_vec3 *fn = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nt);
     gr_vec3 *vn = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nv);
     gr_vec3 *en = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nt * 3);
-    uint64_t *keys = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * 2 * nt * 3);
     uint32_t *owner = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * ncell);
     float *best = (float *)gr_mem_alloc(mem, sizeof(float) * ncell);
-    if (!out->d || !fn || !vn || !en || !keys || !owner || !best) {
+    bool closed; /* (bodies' meshes were checked closed) */
+    if (!out->d || !fn || !vn || !en || !owner || !best ||
+        gr_mesh_pseudo_normals(mem, v, nv, idx, nt, fn, en, vn, &closed) != GR_OK) {
         gr_mem_free(mem, out->d, sizeof(float) * ncell);
         gr_mem_free(mem, fn, sizeof(gr_vec3) * nt);
         gr_mem_free(mem, vn, sizeof(gr_vec3) * nv);
         gr_mem_free(mem, en, sizeof(gr_vec3) * nt * 3);
-        gr_mem_free(mem, keys, sizeof(uint64_t) * 2 * nt * 3);
         gr_mem_free(mem, owner, sizeof(uint32_t) * ncell);
         gr_mem_free(mem, best, sizeof(float) * ncell);
         out->d = NULL;
         return GR_ERROR_OUT_OF_MEMORY;
-    }
-    for (uint32_t t = 0; t < nt; t++) {
-        const gr_vec3 p[3] = {v[idx[3 * t]], v[idx[3 * t + 1]], v[idx[3 * t + 2]]};
-        gr_vec3 n = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
-        n = v3_scale(n, 1.0 / v3_len(n));
-        fn[t] = n;
-        for (int k = 0; k < 3; k++) {
-            const gr_vec3 e1 = v3_sub(p[(k + 1) % 3], p[k]), e2 = v3_sub(p[(k + 2) % 3], p[k]);
-            const double angle = acos(GR_MAX(-1.0, GR_MIN(1.0, v3_dot(e1, e2) / (v3_len(e1) * v3_len(e2)))));
-            vn[idx[3 * t + k]] = v3_madd(vn[idx[3 * t + k]], n, angle);
-        }
-    }
-    /* edge pseudo-normals: the undirected edge's two faces (keys sorted to pair them) */
-    for (uint32_t t = 0; t < nt; t++)
-        for (int k = 0; k < 3; k++) {
-            uint32_t a = idx[3 * t + k], c = idx[3 * t + (k + 1) % 3];
-            uint64_t key = (uint64_t)(a < c ? a : c) << 32 | (a < c ? c : a);
-            keys[2 * (3 * t + k)] = key;
-            keys[2 * (3 * t + k) + 1] = 3 * t + k;
-        }
-    /* sort (key, slot) pairs by key: both faces of an edge become neighbours */
-    qsort(keys, (size_t)nt * 3, 2 * sizeof(uint64_t), cmp_edge_key);
-    for (size_t k = 0; k + 1 < (size_t)nt * 3; k += 2) {
-        const uint32_t s0 = (uint32_t)keys[2 * k + 1], s1 = (uint32_t)keys[2 * k + 3];
-        const gr_vec3 sum = v3_add(fn[s0 / 3], fn[s1 / 3]);
-        en[s0] = sum;
-        en[s1] = sum;
     }
     for (size_t c = 0; c < ncell; c++) {
         best[c] = INFINITY;
@@ -219,7 +185,6 @@ static gr_status build_sdf(gr_mem *mem, const gr_body_data *b, double h, double 
     gr_mem_free(mem, fn, sizeof(gr_vec3) * nt);
     gr_mem_free(mem, vn, sizeof(gr_vec3) * nv);
     gr_mem_free(mem, en, sizeof(gr_vec3) * nt * 3);
-    gr_mem_free(mem, keys, sizeof(uint64_t) * 2 * nt * 3);
     gr_mem_free(mem, owner, sizeof(uint32_t) * ncell);
     gr_mem_free(mem, best, sizeof(float) * ncell);
     return GR_OK;
@@ -407,6 +372,8 @@ static gr_status place_particles(gr_body_data *b, gr_mem *mem, const mesh_sdf *s
     cover_ctx ctx = {b, sdf};
     const double step_cap = 0.25 * r; /* keeps the explicit iteration stable */
     const double sigma = 3.0 * r * sqrt(1.0 / GR_MAX(D, 1e-3)), kstr = 0.3 * r;
+    /* a square beyond which the distance is surely >= sigma (rounding included) */
+    const double sigma2_beyond = sigma * sigma * (1.0 + 1e-9);
     gr_cell_grid grid;
     gr_cell_grid_init(&grid);
     gr_status s = GR_OK;
@@ -434,7 +401,10 @@ static gr_status place_particles(gr_body_data *b, gr_mem *mem, const mesh_sdf *s
                             if (j == i)
                                 continue;
                             const gr_vec3 d = v3_sub(p[i], p[j]);
-                            const double l = v3_len(d);
+                            const double l2 = v3_len2(d);
+                            if (l2 >= sigma2_beyond)
+                                continue; /* (most of the 27 cells' particles: no root needed) */
+                            const double l = sqrt(l2);
                             if (l >= sigma || l <= 0)
                                 continue;
                             const double kk = kstr * (1 - l / sigma) * (1 - l / sigma);

@@ -2,6 +2,7 @@
 /* Closed triangle meshes: closedness check and exact signed distance (mesh.h). */
 #include "mesh.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -50,6 +51,49 @@ gr_status gr_mesh_check_closed(gr_mem *mem, const gr_vec3 *v, const uint32_t *id
     }
     gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
     return s;
+}
+
+gr_status gr_mesh_pseudo_normals(gr_mem *mem, const gr_vec3 *v, uint32_t nv, const uint32_t *idx, uint32_t nt,
+                                 gr_vec3 *fn, gr_vec3 *en, gr_vec3 *vn, bool *closed)
+{
+    const size_t ne = (size_t)nt * 3;
+    /* (undirected edge key, slot 3 t + k) pairs, sorted by key: both faces of an edge meet */
+    uint64_t *keys = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * 2 * (ne ? ne : 1));
+    if (!keys)
+        return GR_ERROR_OUT_OF_MEMORY;
+    bool ok = true;
+    for (uint32_t i = 0; i < nv; i++)
+        vn[i] = v3(0, 0, 0);
+    for (uint32_t t = 0; t < nt; t++) {
+        const gr_vec3 p[3] = {v[idx[3 * t]], v[idx[3 * t + 1]], v[idx[3 * t + 2]]};
+        const gr_vec3 n = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
+        ok &= v3_len2(n) > 0;
+        fn[t] = v3_scale(n, 1.0 / v3_len(n));
+        for (int k = 0; k < 3; k++) {
+            const gr_vec3 e1 = v3_sub(p[(k + 1) % 3], p[k]), e2 = v3_sub(p[(k + 2) % 3], p[k]);
+            const double angle = acos(GR_MAX(-1.0, GR_MIN(1.0, v3_dot(e1, e2) / (v3_len(e1) * v3_len(e2)))));
+            vn[idx[3 * t + k]] = v3_madd(vn[idx[3 * t + k]], fn[t], angle);
+            const uint32_t a = idx[3 * t + k], c = idx[3 * t + (k + 1) % 3];
+            keys[2 * (3 * t + k)] = (uint64_t)(a < c ? a : c) << 32 | (a < c ? c : a);
+            keys[2 * (3 * t + k) + 1] = 3 * t + (uint32_t)k;
+        }
+    }
+    qsort(keys, ne, 2 * sizeof(uint64_t), cmp_u64);
+    for (size_t k = 0; k + 1 < ne; k += 2) {
+        const uint32_t s0 = (uint32_t)keys[2 * k + 1], s1 = (uint32_t)keys[2 * k + 3];
+        const gr_vec3 sum = v3_add(fn[s0 / 3], fn[s1 / 3]);
+        en[s0] = sum;
+        en[s1] = sum;
+        /* a pair: one key twice (not once, not thrice), run in opposite directions */
+        const bool forward0 = idx[s0] < idx[s0 / 3 * 3 + (s0 % 3 + 1) % 3];
+        const bool forward1 = idx[s1] < idx[s1 / 3 * 3 + (s1 % 3 + 1) % 3];
+        ok &= keys[2 * k] == keys[2 * k + 2] && (k + 2 >= ne || keys[2 * k + 4] != keys[2 * k]) &&
+              forward0 != forward1 && (keys[2 * k] >> 32) != (keys[2 * k] & 0xffffffffu);
+    }
+    ok &= ne % 2 == 0;
+    gr_mem_free(mem, keys, sizeof(uint64_t) * 2 * (ne ? ne : 1));
+    *closed = ok && nt > 0;
+    return GR_OK;
 }
 
 double gr_mesh_signed_distance(const gr_vec3 *v, const uint32_t *idx, uint32_t nt, gr_vec3 p, gr_vec3 *closest)

@@ -3,8 +3,8 @@
 #include "mesh_query.h"
 
 #include <math.h>
-#include <stdlib.h>
 
+#include "mesh.h"
 #include "triangle.h"
 #include "vec3.h"
 
@@ -56,26 +56,8 @@ static size_t bin_triangles(gr_mesh_query *q, bool place)
     return total;
 }
 
-/* A half-edge for the pairing of edges: its vertices in increasing order, and where it is. */
-typedef struct half_edge {
-    uint32_t lo, hi;
-    uint32_t at; ///< 3 t + k (edge k of triangle t)
-    uint32_t forward; ///< 1 if the triangle runs lo -> hi
-} half_edge;
-
-static int cmp_half_edge(const void *a, const void *b)
-{
-    const half_edge *x = (const half_edge *)a, *y = (const half_edge *)b;
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
-    if (x->hi != y->hi)
-        return x->hi < y->hi ? -1 : 1;
-    return x->at < y->at ? -1 : (x->at > y->at);
-}
-
-/* The pseudo-normals, if every edge joins exactly two triangles running it in opposite
- * directions and no triangle is degenerate (else q->pseudo stays false and the side is found
- * by a ray). False only when out of memory. */
+/* The pseudo-normals (mesh.h), kept if the mesh is closed and consistently oriented (else
+ * q->pseudo stays false and the side is found by a ray). False only when out of memory. */
 static bool build_pseudo_normals(gr_mesh_query *q)
 {
     const uint32_t nt = q->nt;
@@ -87,48 +69,13 @@ static bool build_pseudo_normals(gr_mesh_query *q)
     q->nv = nv;
     q->face_normal = (gr_vec3 *)gr_mem_alloc(q->mem, sizeof(gr_vec3) * nt);
     q->edge_normal = (gr_vec3 *)gr_mem_alloc(q->mem, sizeof(gr_vec3) * 3 * (size_t)nt);
-    q->vertex_normal = (gr_vec3 *)gr_mem_calloc(q->mem, sizeof(gr_vec3) * nv);
-    half_edge *he = (half_edge *)gr_mem_alloc(q->mem, sizeof(half_edge) * 3 * (size_t)nt);
-    if (!q->face_normal || !q->edge_normal || !q->vertex_normal || !he) {
-        gr_mem_free(q->mem, he, he ? sizeof(half_edge) * 3 * (size_t)nt : 0);
+    q->vertex_normal = (gr_vec3 *)gr_mem_alloc(q->mem, sizeof(gr_vec3) * nv);
+    bool closed = false;
+    if (!q->face_normal || !q->edge_normal || !q->vertex_normal ||
+        gr_mesh_pseudo_normals(q->mem, q->v, nv, q->idx, nt, q->face_normal, q->edge_normal, q->vertex_normal,
+                               &closed) != GR_OK)
         return false;
-    }
-    bool ok = true;
-    for (uint32_t t = 0; t < nt; t++) {
-        const uint32_t *i = q->idx + 3 * (size_t)t;
-        const gr_vec3 a = q->v[i[0]], b = q->v[i[1]], c = q->v[i[2]];
-        const gr_vec3 n = v3_cross(v3_sub(b, a), v3_sub(c, a));
-        const double len = v3_len(n);
-        const double scale = v3_len2(v3_sub(b, a)) + v3_len2(v3_sub(c, a));
-        if (!(len > 1e-12 * scale)) {
-            ok = false; /* (degenerate: no normal to trust) */
-            q->face_normal[t] = v3(0, 0, 0);
-        } else {
-            q->face_normal[t] = v3_scale(n, 1.0 / len);
-        }
-        /* the angle at each corner (atan2 of sine and cosine: accurate at any angle) */
-        const gr_vec3 corner[3] = {a, b, c};
-        for (int k = 0; k < 3; k++) {
-            const gr_vec3 u = v3_sub(corner[(k + 1) % 3], corner[k]), w = v3_sub(corner[(k + 2) % 3], corner[k]);
-            const double angle = atan2(v3_len(v3_cross(u, w)), v3_dot(u, w));
-            q->vertex_normal[i[k]] = v3_madd(q->vertex_normal[i[k]], q->face_normal[t], angle);
-            const uint32_t from = i[k], to = i[(k + 1) % 3];
-            he[3 * (size_t)t + k] = (half_edge){GR_MIN(from, to), GR_MAX(from, to), 3 * t + (uint32_t)k, from < to};
-        }
-    }
-    qsort(he, 3 * (size_t)nt, sizeof *he, cmp_half_edge);
-    for (size_t e = 0; ok && e < 3 * (size_t)nt; e += 2) {
-        if (e + 1 >= 3 * (size_t)nt || he[e + 1].lo != he[e].lo || he[e + 1].hi != he[e].hi ||
-            (e + 2 < 3 * (size_t)nt && he[e + 2].lo == he[e].lo && he[e + 2].hi == he[e].hi) ||
-            he[e].forward == he[e + 1].forward || he[e].lo == he[e].hi) {
-            ok = false; /* an open, non-manifold or inconsistently oriented edge */
-            break;
-        }
-        const gr_vec3 n = v3_add(q->face_normal[he[e].at / 3], q->face_normal[he[e + 1].at / 3]);
-        q->edge_normal[he[e].at] = q->edge_normal[he[e + 1].at] = n;
-    }
-    gr_mem_free(q->mem, he, sizeof(half_edge) * 3 * (size_t)nt);
-    q->pseudo = ok;
+    q->pseudo = closed;
     return true;
 }
 
