@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "../examples/common/sommer_scenes.h"
+#include "../tests/test_util.h"
 
 static double now(void)
 {
@@ -55,44 +56,12 @@ typedef struct run_result {
     uint32_t grains, points, body_particles;
 } run_result;
 
-/* A snapshot in memory (gr_world_save / gr_world_load). */
-typedef struct mem_stream {
-    unsigned char *data;
-    size_t size, cap, at;
-} mem_stream;
-
-static size_t mem_write(void *user, const void *data, size_t size)
-{
-    mem_stream *m = (mem_stream *)user;
-    if (m->size + size > m->cap) {
-        const size_t cap = 2 * (m->size + size);
-        unsigned char *d = (unsigned char *)realloc(m->data, cap);
-        if (!d)
-            return 0;
-        m->data = d;
-        m->cap = cap;
-    }
-    memcpy(m->data + m->size, data, size);
-    m->size += size;
-    return size;
-}
-
-static size_t mem_read(void *user, void *data, size_t size)
-{
-    mem_stream *m = (mem_stream *)user;
-    if (size > m->size - m->at)
-        size = m->size - m->at;
-    memcpy(data, m->data + m->at, size);
-    m->at += size;
-    return size;
-}
-
 /* A scene brought to its first timed frame, with a snapshot of that state: every timed pass
  * starts from it, so the passes repeat the same work (stepping from a snapshot is
  * bit-identical to stepping on) and only the machine's noise differs between them. */
 typedef struct prepared {
     sommer_scene scene, at_start;
-    mem_stream snap;
+    tu_stream snap; ///< (the tests' in-memory stream)
     run_result res;
     int passes;
 } prepared;
@@ -100,6 +69,7 @@ typedef struct prepared {
 static int prepare(const sommer_def *def, prepared *p)
 {
     memset(p, 0, sizeof *p);
+    tu_stream_init(&p->snap);
     const double tc = now();
     gr_status st = sommer_create(def, &p->scene);
     p->res.create_ms = 1e3 * (now() - tc);
@@ -116,7 +86,7 @@ static int prepare(const sommer_def *def, prepared *p)
             p->res.first_ms = 1e3 * (now() - t0);
     }
     if (st == GR_OK)
-        st = gr_world_save(p->scene.w, mem_write, &p->snap);
+        st = gr_world_save(p->scene.w, tu_stream_write, &p->snap);
     if (st != GR_OK) {
         fprintf(stderr, "sommer: reaching the timed frames failed: %s (%s)\n", gr_status_string(st),
                 gr_world_last_error(p->scene.w));
@@ -131,8 +101,8 @@ static int timed_pass(prepared *p, int frames, double *ms_per_frame)
 {
     gr_status st = GR_OK;
     if (p->passes++) {
-        p->snap.at = 0;
-        st = gr_world_load(p->scene.w, mem_read, &p->snap);
+        p->snap.pos = 0;
+        st = gr_world_load(p->scene.w, tu_stream_read, &p->snap);
         p->scene = p->at_start; /* (the scene's own state: time, bucket, thrown body) */
     }
     gr_counters c0 = {.size = sizeof c0}, c1 = {.size = sizeof c1};
@@ -166,7 +136,7 @@ static int timed_pass(prepared *p, int frames, double *ms_per_frame)
 static void release(prepared *p)
 {
     sommer_destroy(&p->scene);
-    free(p->snap.data);
+    tu_stream_free(&p->snap);
 }
 
 int main(int argc, char **argv)
