@@ -237,8 +237,8 @@ typedef struct gr_pbd_def {
     /// substep). In [0, 1]; 0 = off, default 0.5.
     double sleep_threshold;
     /// Automatic substep: no particle travels more than cfl x half the shortest contact
-    /// distance r_i + r_j (pairs of fixed body particles excluded) per
-    /// substep. > 0, default 1 (0.5 also keeps two grains meeting head-on from passing).
+    /// distance r_i + r_j of two movable particles (or of one and a kinematic body's particle)
+    /// per substep. > 0, default 1 (0.5 also keeps two grains meeting head-on from passing).
     double cfl;
     /// Largest automatic substep [s] > 0, default 1/120.
     double max_substep;

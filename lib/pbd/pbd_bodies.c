@@ -161,9 +161,7 @@ gr_status pbd_body_added(void *state, uint32_t slot)
     pbd_place_body(st, pb, st->x);
     memcpy(st->xp + pb->first, st->x + pb->first, sizeof(gr_vec3) * count);
     set_velocities(st, pb);
-    if (pb->fixed)
-        st->r_min_fixed = GR_MIN(st->r_min_fixed, b->particle_radius);
-    else
+    if (!pb->fixed)
         st->r_min = GR_MIN(st->r_min, b->particle_radius);
     st->r_max = GR_MAX(st->r_max, b->particle_radius);
     st->body_of_slot[slot] = st->nb - 1;

@@ -124,7 +124,6 @@ typedef struct pbd_state {
     bool mov_dirty;      ///< particles came or went: rebuild mov (pbd_refresh_movable)
     double r_mov_max, r_fix_max; ///< largest radius of a movable / fixed particle
     double r_min, r_max; ///< radii: r_min of the movable particles (grains, free bodies'), r_max of all
-    double r_min_fixed;  ///< smallest radius of a fixed (static or kinematic) body's particle
 
     /* bodies with particles */
     uint32_t nb, b_cap;

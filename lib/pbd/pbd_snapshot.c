@@ -190,7 +190,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     gr_grain_table *t = &world->grains;
     LOAD_CHECK(n_grains == t->count);
     uint32_t grains = 0;
-    st->r_min = st->r_min_fixed = INFINITY;
+    st->r_min = INFINITY;
     st->r_max = 0;
     for (uint32_t i = 0; i < n; i++) {
         LOAD_CHECK(v3_finite(st->x[i]) && v3_finite(st->v[i]) && v3_finite(st->f[i]) && v3_finite(st->rest[i]) &&
@@ -211,9 +211,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         }
         st->xp[i] = st->x[i];
         st->w_star[i] = st->inv_m[i];
-        if (st->inv_m[i] == 0)
-            st->r_min_fixed = GR_MIN(st->r_min_fixed, st->r[i]);
-        else
+        if (st->inv_m[i] != 0)
             st->r_min = GR_MIN(st->r_min, st->r[i]);
         st->r_max = GR_MAX(st->r_max, st->r[i]);
     }

@@ -34,7 +34,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     st->kernel = pbd_pick_kernel();
     st->hr_sums = pbd_pick_hr_sums();
     st->hr_blend = pbd_pick_hr_blend();
-    st->r_min = st->r_min_fixed = INFINITY;
+    st->r_min = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;
     *out = st;
