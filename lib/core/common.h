@@ -18,11 +18,13 @@
 #  define GR_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  define GR_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #  define GR_FORCE_INLINE inline __attribute__((always_inline))
+#  define GR_NOINLINE __attribute__((noinline))
 #else
 #  define GR_LIKELY(x) (x)
 #  define GR_UNLIKELY(x) (x)
 #  define GR_PRINTF_LIKE(f, a)
 #  define GR_FORCE_INLINE inline
+#  define GR_NOINLINE
 #endif
 
 #define GR_MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -215,6 +215,50 @@ static gr_vec3 gather_pairs_shared(const sweep_ctx *c, uint32_t s, double own_sh
     return sum;
 }
 
+/* A particle (hot record hi, particle i, at q) meets an exact body ex it may reach: each
+ * feature within reach projects q in turn. */
+static GR_NOINLINE void exact_features(const sweep_ctx *c, const pbd_exact *ex, const pbd_hot *hi, uint32_t i, gr_vec3 pi,
+                           gr_vec3 si, bool asleep, gr_vec3 *q, uint32_t *boundary, bool *disturbed)
+{
+    pbd_state *st = c->st;
+    const uint32_t slot = ex->slot;
+    const gr_body_data *b = &st->world->bodies.data[slot];
+    /* a correction's force over the substep: m dx / h^2 */
+    const double m_over_h = c->sense ? 1.0 / (hi->inv_m * c->h * c->h) : 0.0;
+    for (uint32_t near = gr_body_features_near(b, *q, hi->r); near; near &= near - 1) {
+        const uint32_t f = gr_lowest_bit(near);
+        gr_vec3 nrm, pt;
+        const double delta = hi->r - gr_body_feature_distance(b, f, *q, &nrm, &pt);
+        if (!(delta > 0))
+            continue;
+        const gr_vec3 vb = gr_body_point_velocity(b, pt);
+        *disturbed |= asleep && v3_len2(vb) > c->wake2;
+        const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(*q, pi)), nrm, delta, v3_scale(vb, c->h),
+                                                 pbd_mu(st, hi->mat, b->material));
+        *q = v3_add(*q, corr);
+        (*boundary)++;
+        if (c->sense)
+            sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(pt, b->position));
+    }
+}
+
+/* Exact surfaces: every one, every sweep (they are few, and a particle pushed far in one sweep
+ * must still meet the wall); the test whether one is in reach is all most particles need. */
+static GR_FORCE_INLINE void exact_surfaces(const sweep_ctx *c, const pbd_hot *hi, uint32_t i, gr_vec3 pi, gr_vec3 si,
+                                  bool asleep, gr_vec3 *q, uint32_t *boundary, bool *disturbed)
+{
+    const pbd_state *st = c->st;
+    for (uint32_t e = 0; e < st->exact_count; e++) {
+        const pbd_exact *ex = &st->exact[e];
+        if (c->stabilize && ex->moving)
+            continue; /* its push must become velocity */
+        if (ex->plane ? hi->r - v3_dot(v3_sub(*q, ex->centre), ex->normal) <= 0
+                      : v3_len2(v3_sub(*q, ex->centre)) > (ex->bound + hi->r) * (ex->bound + hi->r))
+            continue; /* clear of it (planes: the common floor) */
+        exact_features(c, ex, hi, i, pi, si, asleep, q, boundary, disturbed);
+    }
+}
+
 /* Where packed particle s goes in this sweep. */
 static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
 {
@@ -295,33 +339,7 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
         if (c->sense)
             sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(pj, bs->data[slot].position));
     }
-    /* exact surfaces: every one, every sweep (they are few, and a particle pushed far in one
-     * sweep must still meet the wall) */
-    for (uint32_t e = 0; e < st->exact_count; e++) {
-        const pbd_exact *ex = &st->exact[e];
-        if (c->stabilize && ex->moving)
-            continue; /* its push must become velocity */
-        if (ex->plane ? hi.r - v3_dot(v3_sub(q, ex->centre), ex->normal) <= 0
-                      : v3_len2(v3_sub(q, ex->centre)) > (ex->bound + hi.r) * (ex->bound + hi.r))
-            continue; /* clear of it (planes: the common floor) */
-        const uint32_t slot = ex->slot;
-        const gr_body_data *b = &bs->data[slot];
-        for (uint32_t near = gr_body_features_near(b, q, hi.r); near; near &= near - 1) {
-            const uint32_t f = gr_lowest_bit(near);
-            gr_vec3 nrm, pt;
-            const double delta = hi.r - gr_body_feature_distance(b, f, q, &nrm, &pt);
-            if (!(delta > 0))
-                continue;
-            const gr_vec3 vb = gr_body_point_velocity(b, pt);
-            disturbed |= asleep && v3_len2(vb) > c->wake2;
-            const gr_vec3 corr = boundary_correction(c, v3_add(si, v3_sub(q, pi)), nrm, delta, v3_scale(vb, c->h),
-                                                     pbd_mu(st, hi.mat, b->material));
-            q = v3_add(q, corr);
-            boundary++;
-            if (c->sense)
-                sense(st, i, slot, v3_scale(corr, -m_over_h), v3_sub(pt, b->position));
-        }
-    }
+    exact_surfaces(c, &hi, i, pi, si, asleep, &q, &boundary, &disturbed);
     st->pk_touch_next[s] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
     if (!c->stabilize) {
         /* touching in any sweep (a grain resting on a plane touches it in the first sweep only:
@@ -330,6 +348,31 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
         if (vrel2 > 0)
             st->vnear[i] = GR_MAX(st->vnear[i], sqrt(vrel2));
     }
+    return q;
+}
+
+/* solve_particle for a plain particle (pk_plain: awake, no pair with a free body's particle, no
+ * fixed particle within reach, not trapped): the same operations in the same order, without
+ * the branches it does not take. */
+static GR_FORCE_INLINE gr_vec3 solve_plain(const sweep_ctx *c, uint32_t s)
+{
+    pbd_state *st = c->st;
+    const pbd_hot *hi = &st->hot[s];
+    const pbd_pk *pk = &st->pk[s];
+    const gr_vec3 pi = c->stabilize ? pk->x : pk->p;
+    const uint32_t n_own = GR_MAX(st->pk_touch[s] & 0xffffu, 1u);
+    double in_contact;
+    const gr_vec3 sum = v3_scale(gather_pairs(st, s, &in_contact), 1.0 / (double)n_own);
+    const uint32_t count = (uint32_t)in_contact;
+    const double guard = count > n_own ? (double)n_own / (double)count : 1.0;
+    gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation * guard) : pi;
+    uint32_t boundary = 0;
+    bool disturbed = false;
+    const uint32_t i = st->perm[s];
+    exact_surfaces(c, hi, i, pi, v3_sub(pk->p, pk->x), false, &q, &boundary, &disturbed);
+    st->pk_touch_next[s] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
+    if (!c->stabilize && (count || boundary))
+        st->flag[i] |= PBD_FLAG_TOUCHED;
     return q;
 }
 
@@ -343,7 +386,7 @@ static void particles_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
             st->pk_touch_next[s] = st->pk_touch[s];
             continue;
         }
-        const gr_vec3 q = solve_particle(c, s);
+        const gr_vec3 q = st->pk_plain[s] ? solve_plain(c, s) : solve_particle(c, s);
         pbd_pk *pk = &st->pk[s];
         if (c->stabilize) {
             /* the stabilisation moves x and x* alike (no velocity); a sleeping grain keeps its

@@ -162,6 +162,9 @@ typedef struct pbd_state {
     uint32_t inc_count_cap;
     uint8_t *pk_bodypair;  ///< [cap] packed: one of its pairs has a free body's particle
     uint8_t *pk_nearwake;  ///< [cap] packed: a pair partner is fast enough to wake a sleeper
+    /// [cap] packed: awake, not frozen, no pair with a free body's particle and no fixed particle
+    /// within reach (so not trapped either): the sweeps take the short path (pbd_constraints.c)
+    uint8_t *pk_plain;
     uint32_t *blk_base;    ///< [blk_n + 1] where each block's pair region starts
     uint32_t *blk_used;    ///< [blk_n] pairs the block wrote (more than its region: rebuild)
     uint32_t blk_n;

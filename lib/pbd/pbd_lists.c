@@ -477,9 +477,14 @@ static void pair_flags_range(void *vctx, uint32_t begin, uint32_t end, uint32_t 
     const bool bodies = st->n_mov > st->n_grains; /* free bodies' particles move too */
     for (uint32_t s = begin; s < end; s++) {
         uint8_t body = 0, wake = 0;
-        if ((!bodies && !(st->hot[s].bits & PBD_HOT_ASLEEP)) || (st->hot[s].bits & PBD_HOT_FROZEN)) {
+        const uint32_t bits = st->hot[s].bits;
+        /* (a particle is trapped only if a body's particle overlaps it: then it has a fixed
+         * contact or a pair with a free body's particle) */
+        const bool plain_but_pairs = !(bits & (PBD_HOT_ASLEEP | PBD_HOT_FROZEN)) && st->fc_start[s] == st->fc_end[s];
+        if ((!bodies && !(bits & PBD_HOT_ASLEEP)) || (bits & PBD_HOT_FROZEN)) {
             /* neither flag matters: no pairs with bodies, and only sleepers can be woken */
             st->pk_bodypair[s] = st->pk_nearwake[s] = 0;
+            st->pk_plain[s] = plain_but_pairs;
             continue;
         }
         for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++) {
@@ -493,6 +498,7 @@ static void pair_flags_range(void *vctx, uint32_t begin, uint32_t end, uint32_t 
         }
         st->pk_bodypair[s] = body;
         st->pk_nearwake[s] = wake;
+        st->pk_plain[s] = plain_but_pairs && !body;
     }
 }
 
