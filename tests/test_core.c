@@ -495,18 +495,29 @@ static void check_pbd_kernels(gr_rng *rng)
     }
 }
 
-/* The upsampling sums (pbd_hr_sums.h) in every build: the same bits, and close to the sums in
- * double. */
-static void check_hr_sums(gr_rng *rng)
+/* The upsampling's builds this CPU runs (pbd_hr_sums.h), the baseline first. */
+static int hr_builds(pbd_hr_kernels *k)
 {
-    pbd_hr_sums_fn *sums[3];
-    int ns = 0;
-    sums[ns++] = pbd_hr_sums_v8;
-    sums[ns++] = pbd_pick_hr_sums();
+    int n = 0;
+    k[n++] = (pbd_hr_kernels){pbd_hr_sums_v8, pbd_hr_blend_v4, 8};
+    k[n++] = pbd_pick_hr();
 #if defined(GR_HAVE_AVX2)
     if (gr_cpu_has_avx2())
-        sums[ns++] = pbd_hr_sums_v8avx2;
+        k[n++] = (pbd_hr_kernels){pbd_hr_sums_v8avx2, pbd_hr_blend_v4avx2, 8};
 #endif
+#if defined(GR_HAVE_AVX512)
+    if (gr_cpu_has_avx512())
+        k[n++] = (pbd_hr_kernels){pbd_hr_sums_v16avx512, pbd_hr_blend_v8avx512, 16};
+#endif
+    return n;
+}
+
+/* The upsampling sums (pbd_hr_sums.h) in every build: the same bits lane for lane (over the
+ * lanes both fill), and close to the sums in double. */
+static void check_hr_sums(gr_rng *rng)
+{
+    pbd_hr_kernels builds[4];
+    const int ns = hr_builds(builds);
     enum { N = 96 };
     static float x[N], y[N], z[N], g[N], vx[N], vy[N], vz[N];
     for (int trial = 0; trial < 40; trial++) {
@@ -525,14 +536,26 @@ static void check_hr_sums(gr_rng *rng)
             pz[p] = (float)(0.3 * gr_rng_uniform(rng) - 0.05);
         }
         if (trial % 4 == 0)
-            px[7] = py[7] = pz[7] = 1e15f; /* an empty lane, as the advection fills them */
+            px[7] = py[7] = pz[7] = px[12] = py[12] = pz[12] = 1e15f; /* empty lanes, as the advection fills them */
         const float inv_r2 = 1.0f / (0.07f * 0.07f);
-        float out[3][5][PBD_HR_LANES];
-        for (int k = 0; k < ns; k++)
-            sums[k](&l, px, py, pz, inv_r2, out[k]);
+        float out[4][5][PBD_HR_LANES];
+        for (int k = 0; k < ns; k++) {
+            for (int a = 0; a < 5; a++) /* lanes a build does not fill are left alone */
+                for (int p = 0; p < PBD_HR_LANES; p++)
+                    out[k][a][p] = -7.0f;
+            builds[k].sums(&l, px, py, pz, inv_r2, out[k]);
+            for (int a = 0; a < 5; a++)
+                for (int p = (int)builds[k].lanes; p < PBD_HR_LANES; p++)
+                    CHECK(out[k][a][p] == -7.0f);
+        }
+        /* the widest build's lanes all agree with the reference below; every build's with it */
+        int wide = 0;
         for (int k = 1; k < ns; k++)
-            CHECK(memcmp(out[k], out[0], sizeof out[0]) == 0);
-        for (int p = 0; p < PBD_HR_LANES; p++) {
+            wide = builds[k].lanes > builds[wide].lanes ? k : wide;
+        for (int k = 0; k < ns; k++)
+            for (int a = 0; a < 5; a++)
+                CHECK(memcmp(out[k][a], out[wide][a], sizeof(float) * builds[k].lanes) == 0);
+        for (int p = 0; p < (int)builds[wide].lanes; p++) {
             double ref[5] = {0};
             for (uint32_t k = 0; k < l.n; k++) {
                 const double dx = px[p] - x[k], dy = py[p] - y[k], dz = pz[p] - z[k];
@@ -540,17 +563,19 @@ static void check_hr_sums(gr_rng *rng)
                 ref[0] += w, ref[1] += w * g[k], ref[2] += w * vx[k], ref[3] += w * vy[k], ref[4] += w * vz[k];
             }
             for (int a = 0; a < 5; a++)
-                CHECK(fabs(out[0][a][p] - ref[a]) <= 1e-5 * (1.0 + fabs(ref[0])));
+                CHECK(fabs(out[wide][a][p] - ref[a]) <= 1e-5 * (1.0 + fabs(ref[0])));
             /* a point's sums do not depend on its lane or on the other lanes */
-            float qx[PBD_HR_LANES], qy[PBD_HR_LANES], qz[PBD_HR_LANES];
-            for (int m = 0; m < PBD_HR_LANES; m++)
-                qx[m] = qy[m] = qz[m] = 1e15f;
-            const int lane = (p + trial) % PBD_HR_LANES;
-            qx[lane] = px[p], qy[lane] = py[p], qz[lane] = pz[p];
-            float alone[5][PBD_HR_LANES];
-            sums[ns - 1](&l, qx, qy, qz, inv_r2, alone);
-            for (int a = 0; a < 5; a++)
-                CHECK(alone[a][lane] == out[0][a][p]);
+            for (int k = 0; k < ns; k++) {
+                float qx[PBD_HR_LANES], qy[PBD_HR_LANES], qz[PBD_HR_LANES];
+                for (int m = 0; m < PBD_HR_LANES; m++)
+                    qx[m] = qy[m] = qz[m] = 1e15f;
+                const int lane = (p + trial) % (int)builds[k].lanes;
+                qx[lane] = px[p], qy[lane] = py[p], qz[lane] = pz[p];
+                float alone[5][PBD_HR_LANES];
+                builds[k].sums(&l, qx, qy, qz, inv_r2, alone);
+                for (int a = 0; a < 5; a++)
+                    CHECK(alone[a][lane] == out[wide][a][p]);
+            }
         }
     }
 }
@@ -605,14 +630,11 @@ static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts
 
 static void check_hr_blend(gr_rng *rng)
 {
-    pbd_hr_blend_fn *blend[3];
-    int nb = 0;
-    blend[nb++] = pbd_hr_blend_v4;
-    blend[nb++] = pbd_pick_hr_blend();
-#if defined(GR_HAVE_AVX2)
-    if (gr_cpu_has_avx2())
-        blend[nb++] = pbd_hr_blend_v4avx2;
-#endif
+    pbd_hr_kernels builds[4];
+    const int nb = hr_builds(builds);
+    int wide = 0;
+    for (int b = 1; b < nb; b++)
+        wide = builds[b].lanes > builds[wide].lanes ? b : wide;
     /* a floor, a wall and a ball among the exact bodies */
     const double exact[3 * 8] = {0, 0, 0, 0, 1, 0, INFINITY, 1, 0.3, 0, 0, -1, 0, 0, INFINITY, 1,
                                  0.1, 0.1, 0.1, 0, 0, 0, 0.02, 0};
@@ -632,28 +654,39 @@ static void check_hr_blend(gr_rng *rng)
                 in.sums[a][l] = (float)(W * speed * (gr_rng_uniform(rng) - 0.5));
             in.rest[l] = (l + trial) % 5 == 0;
         }
-        if (trial % 7 == 0) /* an empty lane as the advection fills it */
-            in.x[7] = in.y[7] = in.z[7] = 1e15f, in.vx[7] = in.vy[7] = in.vz[7] = 0,
-            in.sums[0][7] = in.sums[1][7] = in.sums[2][7] = in.sums[3][7] = in.sums[4][7] = 0;
+        for (int e = 7; trial % 7 == 0 && e < PBD_HR_LANES; e += 6) /* empty lanes as the advection fills them */
+            in.x[e] = in.y[e] = in.z[e] = 1e15f, in.vx[e] = in.vy[e] = in.vz[e] = 0,
+            in.sums[0][e] = in.sums[1][e] = in.sums[2][e] = in.sums[3][e] = in.sums[4][e] = 0;
         /* a grid cell of 0.1 m (axes in the order y, z, x) among the points */
         const pbd_hr_blend_consts k = {{0, -9.81, 0}, 1.0 / 30, 0.7, trial % 2 ? 0.05 * 0.05 : 0.2 * 0.2, 0.01,
                                        trial % 4 < 2, trial % 8 == 3, (uint32_t)trial % 4, exact, {1, 2, 0},
                                        {-0.05, -0.05, -0.05}, 10.0, {1 + trial % 2, 1 + trial % 3, 2 - trial % 2}};
-        pbd_hr_blend_out out[3];
-        for (int b = 0; b < nb; b++)
-            blend[b](&in, &k, &out[b]);
-        for (int b = 1; b < nb; b++)
-            CHECK(memcmp(&out[b], &out[0], sizeof out[0]) == 0);
-        for (int l = 0; l < PBD_HR_LANES; l++) {
+        pbd_hr_blend_out out[4];
+        for (int b = 0; b < nb; b++) {
+            memset(&out[b], 0x5a, sizeof out[b]); /* lanes a build does not fill are left alone */
+            builds[b].blend(&in, &k, &out[b]);
+            for (int l = (int)builds[b].lanes; l < PBD_HR_LANES; l++)
+                CHECK(out[b].how[l] == 0x5a);
+        }
+        for (int b = 0; b < nb; b++) /* lane for lane the same bits */
+            for (uint32_t l = 0; l < builds[b].lanes; l++) {
+                const pbd_hr_blend_out *p = &out[b], *q = &out[wide];
+                CHECK(p->how[l] == q->how[l] && p->x[l] == q->x[l] && p->y[l] == q->y[l] && p->z[l] == q->z[l] &&
+                      memcmp(&p->vx[l], &q->vx[l], sizeof(double)) == 0 &&
+                      memcmp(&p->vy[l], &q->vy[l], sizeof(double)) == 0 &&
+                      memcmp(&p->vz[l], &q->vz[l], sizeof(double)) == 0);
+            }
+        for (int l = 0; l < (int)builds[wide].lanes; l++) {
+            const pbd_hr_blend_out *o = &out[wide];
             double ref[6];
             int how;
             blend_reference(&in, &k, l, ref, &how);
-            CHECK(out[0].how[l] == how);
+            CHECK(o->how[l] == how);
             seen[how & PBD_HR_HOW]++;
             in_cell += (how & PBD_HR_IN_CELL) != 0;
             if (how == PBD_HR_RESTS)
                 continue;
-            const double got[6] = {out[0].x[l], out[0].y[l], out[0].z[l], out[0].vx[l], out[0].vy[l], out[0].vz[l]};
+            const double got[6] = {o->x[l], o->y[l], o->z[l], o->vx[l], o->vy[l], o->vz[l]};
             CHECK(memcmp(got + 3, ref + 3, 3 * sizeof(double)) == 0);
             if ((how & PBD_HR_HOW) == PBD_HR_MOVED)
                 CHECK(memcmp(got, ref, 3 * sizeof(double)) == 0);
@@ -662,14 +695,14 @@ static void check_hr_blend(gr_rng *rng)
             memset(&one, 0, sizeof one);
             for (int m = 0; m < PBD_HR_LANES; m++)
                 one.x[m] = one.y[m] = one.z[m] = 1e15f;
-            const int lane = (l + trial) % PBD_HR_LANES;
+            const int lane = (l + trial) % (int)builds[wide].lanes;
             one.x[lane] = in.x[l], one.y[lane] = in.y[l], one.z[lane] = in.z[l];
             one.vx[lane] = in.vx[l], one.vy[lane] = in.vy[l], one.vz[lane] = in.vz[l];
             for (int a = 0; a < 5; a++)
                 one.sums[a][lane] = in.sums[a][l];
             one.rest[lane] = in.rest[l];
             pbd_hr_blend_out alone;
-            blend[nb - 1](&one, &k, &alone);
+            builds[wide].blend(&one, &k, &alone);
             const double v_alone[3] = {alone.vx[lane], alone.vy[lane], alone.vz[lane]};
             CHECK(alone.how[lane] == how && memcmp(v_alone, got + 3, sizeof v_alone) == 0);
         }

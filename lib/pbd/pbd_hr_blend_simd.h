@@ -1,25 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /* Body of the points' blend and move in lanes (pbd_hr_sums.h: pbd_hr_blend_fn). The including
- * file defines HR_BLEND_NAME. Every lane does, in double, the operations of the one-point code
- * in pbd_upsample.c (blend_velocity, the rest test, the move in pieces, the exact surfaces'
- * reach tests) in the same order, so a point's result is bit-identical whichever way it goes. */
+ * file defines HR_BLEND_NAME and may define HR_BLEND_W (doubles per vector: 4, the default, or
+ * 8) and HR_BLEND_LANES (the lanes this build fills: 8, the default, or 16). Every lane does,
+ * in double, the operations of the one-point code in pbd_upsample.c (blend_velocity, the rest
+ * test, the move in pieces, the exact surfaces' reach tests) in the same order, so a point's
+ * result is bit-identical whichever way it goes. */
 #include <math.h>
 #include <string.h>
 
 #include "pbd_hr_sums.h"
 
-typedef double vd __attribute__((vector_size(32)));
-typedef int64_t vl __attribute__((vector_size(32)));
+#ifndef HR_BLEND_W
+#define HR_BLEND_W 4
+#endif
+#ifndef HR_BLEND_LANES
+#define HR_BLEND_LANES 8
+#endif
 
-typedef float vf4 __attribute__((vector_size(16)));
-typedef uint32_t vu4 __attribute__((vector_size(16)));
-typedef uint8_t vb4 __attribute__((vector_size(4)));
+typedef double vd __attribute__((vector_size(8 * HR_BLEND_W)));
+typedef int64_t vl __attribute__((vector_size(8 * HR_BLEND_W)));
 
+typedef float vfw __attribute__((vector_size(4 * HR_BLEND_W)));
+typedef uint32_t vuw __attribute__((vector_size(4 * HR_BLEND_W)));
+typedef uint8_t vbw __attribute__((vector_size(HR_BLEND_W)));
+
+#if HR_BLEND_W == 4
 #define VD_SPLAT(x) ((vd){(x), (x), (x), (x)})
-/* 4 floats from p into double lanes */
-#define LOAD4(v, p)                                                                                                    \
+#define VL_ZERO ((vl){0, 0, 0, 0})
+#elif HR_BLEND_W == 8
+#define VD_SPLAT(x) ((vd){(x), (x), (x), (x), (x), (x), (x), (x)})
+#define VL_ZERO ((vl){0, 0, 0, 0, 0, 0, 0, 0})
+#else
+#error "HR_BLEND_W: 4 or 8"
+#endif
+/* HR_BLEND_W floats from p into double lanes */
+#define LOADW(v, p)                                                                                                    \
     do {                                                                                                               \
-        vf4 f_;                                                                                                        \
+        vfw f_;                                                                                                        \
         memcpy(&f_, (p), sizeof f_);                                                                                   \
         (v) = __builtin_convertvector(f_, vd);                                                                         \
     } while (0)
@@ -32,27 +49,27 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
     const double rh2 = k->rh * k->rh;
     const vd dt = VD_SPLAT(k->dt), dt2 = VD_SPLAT(k->dt * k->dt), rh = VD_SPLAT(k->rh), inv_dense = VD_SPLAT(k->inv_dense), rest2 = VD_SPLAT(k->rest2);
     const vd gx = VD_SPLAT(k->g[0]), gy = VD_SPLAT(k->g[1]), gz = VD_SPLAT(k->g[2]);
-    const vl still = k->still ? ~(vl){0, 0, 0, 0} : (vl){0, 0, 0, 0};
-    const vl may_rest = k->still && !k->exact_moving ? ~(vl){0, 0, 0, 0} : (vl){0, 0, 0, 0};
-    for (int h = 0; h < PBD_HR_LANES; h += 4) {
+    const vl still = k->still ? ~VL_ZERO : VL_ZERO;
+    const vl may_rest = k->still && !k->exact_moving ? ~VL_ZERO : VL_ZERO;
+    for (int h = 0; h < HR_BLEND_LANES; h += HR_BLEND_W) {
         vd x, y, z, vx0, vy0, vz0, W, wg, sx, sy, sz;
         vl rest;
         /* (float to double, as the one-point code reads them) */
-        LOAD4(x, in->x + h);
-        LOAD4(y, in->y + h);
-        LOAD4(z, in->z + h);
-        LOAD4(vx0, in->vx + h);
-        LOAD4(vy0, in->vy + h);
-        LOAD4(vz0, in->vz + h);
-        LOAD4(W, in->sums[0] + h);
-        LOAD4(wg, in->sums[1] + h);
-        LOAD4(sx, in->sums[2] + h);
-        LOAD4(sy, in->sums[3] + h);
-        LOAD4(sz, in->sums[4] + h);
+        LOADW(x, in->x + h);
+        LOADW(y, in->y + h);
+        LOADW(z, in->z + h);
+        LOADW(vx0, in->vx + h);
+        LOADW(vy0, in->vy + h);
+        LOADW(vz0, in->vz + h);
+        LOADW(W, in->sums[0] + h);
+        LOADW(wg, in->sums[1] + h);
+        LOADW(sx, in->sums[2] + h);
+        LOADW(sy, in->sums[3] + h);
+        LOADW(sz, in->sums[4] + h);
         {
-            vu4 r;
+            vuw r;
             memcpy(&r, in->rest + h, sizeof r);
-            rest = __builtin_convertvector(r, vl) != (vl){0, 0, 0, 0};
+            rest = __builtin_convertvector(r, vl) != VL_ZERO;
         }
         /* blend_velocity */
         vd vx = vx0 + gx * dt, vy = vy0 + gy * dt, vz = vz0 + gz * dt;
@@ -77,8 +94,11 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
         const vd l2 = v2 * dt2;
         vd pieces = one, step = dt;
         int most = 1;
-        if (__builtin_expect(l2[0] > rh2 || l2[1] > rh2 || l2[2] > rh2 || l2[3] > rh2, 0))
-            for (int l = 0; l < 4; l++) {
+        bool long_move = false;
+        for (int l = 0; l < HR_BLEND_W; l++)
+            long_move |= l2[l] > rh2;
+        if (__builtin_expect(long_move, 0))
+            for (int l = 0; l < HR_BLEND_W; l++) {
                 double m = 1.0;
                 if (l2[l] > rh2) {
                     m = ceil(sqrt(l2[l]) / k->rh);
@@ -88,7 +108,7 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
                 step[l] = k->dt / m;
                 most = m > most ? (int)m : most;
             }
-        vl near = {0, 0, 0, 0};
+        vl near = VL_ZERO;
         for (int piece = 0; piece < most; piece++) {
             const vl active = VD_SPLAT((double)piece) < pieces;
             x = VD_SELECT(active, x + vx * step, x);
@@ -112,7 +132,7 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
         memcpy(out->vy + h, &vy, sizeof vy);
         memcpy(out->vz + h, &vz, sizeof vz);
         /* still in the batch's cell (point_key's arithmetic) */
-        vl in_cell = ~(vl){0, 0, 0, 0};
+        vl in_cell = ~VL_ZERO;
         for (int d = 0; d < 3; d++) {
             const vd t = ((k->axis[d] == 0 ? x : (k->axis[d] == 1 ? y : z)) - VD_SPLAT(k->origin[d])) *
                          VD_SPLAT(k->inv_cell);
@@ -120,7 +140,12 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
         }
         const vl how = (to_rest & PBD_HR_RESTS) |
                        (~to_rest & ((near & PBD_HR_MOVE_ONE_BY_ONE) | (~near & in_cell & PBD_HR_IN_CELL)));
-        const vb4 how8 = __builtin_convertvector(how, vb4);
+        const vbw how8 = __builtin_convertvector(how, vbw);
         memcpy(out->how + h, &how8, sizeof how8);
     }
 }
+
+#undef VD_SPLAT
+#undef VL_ZERO
+#undef LOADW
+#undef VD_SELECT

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Sums of the upsampling's weights over a cached list of particles (pbd_upsample.c), for 8
- * points at once, one point per lane: for point p (lane l) with inverse squared support
+ * (AVX-512: 16) points at once, one point per lane: for point p (lane l) with inverse squared support
  * inv_r2, over the entries j of the list in order
  *     w_j = max(0, 1 - |p - x_j|^2 inv_r2)^3
  *     out[.][l] = (sum w_j, sum w_j g_j, sum w_j vx_j, sum w_j vy_j, sum w_j vz_j)
  * Each lane adds its terms one by one in list order, so a point's sums do not depend on which
  * points share its lanes (lanes without a point are placed far away). Written once with
- * vector extensions (pbd_hr_sums_simd.h), built for SSE2 (or plain code) and for AVX2,
- * bit-identical. Points in lanes rather than entries: a cell's points share its list, so
+ * vector extensions (pbd_hr_sums_simd.h), built for SSE2 (or plain code) and AVX2 with 8 lanes
+ * and for AVX-512 with 16, bit-identical lane for lane. Points in lanes rather than entries: a cell's points share its list, so
  * each entry is read once for 8 points, with no padding of the list and no adding of lanes
  * at the end (callgrind, sandcastle with points: 154 instructions per point's sums, against 236
  * one point at a time). */
@@ -21,17 +21,18 @@ typedef struct pbd_hr_list {
     uint32_t n;
 } pbd_hr_list;
 
-#define PBD_HR_LANES 8
+/// Room for the widest build's lanes; a build fills its own count (pbd_hr_kernels.lanes) of
+/// them and leaves the rest alone.
+#define PBD_HR_LANES 16
 
 typedef void pbd_hr_sums_fn(const pbd_hr_list *l, const float px[PBD_HR_LANES], const float py[PBD_HR_LANES],
                             const float pz[PBD_HR_LANES], float inv_r2, float out[5][PBD_HR_LANES]);
 
 pbd_hr_sums_fn pbd_hr_sums_v8;
-pbd_hr_sums_fn pbd_hr_sums_v8avx2; /* built only where the compiler has AVX2 (GR_HAVE_AVX2) */
-/// The widest build this CPU runs.
-pbd_hr_sums_fn *pbd_pick_hr_sums(void);
+pbd_hr_sums_fn pbd_hr_sums_v8avx2;     /* built only where the compiler has AVX2 (GR_HAVE_AVX2) */
+pbd_hr_sums_fn pbd_hr_sums_v16avx512;  /* built only with GR_HAVE_AVX512: 16 lanes */
 
-/* The blend and the move of the same 8 points in lanes (pbd_hr_blend_simd.h), in double: the
+/* The blend and the move of the same 8 (16) points in lanes (pbd_hr_blend_simd.h), in double: the
  * blend of their velocities from the sums (pbd_upsample.c: blend_velocity), the rest test, and
  * the move in pieces of at most r_H when every piece leaves the point clear of every exact
  * surface. A lane ends in
@@ -72,8 +73,18 @@ typedef struct pbd_hr_blend_out {
 
 typedef void pbd_hr_blend_fn(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_hr_blend_out *out);
 
-pbd_hr_blend_fn pbd_hr_blend_v4;
-pbd_hr_blend_fn pbd_hr_blend_v4avx2;
-pbd_hr_blend_fn *pbd_pick_hr_blend(void);
+pbd_hr_blend_fn pbd_hr_blend_v4;        /* 8 lanes, 4 doubles at a time */
+pbd_hr_blend_fn pbd_hr_blend_v4avx2;    /* (GR_HAVE_AVX2) */
+pbd_hr_blend_fn pbd_hr_blend_v8avx512;  /* (GR_HAVE_AVX512) 16 lanes, 8 doubles at a time */
+
+/// The sums and the blend of one build, and how many lanes (points per call) they fill.
+typedef struct pbd_hr_kernels {
+    pbd_hr_sums_fn *sums;
+    pbd_hr_blend_fn *blend;
+    uint32_t lanes;
+} pbd_hr_kernels;
+
+/// The widest build this CPU runs.
+pbd_hr_kernels pbd_pick_hr(void);
 
 #endif /* GR_PBD_HR_SUMS_H */

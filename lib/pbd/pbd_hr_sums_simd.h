@@ -1,15 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* Body of the upsampling sums (pbd_hr_sums.h). The including file defines HR_SUMS_NAME. */
+/* Body of the upsampling sums (pbd_hr_sums.h). The including file defines HR_SUMS_NAME and
+ * may define HR_SUMS_LANES (8, the default, or 16): the lanes this build fills. */
 #include <string.h>
 
 #include "pbd_hr_sums.h"
 
-typedef float vf __attribute__((vector_size(32)));
-typedef int32_t vi __attribute__((vector_size(32)));
+#ifndef HR_SUMS_LANES
+#define HR_SUMS_LANES 8
+#endif
 
-/* (macros, not functions: a 32-byte vector passed by value would change the calling
- * convention between the builds) */
+typedef float vf __attribute__((vector_size(4 * HR_SUMS_LANES)));
+typedef int32_t vi __attribute__((vector_size(4 * HR_SUMS_LANES)));
+
+/* (macros, not functions: a vector passed by value would change the calling convention
+ * between the builds) */
+#if HR_SUMS_LANES == 8
 #define VF_SPLAT(x) ((vf){(x), (x), (x), (x), (x), (x), (x), (x)})
+#elif HR_SUMS_LANES == 16
+#define VF_SPLAT(x) ((vf){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
+#else
+#error "HR_SUMS_LANES: 8 or 16"
+#endif
 #define VF_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
 
 void HR_SUMS_NAME(const pbd_hr_list *l, const float px[PBD_HR_LANES], const float py[PBD_HR_LANES],
@@ -38,3 +49,6 @@ void HR_SUMS_NAME(const pbd_hr_list *l, const float px[PBD_HR_LANES], const floa
     memcpy(out[3], &ay, sizeof ay);
     memcpy(out[4], &az, sizeof az);
 }
+
+#undef VF_SPLAT
+#undef VF_LOAD

@@ -32,8 +32,10 @@ static gr_status pbd_create(gr_world *world, void **out)
     st->fixed_dirty = true;
     st->mov_dirty = true;
     st->kernel = pbd_pick_kernel();
-    st->hr_sums = pbd_pick_hr_sums();
-    st->hr_blend = pbd_pick_hr_blend();
+    const pbd_hr_kernels hr = pbd_pick_hr();
+    st->hr_sums = hr.sums;
+    st->hr_blend = hr.blend;
+    st->hr_lanes = hr.lanes;
     st->r_min = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;

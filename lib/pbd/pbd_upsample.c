@@ -588,7 +588,7 @@ static gr_vec3 blend_velocity(const advect_ctx *c, gr_vec3 v_old, double wg, dou
 }
 
 /* Grains and body particles near one grid cell, as float arrays: every point of the cell
- * gathers from the same short list, 8 points at a time (pbd_hr_sums.h); and the body
+ * gathers from the same short list, 8 or 16 points at a time (pbd_hr_sums.h); and the body
  * particles near the cell, for the points' collisions. */
 #define HR_CACHE 1024u
 #define HR_BODY_CACHE 256u
@@ -928,8 +928,9 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     uint32_t cached = GR_INVALID_INDEX, moved = 0;
     const float inv_r2 = (float)c->inv_r2;
     pbd_hr_list list = {cache.x, cache.y, cache.z, cache.g, cache.vx, cache.vy, cache.vz, 0};
-    /* the batch of up to 8 points of one cell whose sums (and, with lanes, blends and moves)
-     * were taken together */
+    /* the batch of up to hr_lanes (8 or 16) points of one cell whose sums (and, with lanes,
+     * blends and moves) were taken together */
+    const uint32_t lanes = st->hr_lanes;
     uint32_t batch[PBD_HR_LANES], batch_n = 0, batch_at = 0;
     pbd_hr_blend_in bin;
     pbd_hr_blend_out bout;
@@ -953,11 +954,11 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                 if (skipped_at_rest(c, &cache, pt))
                     continue;
                 if (batch_at == batch_n || batch[batch_at] != q) {
-                    /* the next up to 8 points of this cell that are not skipped (a point
+                    /* the next up to `lanes` points of this cell that are not skipped (a point
                      * changes only itself, so the test gives the same answer when each of
                      * them comes) */
                     batch_n = batch_at = 0;
-                    for (uint32_t r = q; r < end && batch_n < PBD_HR_LANES && st->hr_key[r] == key; r++) {
+                    for (uint32_t r = q; r < end && batch_n < lanes && st->hr_key[r] == key; r++) {
                         const pbd_point *o = &st->hr_pt[r];
                         if (skipped_at_rest(c, &cache, o))
                             continue;
@@ -967,7 +968,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                         bin.rest[batch_n] = o->rest;
                         batch_n++;
                     }
-                    for (uint32_t l = batch_n; l < PBD_HR_LANES; l++) {
+                    for (uint32_t l = batch_n; l < lanes; l++) {
                         bin.x[l] = bin.y[l] = bin.z[l] = 1e15f; /* (far from everything: weighs nothing) */
                         bin.vx[l] = bin.vy[l] = bin.vz[l] = 0.0f;
                         bin.rest[l] = 0;
