@@ -417,13 +417,17 @@ static void fill_random_batch(struct dem_batch *b, gr_rng *rng, uint32_t n)
  * the definition says, computed plainly: u = delta n - f(t) for pairs in contact, else 0. */
 static void check_pbd_kernels(gr_rng *rng)
 {
-    pbd_kernel_fn *kernels[3];
+    pbd_kernel_fn *kernels[4];
     int nk = 0;
     kernels[nk++] = pbd_kernel_v2;
     kernels[nk++] = pbd_pick_kernel();
 #if defined(GR_HAVE_AVX2)
     if (gr_cpu_has_avx2())
         kernels[nk++] = pbd_kernel_v4avx2;
+#endif
+#if defined(GR_HAVE_AVX512)
+    if (gr_cpu_has_avx512())
+        kernels[nk++] = pbd_kernel_v8avx512;
 #endif
     for (int trial = 0; trial < 80; trial++) {
         static pbd_pair_batch ref, vec, first;
@@ -718,7 +722,7 @@ static void test_vector_kernels_match_scalar(void)
     dem_law law;
     memset(&law, 0, sizeof law);
     law.roll_damping = 0.3;
-    dem_kernel_fn *kernels[4];
+    dem_kernel_fn *kernels[5];
     for (int epsd = 0; epsd < 2; epsd++) {
         int nk = 0;
         kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v2 : dem_kernel_hertz_history_v2;
@@ -727,6 +731,10 @@ static void test_vector_kernels_match_scalar(void)
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2"))
             kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v4avx2 : dem_kernel_hertz_history_v4avx2;
+#endif
+#if defined(GR_HAVE_AVX512)
+        if (gr_cpu_has_avx512())
+            kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v8avx512 : dem_kernel_hertz_history_v8avx512;
 #endif
         for (int clamp = 0; clamp < 2; clamp++)
             for (int trial = 0; trial < 60; trial++) {

@@ -49,6 +49,8 @@ void dem_kernel_hertz_history_epsd_v2(struct dem_batch *b, const dem_kernel_cons
 #if defined(GR_HAVE_AVX2) /* set by the build when it compiled the AVX2 kernel */
 void dem_kernel_hertz_history_v4avx2(struct dem_batch *b, const dem_kernel_consts *c);
 void dem_kernel_hertz_history_epsd_v4avx2(struct dem_batch *b, const dem_kernel_consts *c);
+void dem_kernel_hertz_history_v8avx512(struct dem_batch *b, const dem_kernel_consts *c);      /* GR_HAVE_AVX512 */
+void dem_kernel_hertz_history_epsd_v8avx512(struct dem_batch *b, const dem_kernel_consts *c); /* GR_HAVE_AVX512 */
 #endif
 
 /// The scalar reference (tests): Hertz + history (+ EPSD) through the generic batch code.

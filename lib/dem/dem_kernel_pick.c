@@ -6,6 +6,10 @@
 
 dem_kernel_fn *dem_pick_kernel(bool epsd)
 {
+#if defined(GR_HAVE_AVX512)
+    if (gr_cpu_has_avx512())
+        return epsd ? dem_kernel_hertz_history_epsd_v8avx512 : dem_kernel_hertz_history_v8avx512;
+#endif
 #if defined(GR_HAVE_AVX2)
     if (gr_cpu_has_avx2())
         return epsd ? dem_kernel_hertz_history_epsd_v4avx2 : dem_kernel_hertz_history_v4avx2;

@@ -75,8 +75,8 @@ static void run_batch(const sweep_ctx *c, pbd_pair_batch *b, uint32_t k0, uint32
             memcpy(b->muk, st->pr_muk + k0, sizeof(double) * count);
         }
     }
-    /* padding to whole lanes: never in contact */
-    b->n = (count + 3u) & ~3u;
+    /* padding to whole lanes (of the widest kernel, 8): never in contact */
+    b->n = (count + 7u) & ~7u;
     for (uint32_t m = count; m < b->n; m++) {
         b->dx[m] = 1.0;
         b->dy[m] = b->dz[m] = b->d[m] = 0.0;

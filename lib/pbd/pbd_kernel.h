@@ -18,7 +18,7 @@
 
 #include "../core/common.h"
 
-/// Pairs per batch (a multiple of every lane count).
+/// Pairs per batch (a multiple of every lane count: 2, 4, 8).
 #define PBD_BATCH 64u
 
 /// What a pair's evaluation in one sweep gives: the correction u as seen from its first end,
@@ -52,6 +52,7 @@ typedef void pbd_kernel_fn(pbd_pair_batch *b, const pbd_kernel_consts *c);
 
 pbd_kernel_fn pbd_kernel_v2;
 pbd_kernel_fn pbd_kernel_v4avx2; /* built only where the compiler has AVX2 (GR_HAVE_AVX2) */
+pbd_kernel_fn pbd_kernel_v8avx512; /* built only with GR_HAVE_AVX512 */
 /// The widest kernel this CPU runs.
 pbd_kernel_fn *pbd_pick_kernel(void);
 

@@ -8,6 +8,10 @@
 
 pbd_kernel_fn *pbd_pick_kernel(void)
 {
+#if defined(GR_HAVE_AVX512)
+    if (gr_cpu_has_avx512())
+        return pbd_kernel_v8avx512;
+#endif
 #if defined(GR_HAVE_AVX2)
     if (gr_cpu_has_avx2())
         return pbd_kernel_v4avx2;
