@@ -244,9 +244,11 @@ static void write_pair(pbd_state *st, uint32_t k, uint32_t s, uint32_t t)
         st->pr_cb[k] = b->inv_m / den;
         st->pr_body[k] = 1;
     }
-    const double *mu = pbd_mu(st, a->mat, b->mat);
-    st->pr_mus[k] = mu[0];
-    st->pr_muk[k] = mu[1];
+    if (!st->one_material) { /* (else the sweeps take the one pair of coefficients) */
+        const double *mu = pbd_mu(st, a->mat, b->mat);
+        st->pr_mus[k] = mu[0];
+        st->pr_muk[k] = mu[1];
+    }
 }
 
 /* Overlaps deeper than this fraction of the contact distance make a particle ask whether it
