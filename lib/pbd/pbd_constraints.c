@@ -316,9 +316,10 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
         }
     }
     for (uint32_t k = st->fc_start[s]; k < st->fc_end[s]; k++) {
+        const double *e = st->fc_xyzr + 4 * (size_t)k; /* x, radius */
+        const gr_vec3 old = v3(e[0], e[1], e[2]);
         const uint32_t u = st->fc_u[k];
-        const double *e = st->fx_xyzr + 4 * (size_t)u; /* x, radius */
-        const gr_vec3 old = v3(e[0], e[1], e[2]), now = st->fx_now[u];
+        const gr_vec3 now = st->fixed_moving ? st->fx_now[u] : old; /* (static: x* = x) */
         const gr_vec3 pj = c->stabilize ? old : now;
         const double d = hi.r + e[3];
         const gr_vec3 xij = v3_sub(q, pj);

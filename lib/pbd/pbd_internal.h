@@ -178,6 +178,9 @@ typedef struct pbd_state {
     /* each movable particle's fixed neighbours, in one region per block like the pairs */
     uint32_t fc_cap;
     uint32_t *fc_u;        ///< fixed particle, by its fgrid position
+    /// a copy of its fx_xyzr (x at the list build, radius): the sweeps stream these instead of
+    /// reading the fixed particles out of order
+    double *fc_xyzr;
     uint32_t *fc_start, *fc_end; ///< [cap]
     uint32_t *fblk_base, *fblk_used;
     uint32_t fblk_n;

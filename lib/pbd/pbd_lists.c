@@ -36,8 +36,8 @@
     }
 
 #define FIXED_CONTACT_ARRAYS(st)                                                                                  \
-    {                                                                                                             \
-        (void **)&(st)->fc_u, sizeof(uint32_t)                                                                    \
+    {(void **)&(st)->fc_u, sizeof(uint32_t)}, {                                                                   \
+        (void **)&(st)->fc_xyzr, 4 * sizeof(double)                                                               \
     }
 
 static void free_regions(gr_mem *mem, uint32_t **base, uint32_t **used, uint32_t *blocks)
@@ -365,8 +365,10 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
                     if (d2 >= reach * reach)
                         continue;
                     deep |= d2 < deep2 * (rs + e[3]) * (rs + e[3]);
-                    if (fat < flimit)
+                    if (fat < flimit) {
                         st->fc_u[fat] = u;
+                        memcpy(st->fc_xyzr + 4 * (size_t)fat, e, 4 * sizeof(double));
+                    }
                     fat++;
                 }
         }
