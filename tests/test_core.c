@@ -503,15 +503,15 @@ static void check_pbd_kernels(gr_rng *rng)
 static int hr_builds(pbd_hr_kernels *k)
 {
     int n = 0;
-    k[n++] = (pbd_hr_kernels){pbd_hr_sums_v8, pbd_hr_blend_v4, 8};
+    k[n++] = (pbd_hr_kernels){pbd_hr_sums_v8, pbd_hr_blend_v4, 8, pbd_hr_hit_v4};
     k[n++] = pbd_pick_hr();
 #if defined(GR_HAVE_AVX2)
     if (gr_cpu_has_avx2())
-        k[n++] = (pbd_hr_kernels){pbd_hr_sums_v8avx2, pbd_hr_blend_v4avx2, 8};
+        k[n++] = (pbd_hr_kernels){pbd_hr_sums_v8avx2, pbd_hr_blend_v4avx2, 8, pbd_hr_hit_v4avx2};
 #endif
 #if defined(GR_HAVE_AVX512)
     if (gr_cpu_has_avx512())
-        k[n++] = (pbd_hr_kernels){pbd_hr_sums_v16avx512, pbd_hr_blend_v8avx512, 16};
+        k[n++] = (pbd_hr_kernels){pbd_hr_sums_v16avx512, pbd_hr_blend_v8avx512, 16, pbd_hr_hit_v8avx512};
 #endif
     return n;
 }
@@ -582,6 +582,49 @@ static void check_hr_sums(gr_rng *rng)
             }
         }
     }
+}
+
+/* The scan for the first body particle a point is inside of (pbd_hr_hit_fn): every build finds
+ * the one a plain loop with push_from_particle's test finds, from any start, at any count
+ * (whole vectors and tails), with points on a reach exactly and on a particle's centre. */
+static void check_hr_hit(gr_rng *rng)
+{
+    pbd_hr_kernels builds[4];
+    const int nb = hr_builds(builds);
+    enum { N = 37 };
+    double bx[N], by[N], bz[N], r2[N];
+    int found[3] = {0};
+    for (int trial = 0; trial < 400; trial++) {
+        for (int b = 0; b < N; b++) {
+            bx[b] = 0.4 * gr_rng_uniform(rng), by[b] = 0.4 * gr_rng_uniform(rng), bz[b] = 0.4 * gr_rng_uniform(rng);
+            const double reach = 0.03 + 0.12 * gr_rng_uniform(rng);
+            r2[b] = reach * reach;
+        }
+        const double spread = trial % 3 ? 0.4 : 2.0; /* (among the particles, or mostly clear of them) */
+        double x = spread * gr_rng_uniform(rng), y = spread * gr_rng_uniform(rng), z = spread * gr_rng_uniform(rng);
+        const int pick = (int)(gr_rng_uniform(rng) * N);
+        if (trial % 5 == 1) /* on a centre: no direction to push it, so no hit */
+            x = bx[pick], y = by[pick], z = bz[pick];
+        if (trial % 5 == 2) { /* exactly on a reach: not inside */
+            x = bx[pick], y = by[pick], z = bz[pick] + 0.125;
+            const double d = z - bz[pick];
+            r2[pick] = d * d;
+        }
+        const uint32_t n = (uint32_t)(trial % N) + 1, start = (uint32_t)(trial / 7) % n;
+        if (trial % 5 == 3) /* inside the first particle scanned */
+            x = bx[start] + 0.01, y = by[start], z = bz[start];
+        uint32_t want = n;
+        for (uint32_t b = start; b < n && want == n; b++) {
+            const double dx = x - bx[b], dy = y - by[b], dz = z - bz[b], d2 = dx * dx + dy * dy + dz * dz;
+            if (!(d2 >= r2[b] || !(d2 > 0)))
+                want = b;
+        }
+        found[want == n ? 0 : (want == start ? 1 : 2)]++;
+        for (int k = 0; k < nb; k++)
+            CHECK(builds[k].hit(bx, by, bz, r2, start, n, x, y, z) == want);
+    }
+    printf("  hit scan: %d none, %d the first, %d a later one\n", found[0], found[1], found[2]);
+    CHECK(found[0] > 20 && found[1] > 20 && found[2] > 20);
 }
 
 /* The points' blend and move in lanes: every build gives the same bits, and each lane does what
@@ -785,6 +828,7 @@ static void test_vector_kernels_match_scalar(void)
     }
     check_pbd_kernels(&rng);
     check_hr_sums(&rng);
+    check_hr_hit(&rng);
     check_hr_blend(&rng);
 }
 

@@ -77,11 +77,23 @@ pbd_hr_blend_fn pbd_hr_blend_v4;        /* 8 lanes, 4 doubles at a time */
 pbd_hr_blend_fn pbd_hr_blend_v4avx2;    /* (GR_HAVE_AVX2) */
 pbd_hr_blend_fn pbd_hr_blend_v8avx512;  /* (GR_HAVE_AVX512) 16 lanes, 8 doubles at a time */
 
-/// The sums and the blend of one build, and how many lanes (points per call) they fill.
+/* A point (x, y, z) against body particles b .. n-1 of a cell (positions bx, by, bz and
+ * squared reaches (r_j + r_H)^2 in double): the first one it is inside of (0 < d^2 < reach^2),
+ * else n. The points' pushes out of body particles take them in order (pbd_upsample.c). */
+typedef uint32_t pbd_hr_hit_fn(const double *bx, const double *by, const double *bz, const double *reach2,
+                               uint32_t b, uint32_t n, double x, double y, double z);
+
+pbd_hr_hit_fn pbd_hr_hit_v4;
+pbd_hr_hit_fn pbd_hr_hit_v4avx2;   /* (GR_HAVE_AVX2) */
+pbd_hr_hit_fn pbd_hr_hit_v8avx512; /* (GR_HAVE_AVX512) */
+
+/// The sums, the blend and the body scan of one build, and how many lanes (points per call)
+/// the sums and the blend fill.
 typedef struct pbd_hr_kernels {
     pbd_hr_sums_fn *sums;
     pbd_hr_blend_fn *blend;
     uint32_t lanes;
+    pbd_hr_hit_fn *hit;
 } pbd_hr_kernels;
 
 /// The widest build this CPU runs.

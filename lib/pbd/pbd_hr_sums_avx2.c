@@ -6,3 +6,5 @@
 #include "pbd_hr_sums_simd.h"
 #define HR_BLEND_NAME pbd_hr_blend_v4avx2
 #include "pbd_hr_blend_simd.h"
+#define HR_HIT_NAME pbd_hr_hit_v4avx2
+#include "pbd_hr_hit_simd.h"

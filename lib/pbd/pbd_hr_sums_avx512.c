@@ -9,3 +9,6 @@
 #define HR_BLEND_W 8
 #define HR_BLEND_LANES 16
 #include "pbd_hr_blend_simd.h"
+#define HR_HIT_NAME pbd_hr_hit_v8avx512
+#define HR_HIT_W 8
+#include "pbd_hr_hit_simd.h"

@@ -246,6 +246,7 @@ typedef struct pbd_state {
     pbd_hr_sums_fn *hr_sums; ///< the upsampling sums for this CPU
     pbd_hr_blend_fn *hr_blend; ///< the points' blend and move in lanes for this CPU
     uint32_t hr_lanes;         ///< points per call of both (8 or 16)
+    pbd_hr_hit_fn *hr_hit;     ///< the points' scan over a cell's body particles
     gr_vec3 up;
     uint64_t contact_pairs, body_pairs, rebuilds;
     uint32_t n_sleeping;   ///< grains asleep after the last step (gr_counters)

@@ -36,6 +36,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     st->hr_sums = hr.sums;
     st->hr_blend = hr.blend;
     st->hr_lanes = hr.lanes;
+    st->hr_hit = hr.hit;
     st->r_min = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;

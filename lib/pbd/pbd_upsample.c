@@ -734,6 +734,21 @@ static inline void push_from_particle(const pbd_state *st, uint32_t s, double rh
     *v = point_contact(*v, st->v[j], nrm, pbd_mu(st, st->mat[j], st->mat[j])[1]);
 }
 
+/* Point (x, v) pushed out of the body particles of cache k in the cache's order, each from
+ * where the pushes before left it: the scan for the next particle it is inside of runs in
+ * vector lanes (pbd_hr_hit_fn, the same test as push_from_particle's). True if one pushed it. */
+static bool push_from_cached_bodies(const pbd_state *st, const hr_cache *k, double rh, gr_vec3 *x, gr_vec3 *v)
+{
+    bool pushed = false;
+    for (uint32_t b = 0;; b++) {
+        b = st->hr_hit(k->bx, k->by, k->bz, k->breach2, b, k->nbody, x->x, x->y, x->z);
+        if (b >= k->nbody)
+            return pushed;
+        push_from_particle(st, k->body[b], rh, x, v);
+        pushed = true;
+    }
+}
+
 /* Push point (x, v) out of the exact surfaces it is within r_H of. from: where it was before
  * another push (a body particle's), NULL: it moved by itself in a piece of at most r_H. A push
  * must not carry it through a container's thin wall: it goes back to its side. */
@@ -783,8 +798,7 @@ static void push_from_bodies(const advect_ctx *c, const hr_cache *k, uint32_t ke
     if (now == st->hr_grid.ncells && !st->hr_grid.clamped) {
         /* nothing near */
     } else if (k && !k->body_overflow && now == key) {
-        for (uint32_t b = 0; b < k->nbody; b++)
-            push_from_particle(st, k->body[b], rh, &x, &v);
+        push_from_cached_bodies(st, k, rh, &x, &v);
     } else {
         uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
         const uint32_t rows = gr_cell_grid_reach_rows(&st->hr_grid, x, c->body_reach, rb, re);
@@ -837,56 +851,23 @@ static inline bool skipped_at_rest(const advect_ctx *c, const hr_cache *k, const
     return p->rest && k->still && !c->exact_moving;
 }
 
-typedef double hr_v4 __attribute__((vector_size(32)));
-typedef int64_t hr_l4 __attribute__((vector_size(32)));
-
 /* The lanes lanes[0..n) of a batch (moved, still in the cell of cache k) pushed out of the
- * cache's body particles: push_from_bodies for 4 points at a time. Each lane meets the body
- * particles in the cache's order; a lane that touches one is pushed by push_from_particle
- * (the same test and push as one point's), and put back to its side of exact surfaces. */
+ * cache's body particles (push_from_bodies' work for a point in its cell), and put back to
+ * their side of exact surfaces if one pushed them. */
 static void push_lanes_from_bodies(const advect_ctx *c, const hr_cache *k, pbd_hr_blend_out *o, const uint32_t *lanes,
                                    uint32_t n)
 {
     const pbd_state *st = c->st;
     const double rh = st->world->pbd.hr_radius;
-    for (uint32_t g = 0; g < n; g += 4) {
-        hr_v4 x, y, z;
-        for (uint32_t i = 0; i < 4; i++) {
-            const uint32_t l = lanes[g + i < n ? g + i : g];
-            x[i] = g + i < n ? o->x[l] : 1e300; /* (a spare lane far from every body particle) */
-            y[i] = o->y[l], z[i] = o->z[l];
-        }
-        const hr_v4 x0 = x, y0 = y, z0 = z;
-        uint32_t pushed = 0;
-        for (uint32_t b = 0; b < k->nbody; b++) {
-            const hr_v4 dx = x - k->bx[b], dy = y - k->by[b], dz = z - k->bz[b];
-            const hr_v4 d2 = dx * dx + dy * dy + dz * dz;
-            const hr_l4 hit = (d2 < k->breach2[b]) & (d2 > 0.0);
-            if (!(hit[0] | hit[1] | hit[2] | hit[3]))
-                continue;
-            for (uint32_t i = 0; i < 4; i++) {
-                if (!hit[i])
-                    continue;
-                const uint32_t l = lanes[g + i];
-                gr_vec3 xl = v3(x[i], y[i], z[i]), vl = v3(o->vx[l], o->vy[l], o->vz[l]);
-                push_from_particle(st, k->body[b], rh, &xl, &vl);
-                x[i] = xl.x, y[i] = xl.y, z[i] = xl.z;
-                o->vx[l] = vl.x, o->vy[l] = vl.y, o->vz[l] = vl.z;
-                pushed |= 1u << i;
-            }
-        }
-        for (uint32_t i = 0; i < 4 && g + i < n; i++) {
-            const uint32_t l = lanes[g + i];
-            gr_vec3 xl = v3(x[i], y[i], z[i]);
-            if (pushed & (1u << i)) {
-                /* (untouched, it is where the lanes left it: clear of every exact surface) */
-                const gr_vec3 before = v3(x0[i], y0[i], z0[i]);
-                gr_vec3 vl = v3(o->vx[l], o->vy[l], o->vz[l]);
-                push_from_exact(st, rh, &before, &xl, &vl);
-                o->vx[l] = vl.x, o->vy[l] = vl.y, o->vz[l] = vl.z;
-            }
-            o->x[l] = xl.x, o->y[l] = xl.y, o->z[l] = xl.z;
-        }
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t l = lanes[i];
+        const gr_vec3 before = v3(o->x[l], o->y[l], o->z[l]);
+        gr_vec3 x = before, v = v3(o->vx[l], o->vy[l], o->vz[l]);
+        if (!push_from_cached_bodies(st, k, rh, &x, &v))
+            continue; /* (untouched, it is where the lanes left it: clear of every exact surface) */
+        push_from_exact(st, rh, &before, &x, &v);
+        o->x[l] = x.x, o->y[l] = x.y, o->z[l] = x.z;
+        o->vx[l] = v.x, o->vy[l] = v.y, o->vz[l] = v.z;
     }
 }
 
