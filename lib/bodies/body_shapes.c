@@ -120,16 +120,9 @@ static inline gr_vec3 to_world(const gr_body_data *b, gr_vec3 l)
     return v3_add(v3_add(v3_scale(b->axis[0], l.x), v3_scale(b->axis[1], l.y)), v3_scale(b->axis[2], l.z));
 }
 
-double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *normal, gr_vec3 *point)
+double gr_body_solid_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *normal,
+                                      gr_vec3 *point)
 {
-    if (b->shape == GR_SHAPE_PLANE) {
-        /* the common wall: no change of frame at all */
-        const gr_vec3 n = b->normal_world;
-        const double d = v3_dot(v3_sub(p, b->position), n);
-        *normal = n;
-        *point = v3_madd(p, n, -d);
-        return d;
-    }
     gr_vec3 pl = to_local(b, v3_sub(p, b->position));
     gr_vec3 nl, ql;
     double d = local_distance(b, f, pl, &nl, &ql);
@@ -138,10 +131,8 @@ double gr_body_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr
     return d;
 }
 
-uint32_t gr_body_features_near(const gr_body_data *b, gr_vec3 p, double r)
+uint32_t gr_body_container_faces_near(const gr_body_data *b, gr_vec3 p, double r)
 {
-    if (b->shape != GR_SHAPE_CONTAINER)
-        return gr_body_feature_enabled(b, 0) ? 1u : 0u;
     /* a face is no nearer than its plane */
     const gr_vec3 l = to_local(b, v3_sub(p, b->position)), h = b->half_extents;
     uint32_t mask = 0;
@@ -221,11 +212,6 @@ double gr_body_bound_radius(const gr_body_data *b)
     case GR_SHAPE_MESH: return b->mesh_bound;
     default: return INFINITY;
     }
-}
-
-gr_vec3 gr_body_point_velocity(const gr_body_data *b, gr_vec3 p)
-{
-    return v3_add(b->linear_velocity, v3_cross(b->angular_velocity, v3_sub(p, b->position)));
 }
 
 void gr_body_integrate(gr_body_data *b, double h)
