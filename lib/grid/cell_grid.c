@@ -14,19 +14,6 @@ void gr_cell_grid_free(gr_cell_grid *g, gr_mem *mem)
     gr_cell_grid_init(g);
 }
 
-static double axis_of(gr_vec3 p, int a) { return a == 0 ? p.x : (a == 1 ? p.y : p.z); }
-
-void gr_cell_grid_coords(const gr_cell_grid *g, gr_vec3 p, int32_t c[3])
-{
-    gr_vec3 d = {p.x - g->origin.x, p.y - g->origin.y, p.z - g->origin.z};
-    for (int k = 0; k < 3; k++) {
-        /* truncation is floor for t >= 0, and dims is whole: the same cell as floor() without
-         * its call (no SSE4.1 rounding in the baseline build; this ran per particle per pass) */
-        const double t = axis_of(d, g->axis[k]) * g->inv_cell;
-        int32_t i = !(t >= 0) ? 0 : (t >= (double)g->dims[k] ? g->dims[k] - 1 : (int32_t)t);
-        c[k] = i;
-    }
-}
 
 /* Sample quantiles of one coordinate (stride-sampled, sorted): robust to far outliers. */
 static int cmp_double(const void *a, const void *b)

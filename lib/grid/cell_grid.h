@@ -39,8 +39,18 @@ bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t 
 /// within pad of any point fall inside the grid).
 bool gr_cell_grid_build_padded(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
                                double cell_size, uint32_t max_cells, double pad);
-/// Cell coordinates (major, mid, minor order) of a point, clamped into the grid.
-void gr_cell_grid_coords(const gr_cell_grid *g, gr_vec3 p, int32_t c[3]);
+/// Cell coordinates (major, mid, minor order) of a point, clamped into the grid. (Inline: the
+/// lists ask it for every particle every substep.)
+static inline void gr_cell_grid_coords(const gr_cell_grid *g, gr_vec3 p, int32_t c[3])
+{
+    const double d[3] = {p.x - g->origin.x, p.y - g->origin.y, p.z - g->origin.z};
+    for (int k = 0; k < 3; k++) {
+        /* truncation is floor for t >= 0, and dims is whole: the same cell as floor() without
+         * its call (no SSE4.1 rounding in the baseline build; this ran per particle per pass) */
+        const double t = d[g->axis[k]] * g->inv_cell;
+        c[k] = !(t >= 0) ? 0 : (t >= (double)g->dims[k] ? g->dims[k] - 1 : (int32_t)t);
+    }
+}
 static inline uint32_t gr_cell_grid_index(const gr_cell_grid *g, const int32_t c[3])
 {
     return ((uint32_t)c[0] * (uint32_t)g->dims[1] + (uint32_t)c[1]) * (uint32_t)g->dims[2] + (uint32_t)c[2];

@@ -423,12 +423,14 @@ gr_status pbd_reserve_sensing(pbd_state *st)
 
 void pbd_collect_impulses(pbd_state *st, double h)
 {
-    for (uint32_t m = 0; m < 2 * st->n_mov; m++) { /* only movable particles sense */
-        const uint32_t i = st->mov[m / 2], k = 2 * i + m % 2;
-        const uint32_t slot = st->sense_slot[k];
-        if (slot == GR_INVALID_INDEX)
-            continue;
-        if (slot < st->imp_slots) {
+    for (uint32_t m = 0; m < st->n_mov; m++) { /* only movable particles sense */
+        const uint32_t i = st->mov[m];
+        if (st->sense_slot[2 * i] == GR_INVALID_INDEX)
+            continue; /* (records fill their first place first) */
+        for (uint32_t k = 2 * i; k < 2 * i + 2; k++) {
+            const uint32_t slot = st->sense_slot[k];
+            if (slot == GR_INVALID_INDEX || slot >= st->imp_slots)
+                continue;
             st->body_imp[2 * slot] = v3_madd(st->body_imp[2 * slot], st->sense_force[k], h);
             st->body_imp[2 * slot + 1] = v3_madd(st->body_imp[2 * slot + 1], st->sense_torque[k], h);
         }
