@@ -146,7 +146,7 @@ gr_status pbd_body_added(void *state, uint32_t slot)
         const uint32_t i = st->n + k;
         st->rest[i] = v3_sub(b->particles[k], pb->centroid);
         st->r[i] = b->particle_radius;
-        st->inv_m[i] = st->w_star[i] = inv_m;
+        st->inv_m[i] = inv_m;
         st->mat[i] = b->material;
         st->owner[i] = st->nb;
         st->slot[i] = GR_INVALID_INDEX;

@@ -101,7 +101,11 @@ typedef struct pbd_state {
     gr_vec3 *rest;  ///< body particles: offset from the body's particle centroid (body frame)
     double *r;
     double *inv_m;  ///< true inverse mass (0: fixed)
-    double *w_star; ///< inverse mass with height scaling (grains), true otherwise
+    /* this substep's height-based mass scaling (pbd_step.c), applied where the lists pack the
+     * particles: a grain's inverse mass in grain pairs is inv_m exp(clamp(scale_k (height -
+     * scale_ref), 0, 50)) */
+    bool scaling;
+    double scale_k, scale_ref;
     uint32_t *mat;
     uint32_t *owner; ///< body record, GR_INVALID_INDEX for grains
     uint32_t *slot;  ///< grain handle slot (GR_INVALID_INDEX for body particles and dead grains)
@@ -255,7 +259,6 @@ typedef struct pbd_state {
 #define PBD_BLOCK 256u
 
 /* flag bits (per particle, per substep) */
-#define PBD_FLAG_NOT_FINITE 1u
 #define PBD_FLAG_DISTURBED 2u
 #define PBD_FLAG_FROZEN 4u ///< set for the substep by pbd_freeze
 #define PBD_FLAG_TOUCHED 8u ///< in contact in some sweep of the substep
@@ -289,7 +292,8 @@ static inline const double *pbd_mu(const pbd_state *st, uint32_t a, uint32_t b)
 
 /* pbd_lists.c */
 /// Pack the movable particles (x*, x, constants) in cell order and list their pairs, fixed
-/// neighbours and the exact bodies, for a substep of h. Nothing moves; all or nothing.
+/// neighbours and the exact bodies, for a substep of h. Expects rank[k] = mov[k] and
+/// pk_tmp[k] = its x* (the prediction writes them). Nothing moves; all or nothing.
 gr_status pbd_build_lists(pbd_state *st, double h);
 /// Write the packed x*, x and contact counts back to the particles.
 void pbd_unpack(pbd_state *st);

@@ -15,6 +15,7 @@
  * the last build (a block that needs more records how much, and the pass runs again), in the
  * grid's scan order: the result is the same for any worker count. */
 #include <math.h>
+#include <stdatomic.h>
 
 #include "../bodies/body_store.h"
 #include "../geom/vec3.h"
@@ -145,15 +146,18 @@ static gr_status list_exact_bodies(pbd_state *st)
 /* ---- grids and packing -------------------------------------------------------------------- */
 
 /* The fixed particles' grid, when they moved (kinematic bodies every substep). fx_j and
- * fx_xyzr hold them in grid order. */
-static gr_status build_fixed_grid(pbd_state *st, double cell)
+ * fx_xyzr hold them in grid order. *rebuilt: whether it was built (rank and pk_tmp served as
+ * its scratch). */
+static gr_status build_fixed_grid(pbd_state *st, double cell, bool *rebuilt)
 {
+    *rebuilt = false;
     bool moving = false;
     for (uint32_t r = 0; r < st->nb && !moving; r++)
         moving = st->bodies[r].fixed && st->world->bodies.data[st->bodies[r].slot].motion == GR_MOTION_KINEMATIC;
     st->fixed_moving = moving;
     if (!st->fixed_dirty && !moving && st->fixed_cell == cell)
         return GR_OK;
+    *rebuilt = true;
     uint32_t m = 0;
     for (uint32_t i = 0; i < st->n; i++)
         if (st->inv_m[i] == 0.0) {
@@ -179,15 +183,21 @@ static gr_status build_fixed_grid(pbd_state *st, double cell)
 
 typedef struct pack_ctx {
     pbd_state *st;
-    double wake2; ///< squared speed that wakes a sleeping grain (pbd_constraints.c)
+    double wake2;      ///< squared speed that wakes a sleeping grain (pbd_constraints.c)
+    uint32_t mat0;     ///< the first packed particle's material
+    atomic_uint mixed; ///< set by a block that has another one
 } pack_ctx;
+
+/* Largest exponent of the mass scaling: exp(50) keeps far inside double range. */
+#define PBD_MAX_SCALING_EXPONENT 50.0
 
 /* Packed copies of the movable particles in grid order, with their per-substep constants. */
 static void pack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
-    const pack_ctx *c = (const pack_ctx *)vctx;
+    pack_ctx *c = (pack_ctx *)vctx;
     pbd_state *st = c->st;
+    uint32_t mixed = 0;
     for (uint32_t s = begin; s < end; s++) {
         const uint32_t k = st->grid.order[s], i = st->rank[k];
         st->perm[s] = i;
@@ -210,10 +220,20 @@ static void pack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
             bits |= PBD_HOT_WAKES;
         if (st->flag[i] & PBD_FLAG_FROZEN)
             bits |= PBD_HOT_FROZEN;
-        st->hot[s] = (pbd_hot){st->r[i], st->w_star[i], st->inv_m[i],
+        /* grain pairs share by the height-scaled inverse masses (Macklin 2014 sec. 5.1) */
+        double w_star = st->inv_m[i];
+        if (st->scaling && o == GR_INVALID_INDEX) {
+            double e = st->scale_k * (v3_dot(p, st->up) - st->scale_ref);
+            e = e < 0 ? 0 : (e > PBD_MAX_SCALING_EXPONENT ? PBD_MAX_SCALING_EXPONENT : e);
+            w_star = st->inv_m[i] * exp(e);
+        }
+        st->hot[s] = (pbd_hot){st->r[i], w_star, st->inv_m[i],
                                o == GR_INVALID_INDEX ? st->inv_m[i] : st->inv_m[i] / (double)st->bodies[o].count,
                                st->mat[i], bits, o, 0};
+        mixed |= st->mat[i] != c->mat0;
     }
+    if (mixed)
+        atomic_store_explicit(&c->mixed, 1u, memory_order_relaxed);
 }
 
 /* ---- lists -------------------------------------------------------------------------------- */
@@ -552,10 +572,13 @@ gr_status pbd_build_lists(pbd_state *st, double h)
     const double margin = st->par.margin_fraction * st->r_max;
     /* cells of the farthest reach: the 3x3x3 block around a particle's cell holds every
      * neighbour */
-    if ((s = build_fixed_grid(st, r_mov + r_fix + margin)) != GR_OK)
+    bool rebuilt;
+    if ((s = build_fixed_grid(st, r_mov + r_fix + margin, &rebuilt)) != GR_OK)
         return s;
     st->nm = nm;
-    for (uint32_t k = 0; k < nm; k++) {
+    /* rank[k] = mov[k] and pk_tmp[k] = its x*: written by the prediction (pbd_step.c), unless
+     * the fixed grid used them since */
+    for (uint32_t k = 0; rebuilt && k < nm; k++) {
         const uint32_t i = st->mov[k];
         st->rank[k] = i;
         st->pk_tmp[k] = st->xp[i];
@@ -565,12 +588,9 @@ gr_status pbd_build_lists(pbd_state *st, double h)
         return GR_ERROR_OUT_OF_MEMORY;
     gr_tasks *tasks = &st->world->tasks;
     const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
-    pack_ctx pc = {st, wake * wake};
+    pack_ctx pc = {st, wake * wake, nm ? st->mat[st->rank[st->grid.order[0]]] : 0, 0};
     gr_parallel_for_affine(tasks, nm, PBD_BLOCK, pack_range, &pc);
-
-    st->one_material = true;
-    for (uint32_t k = 1; k < nm; k++)
-        st->one_material &= st->hot[k].mat == st->hot[0].mat;
+    st->one_material = !atomic_load_explicit(&pc.mixed, memory_order_relaxed);
     if (st->n_frozen) { /* where the list scan of a frozen particle finds nobody to pair with */
         uint32_t live = 0;
         for (uint32_t k = 0; k < nm; k++) {

@@ -210,7 +210,6 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
             LOAD_CHECK((st->inv_m[i] == 0) == (st->bodies[o].fixed == 1));
         }
         st->xp[i] = st->x[i];
-        st->w_star[i] = st->inv_m[i];
         if (st->inv_m[i] != 0)
             st->r_min = GR_MIN(st->r_min, st->r[i]);
         st->r_max = GR_MAX(st->r_max, st->r[i]);

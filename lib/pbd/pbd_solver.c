@@ -50,7 +50,7 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->rest, sizeof(gr_vec3)}, {(void **)&(st)->calm, sizeof(double)},                          \
         {(void **)&(st)->stir, sizeof(uint8_t)},                                                                  \
         {(void **)&(st)->r, sizeof(double)}, {(void **)&(st)->inv_m, sizeof(double)},                             \
-        {(void **)&(st)->w_star, sizeof(double)}, {(void **)&(st)->mat, sizeof(uint32_t)},                        \
+        {(void **)&(st)->mat, sizeof(uint32_t)},                                                                  \
         {(void **)&(st)->owner, sizeof(uint32_t)}, {(void **)&(st)->slot, sizeof(uint32_t)},                      \
         {(void **)&(st)->flag, sizeof(uint32_t)}, {(void **)&(st)->vnear, sizeof(double)},                        \
         {(void **)&(st)->sampled, sizeof(uint8_t)}, {(void **)&(st)->trap_slot, sizeof(uint32_t)},                \
@@ -173,7 +173,7 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->calm[i] = 0;
         st->stir[i] = 0;
         st->r[i] = r;
-        st->inv_m[i] = st->w_star[i] = 1.0 / m;
+        st->inv_m[i] = 1.0 / m;
         st->mat[i] = g[k].material;
         st->owner[i] = GR_INVALID_INDEX;
         st->slot[i] = g[k].slot;
@@ -244,7 +244,6 @@ void pbd_compact(pbd_state *st)
             st->stir[out] = st->stir[i];
             st->r[out] = st->r[i];
             st->inv_m[out] = st->inv_m[i];
-            st->w_star[out] = st->w_star[i];
             st->mat[out] = st->mat[i];
             st->owner[out] = st->owner[i];
             st->slot[out] = st->slot[i];

@@ -12,6 +12,8 @@
  * Every phase runs in fixed blocks that gather (never scatter), so the result is bit-identical
  * for any worker count. */
 #include <math.h>
+#include <stdatomic.h>
+#include <string.h>
 
 #include "../bodies/body_store.h"
 #include "../geom/vec3.h"
@@ -21,54 +23,55 @@
  * must not stall gr_step: beyond this the step is taken with larger pieces). */
 #define PBD_MAX_SPLIT 8u
 
-/* Largest exponent of the mass scaling: exp(50) keeps far inside double range. */
-#define PBD_MAX_SCALING_EXPONENT 50.0
-
 typedef struct predict_ctx {
     pbd_state *st;
     double h;
     gr_vec3 g;
+    _Atomic uint64_t lowest; ///< the lowest grain's height along up, as the bits of a double
 } predict_ctx;
 
+/* *a = min(*a, v) for doubles kept as their bits: the same for any order of the calls. */
+static void atomic_min_double(_Atomic uint64_t *a, double v)
+{
+    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed), want;
+    memcpy(&want, &v, sizeof want);
+    for (;;) {
+        double c;
+        memcpy(&c, &cur, sizeof c);
+        if (!(v < c) || atomic_compare_exchange_weak_explicit(a, &cur, want, memory_order_relaxed, memory_order_relaxed))
+            return;
+    }
+}
+
+/* x* = x + h (v + h g); also the lists' input (rank, pk_tmp: pbd_build_lists) and the lowest
+ * grain's height for the mass scaling (a minimum per block, then over the blocks). */
 static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
-    const predict_ctx *c = (const predict_ctx *)vctx;
+    predict_ctx *c = (predict_ctx *)vctx;
     pbd_state *st = c->st;
     const double h = c->h;
+    double lowest = INFINITY;
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
         st->vnear[i] = 0; /* (flag: pbd_freeze cleared it; the sweeps add bits, the finish reads them) */
         /* a frozen grain does not sag: nothing would lift it back */
-        st->xp[i] = st->flag[i] & PBD_FLAG_FROZEN ? st->x[i] : v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
+        const gr_vec3 p = st->flag[i] & PBD_FLAG_FROZEN ? st->x[i] : v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
+        st->xp[i] = p;
+        st->rank[k] = i;
+        st->pk_tmp[k] = p;
+        if (st->owner[i] == GR_INVALID_INDEX)
+            lowest = GR_MIN(lowest, v3_dot(p, st->up));
     }
-}
-
-typedef struct scale_ctx {
-    pbd_state *st;
-    double k;      ///< mass scaling per metre of height
-    double ref;
-} scale_ctx;
-
-static void scale_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
-{
-    (void)worker;
-    const scale_ctx *c = (const scale_ctx *)vctx;
-    pbd_state *st = c->st;
-    for (uint32_t k = begin; k < end; k++) {
-        const uint32_t i = st->mov[k];
-        if (st->owner[i] != GR_INVALID_INDEX)
-            continue;
-        double e = c->k * (v3_dot(st->xp[i], st->up) - c->ref);
-        e = e < 0 ? 0 : (e > PBD_MAX_SCALING_EXPONENT ? PBD_MAX_SCALING_EXPONENT : e);
-        st->w_star[i] = st->inv_m[i] * exp(e);
-    }
+    if (lowest < INFINITY)
+        atomic_min_double(&c->lowest, lowest);
 }
 
 typedef struct finish_ctx {
     pbd_state *st;
     double h;
     gr_vec3 g;
+    atomic_uint not_finite; ///< set by a block where some velocity was not finite
 } finish_ctx;
 
 /* Is grain i (solved this substep) paired with a frozen grain? */
@@ -89,9 +92,10 @@ static bool next_to_frozen(const pbd_state *st, uint32_t i)
 static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
-    const finish_ctx *c = (const finish_ctx *)vctx;
+    finish_ctx *c = (finish_ctx *)vctx;
     pbd_state *st = c->st;
     const double inv_h = 1.0 / c->h, sleep = st->par.sleep_threshold * v3_len(c->g) * c->h;
+    bool not_finite = false;
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
         const bool disturbed = st->flag[i] & PBD_FLAG_DISTURBED, touched = st->flag[i] & PBD_FLAG_TOUCHED;
@@ -110,7 +114,7 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             st->v[i] = v3(0, 0, 0);
             st->xp[i] = st->x[i];
             st->f[i] = v3(0, 0, 0);
-            st->flag[i] = PBD_FLAG_NOT_FINITE; /* for the check after the pass */
+            not_finite = true; /* (the step reports it after the pass) */
             continue;
         }
         const gr_vec3 v_free = v3_madd(st->v[i], c->g, c->h); /* without constraints */
@@ -155,6 +159,8 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         st->v[i] = vn;
         st->x[i] = st->xp[i];
     }
+    if (not_finite)
+        atomic_store_explicit(&c->not_finite, 1u, memory_order_relaxed);
 }
 
 /* Kinematic bodies move by h; their particles are placed at the new pose (static bodies'
@@ -263,14 +269,15 @@ double pbd_stable_substep(void *state)
 
 /* The end of a substep of h: velocities (and sleep) from the moves, bodies' new states, the
  * forces bodies received. */
-static void finish_substep(pbd_state *st, double h)
+static bool finish_substep(pbd_state *st, double h)
 {
-    finish_ctx fc = {st, h, st->world->def.gravity};
+    finish_ctx fc = {st, h, st->world->def.gravity, 0};
     gr_parallel_for_affine(&st->world->tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
     finish_fixed_bodies(st, h);
     pbd_bodies_write_back(st, h);
     pbd_collect_impulses(st, h);
     st->world->substep_count++;
+    return !atomic_load_explicit(&fc.not_finite, memory_order_relaxed);
 }
 
 /* One substep of h (the algorithm at the top of this file). */
@@ -284,22 +291,21 @@ static gr_status substep(pbd_state *st, double h)
     if (st->n_frozen && st->n_frozen == st->n_mov) {
         /* all that could move sleeps deep in still sand: only the bodies far from it move */
         advance_fixed_bodies(st, h);
-        finish_substep(st, h);
+        finish_substep(st, h); /* (frozen grains keep their finite state) */
         return GR_OK;
     }
-    predict_ctx pc = {st, h, g};
+    predict_ctx pc = {st, h, g, 0};
+    const double none = INFINITY;
+    uint64_t none_bits;
+    memcpy(&none_bits, &none, sizeof none_bits);
+    atomic_init(&pc.lowest, none_bits);
     gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, predict_range, &pc);
-    /* mass scaling: w* = w exp(k (height - lowest grain's height) / diameter) */
-    if (st->par.mass_scaling > 0 && gl > 0 && st->n_grains) {
-        double ref = INFINITY;
-        for (uint32_t k = 0; k < st->n_mov; k++) {
-            const uint32_t i = st->mov[k];
-            if (st->owner[i] == GR_INVALID_INDEX)
-                ref = GR_MIN(ref, v3_dot(st->xp[i], st->up));
-        }
-        scale_ctx sc = {st, st->par.mass_scaling / (2.0 * st->r_max), ref};
-        gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, scale_range, &sc);
-    }
+    /* mass scaling, applied where the lists pack the particles: w* = w exp(k (height - lowest
+     * grain's height) / diameter) */
+    const uint64_t lowest_bits = atomic_load_explicit(&pc.lowest, memory_order_relaxed);
+    st->scaling = st->par.mass_scaling > 0 && gl > 0 && st->n_grains;
+    st->scale_k = st->par.mass_scaling / (2.0 * st->r_max);
+    memcpy(&st->scale_ref, &lowest_bits, sizeof st->scale_ref);
     /* lists (on the predicted positions of this substep): if they cannot be allocated,
      * nothing has moved yet */
     if ((s = pbd_build_lists(st, h)) != GR_OK) {
@@ -316,11 +322,7 @@ static gr_status substep(pbd_state *st, double h)
         pbd_shape_match(st);
     }
     pbd_unpack(st);
-    finish_substep(st, h);
-    for (uint32_t k = 0; k < st->n_mov; k++)
-        if (st->flag[st->mov[k]] & PBD_FLAG_NOT_FINITE)
-            return GR_ERROR_UNSTABLE;
-    return GR_OK;
+    return finish_substep(st, h) ? GR_OK : GR_ERROR_UNSTABLE;
 }
 
 gr_status pbd_step(void *state, uint32_t nsub, double h)
