@@ -630,8 +630,10 @@ static void check_hr_hit(gr_rng *rng)
 /* The points' blend and move in lanes: every build gives the same bits, and each lane does what
  * the one-point code does (the reference below repeats pbd_upsample.c's operations in order,
  * so equality is exact), whatever the other lanes hold. */
-static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, int l, double out[6], int *how)
+static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, int l, double out[6], int *how,
+                            int *pushed)
 {
+    *pushed = 0;
     const double v0[3] = {in->vx[l], in->vy[l], in->vz[l]};
     double v[3] = {v0[0] + k->g[0] * k->dt, v0[1] + k->g[1] * k->dt, v0[2] + k->g[2] * k->dt};
     const double W = in->sums[0][l], wg = in->sums[1][l];
@@ -651,18 +653,40 @@ static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts
     const double l2 = v2 * (k->dt * k->dt);
     const uint32_t pieces = l2 > k->rh * k->rh ? (uint32_t)GR_MIN(ceil(sqrt(l2) / k->rh), 64.0) : 1u;
     const double h = k->dt / pieces;
+    const double vb[3] = {v[0], v[1], v[2]}; /* the blend's */
     bool near = false;
     for (uint32_t piece = 0; piece < pieces; piece++) {
         for (int a = 0; a < 3; a++)
             x[a] = x[a] + v[a] * h;
         for (uint32_t e = 0; e < k->exact_count; e++) {
-            const double *s = k->exact + 8 * e, d[3] = {x[0] - s[0], x[1] - s[1], x[2] - s[2]};
-            if (s[7] != 0)
-                near |= !(d[0] * s[3] + d[1] * s[4] + d[2] * s[5] >= k->rh);
-            else
+            const double *s = k->exact + PBD_HR_EXACT_VALUES * e, d[3] = {x[0] - s[0], x[1] - s[1], x[2] - s[2]};
+            if (s[7] == 0) {
                 near |= !(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > (s[6] + k->rh) * (s[6] + k->rh));
+                continue;
+            }
+            /* a plane: pbd_upsample.c's push_from_exact and point_contact, with vec3.h's operations */
+            const gr_vec3 n = {s[3], s[4], s[5]}, c = {s[0], s[1], s[2]};
+            gr_vec3 p = {x[0], x[1], x[2]}, vel = {v[0], v[1], v[2]};
+            const double dist = v3_dot(v3_sub(p, c), n);
+            if (dist >= k->rh || !(k->rh - dist > 0))
+                continue;
+            const gr_vec3 pt = v3_madd(p, n, -dist);
+            p = v3_madd(p, n, k->rh - dist);
+            const gr_vec3 vs = v3_add(v3(s[8], s[9], s[10]), v3_cross(v3(s[11], s[12], s[13]), v3_sub(pt, c)));
+            const gr_vec3 rel = v3_sub(vel, vs);
+            const double vn = v3_dot(rel, n);
+            if (vn < 0) {
+                const gr_vec3 vt = v3_madd(rel, n, -vn);
+                const double lt = v3_len(vt), cut = -s[14] * vn;
+                vel = v3_add(vs, lt > cut ? v3_scale(vt, 1.0 - cut / lt) : v3(0, 0, 0));
+            }
+            x[0] = p.x, x[1] = p.y, x[2] = p.z;
+            v[0] = vel.x, v[1] = vel.y, v[2] = vel.z;
+            *pushed = 1;
         }
     }
+    if (near) /* (the one-point code moves it from the blend's velocity) */
+        v[0] = vb[0], v[1] = vb[1], v[2] = vb[2];
     bool in_cell = true; /* point_key's test */
     for (int d = 0; d < 3; d++) {
         const double t = (x[k->axis[d]] - k->origin[d]) * k->inv_cell;
@@ -682,10 +706,12 @@ static void check_hr_blend(gr_rng *rng)
     int wide = 0;
     for (int b = 1; b < nb; b++)
         wide = builds[b].lanes > builds[wide].lanes ? b : wide;
-    /* a floor, a wall and a ball among the exact bodies */
-    const double exact[3 * 8] = {0, 0, 0, 0, 1, 0, INFINITY, 1, 0.3, 0, 0, -1, 0, 0, INFINITY, 1,
-                                 0.1, 0.1, 0.1, 0, 0, 0, 0.02, 0};
-    int seen[PBD_HR_HOW + 1] = {0}, in_cell = 0;
+    /* a floor, a moving (conveyor-like, turning) wall and a ball among the exact bodies */
+    const double exact[3 * PBD_HR_EXACT_VALUES] = {
+        0,   0,   0,   0,  1, 0, INFINITY, 1, 0,   0, 0,   0, 0,   0, 0.5, 0, /* floor, mu_k 0.5 */
+        0.3, 0,   0,   -1, 0, 0, INFINITY, 1, 0.1, 0, 0.2, 0, 0.5, 0, 0.3, 0, /* wall */
+        0.1, 0.1, 0.1, 0,  0, 0, 0.06,     0, 0,   0, 0,   0, 0,   0, 0,   0}; /* ball */
+    int seen[PBD_HR_HOW + 1] = {0}, in_cell = 0, plane_pushed = 0;
     for (int trial = 0; trial < 200; trial++) {
         pbd_hr_blend_in in;
         for (int l = 0; l < PBD_HR_LANES; l++) {
@@ -726,8 +752,9 @@ static void check_hr_blend(gr_rng *rng)
         for (int l = 0; l < (int)builds[wide].lanes; l++) {
             const pbd_hr_blend_out *o = &out[wide];
             double ref[6];
-            int how;
-            blend_reference(&in, &k, l, ref, &how);
+            int how, pushed;
+            blend_reference(&in, &k, l, ref, &how, &pushed);
+            plane_pushed += pushed && (how & PBD_HR_HOW) == PBD_HR_MOVED;
             CHECK(o->how[l] == how);
             seen[how & PBD_HR_HOW]++;
             in_cell += (how & PBD_HR_IN_CELL) != 0;
@@ -754,9 +781,13 @@ static void check_hr_blend(gr_rng *rng)
             CHECK(alone.how[lane] == how && memcmp(v_alone, got + 3, sizeof v_alone) == 0);
         }
     }
-    /* every outcome was exercised */
+    printf("  blend: %d moved (%d pushed out of planes in lanes), %d at rest, %d one by one\n", seen[PBD_HR_MOVED],
+           plane_pushed, seen[PBD_HR_RESTS], seen[PBD_HR_MOVE_ONE_BY_ONE]);
+    /* every outcome was exercised, and points were pushed out of the floor or the wall (with
+     * friction) in the lanes */
     CHECK(seen[PBD_HR_MOVED] > 50 && seen[PBD_HR_RESTS] > 50 && seen[PBD_HR_MOVE_ONE_BY_ONE] > 50);
     CHECK(in_cell > 10 && in_cell < seen[PBD_HR_MOVED]);
+    CHECK(plane_pushed > 20);
 }
 
 static void test_vector_kernels_match_scalar(void)

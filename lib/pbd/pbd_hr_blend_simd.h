@@ -3,8 +3,9 @@
  * file defines HR_BLEND_NAME and may define HR_BLEND_W (doubles per vector: 4, the default, or
  * 8) and HR_BLEND_LANES (the lanes this build fills: 8, the default, or 16). Every lane does,
  * in double, the operations of the one-point code in pbd_upsample.c (blend_velocity, the rest
- * test, the move in pieces, the exact surfaces' reach tests) in the same order, so a point's
- * result is bit-identical whichever way it goes. */
+ * test, the move in pieces, the pushes out of planes with their friction, the other exact
+ * surfaces' reach tests) in the same order, so a point's result is bit-identical whichever way
+ * it goes. */
 #include <math.h>
 #include <string.h>
 
@@ -42,6 +43,12 @@ typedef uint8_t vbw __attribute__((vector_size(HR_BLEND_W)));
     } while (0)
 /* m ? a : b, lane by lane (m from a comparison: all bits set or none) */
 #define VD_SELECT(m, a, b) ((vd)(((vl)(a) & (m)) | ((vl)(b) & ~(m))))
+/* the square root of each lane (IEEE, correctly rounded: as sqrt() gives it) */
+#define VD_SQRT(r, a)                                                                                                  \
+    do {                                                                                                               \
+        for (int l_ = 0; l_ < HR_BLEND_W; l_++)                                                                        \
+            (r)[l_] = sqrt((a)[l_]);                                                                                   \
+    } while (0)
 
 void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_hr_blend_out *out)
 {
@@ -109,16 +116,51 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
                 most = m > most ? (int)m : most;
             }
         vl near = VL_ZERO;
+        const vd bvx = vx, bvy = vy, bvz = vz; /* (the blend's: a lane the one-point code moves starts from it) */
         for (int piece = 0; piece < most; piece++) {
             const vl active = VD_SPLAT((double)piece) < pieces;
             x = VD_SELECT(active, x + vx * step, x);
             y = VD_SELECT(active, y + vy * step, y);
             z = VD_SELECT(active, z + vz * step, z);
             for (uint32_t e = 0; e < k->exact_count; e++) {
-                const double *s = k->exact + 8 * (size_t)e; /* centre, normal, bound, plane? */
+                const double *s = k->exact + PBD_HR_EXACT_VALUES * (size_t)e;
                 const vd dx = x - VD_SPLAT(s[0]), dy = y - VD_SPLAT(s[1]), dz = z - VD_SPLAT(s[2]);
                 if (s[7] != 0.0) {
-                    near |= active & ~((dx * VD_SPLAT(s[3]) + dy * VD_SPLAT(s[4]) + dz * VD_SPLAT(s[5])) >= rh);
+                    /* a plane pushes the lanes within r_H of it out, and its Coulomb friction
+                     * takes from their sliding (push_from_exact and point_contact, in order) */
+                    const vd nx = VD_SPLAT(s[3]), ny = VD_SPLAT(s[4]), nz = VD_SPLAT(s[5]);
+                    const vd d = dx * nx + dy * ny + dz * nz;
+                    const vl inside = active & ~(d >= rh);
+                    int64_t any = 0;
+                    for (int l = 0; l < HR_BLEND_W; l++)
+                        any |= inside[l];
+                    if (!any)
+                        continue;
+                    const vd depth = rh - d;
+                    const vl push = inside & (depth > zero);
+                    const vd nd = -d;
+                    const vd px = x + nx * nd, py = y + ny * nd, pz = z + nz * nd; /* closest point */
+                    x = VD_SELECT(push, x + nx * depth, x);
+                    y = VD_SELECT(push, y + ny * depth, y);
+                    z = VD_SELECT(push, z + nz * depth, z);
+                    /* the plane's velocity there: linear + angular x (point - centre) */
+                    const vd ax = VD_SPLAT(s[11]), ay = VD_SPLAT(s[12]), az = VD_SPLAT(s[13]);
+                    const vd rx = px - VD_SPLAT(s[0]), ry = py - VD_SPLAT(s[1]), rz = pz - VD_SPLAT(s[2]);
+                    const vd sx = VD_SPLAT(s[8]) + (ay * rz - az * ry), sy = VD_SPLAT(s[9]) + (az * rx - ax * rz),
+                             sz = VD_SPLAT(s[10]) + (ax * ry - ay * rx);
+                    const vd relx = vx - sx, rely = vy - sy, relz = vz - sz;
+                    const vd vn = relx * nx + rely * ny + relz * nz;
+                    const vl contact = push & (vn < zero);
+                    const vd mvn = -vn;
+                    const vd tx = relx + nx * mvn, ty = rely + ny * mvn, tz = relz + nz * mvn;
+                    const vd lt2 = tx * tx + ty * ty + tz * tz, cut = -VD_SPLAT(s[14]) * vn;
+                    vd lt;
+                    VD_SQRT(lt, lt2);
+                    const vl slide = lt > cut;
+                    const vd keep = one - cut / VD_SELECT(slide, lt, one);
+                    vx = VD_SELECT(contact, sx + VD_SELECT(slide, tx * keep, zero), vx);
+                    vy = VD_SELECT(contact, sy + VD_SELECT(slide, ty * keep, zero), vy);
+                    vz = VD_SELECT(contact, sz + VD_SELECT(slide, tz * keep, zero), vz);
                 } else {
                     const vd reach = VD_SPLAT(s[6]) + rh;
                     near |= active & ~((dx * dx + dy * dy + dz * dz) > reach * reach);
@@ -128,6 +170,9 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
         memcpy(out->x + h, &x, sizeof x);
         memcpy(out->y + h, &y, sizeof y);
         memcpy(out->z + h, &z, sizeof z);
+        vx = VD_SELECT(near, bvx, vx);
+        vy = VD_SELECT(near, bvy, vy);
+        vz = VD_SELECT(near, bvz, vz);
         memcpy(out->vx + h, &vx, sizeof vx);
         memcpy(out->vy + h, &vy, sizeof vy);
         memcpy(out->vz + h, &vz, sizeof vz);
@@ -149,3 +194,4 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
 #undef VL_ZERO
 #undef LOADW
 #undef VD_SELECT
+#undef VD_SQRT

@@ -38,7 +38,8 @@ pbd_hr_sums_fn pbd_hr_sums_v16avx512;  /* built only with GR_HAVE_AVX512: 16 lan
  * surface. A lane ends in
  * one of three ways (how[]): */
 enum {
-    PBD_HR_MOVED = 0,          ///< moved to x with v, touching no exact surface on the way
+    PBD_HR_MOVED = 0,          ///< moved to x with v (pushed out of planes on the way), near no
+                               ///< other exact surface
     PBD_HR_RESTS = 1,          ///< at rest: stays where it is, without velocity
     PBD_HR_MOVE_ONE_BY_ONE = 2,///< v is its velocity; the one-point code moves it (an exact
                                ///< surface came within reach)
@@ -53,12 +54,16 @@ typedef struct pbd_hr_blend_in {
     uint32_t rest[PBD_HR_LANES]; ///< the point's rest flag
 } pbd_hr_blend_in;
 
+#define PBD_HR_EXACT_VALUES 16
+
 typedef struct pbd_hr_blend_consts {
     double g[3], dt, inv_dense, rest2, rh;
     bool still;        ///< every particle near the points is at rest
     bool exact_moving; ///< a kinematic exact body moves
     uint32_t exact_count;
-    const double *exact; ///< per exact body 8 values: centre, normal (planes), bound, 1 if a plane
+    /// per exact body PBD_HR_EXACT_VALUES values: centre, normal (planes), bound, 1 if a plane;
+    /// for planes then linear velocity, angular velocity (about the centre), mu_k, 0
+    const double *exact;
     /* the batch's grid cell, as pbd_upsample.c's point_key finds it: cell[d] <= (x_axis[d] -
      * origin[d]) inv_cell < cell[d] + 1 */
     int axis[3];

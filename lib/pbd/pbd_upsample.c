@@ -570,7 +570,7 @@ typedef struct advect_ctx {
     double rest2;     ///< squared speed below which a point among still grains rests
     bool lanes;       ///< blend and move batches in lanes (pbd_hr_blend_fn)
     pbd_hr_blend_consts blend;
-    double exact[8 * PBD_HR_LANE_EXACT]; ///< the exact bodies for the lanes
+    double exact[PBD_HR_EXACT_VALUES * PBD_HR_LANE_EXACT]; ///< the exact bodies for the lanes
 } advect_ctx;
 
 /* The blend of one point from its sums over the grains (wg: weights of grains, W: of grains
@@ -1193,10 +1193,16 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     }
     for (uint32_t e = 0; c.lanes && e < st->exact_count; e++) {
         const pbd_exact *ex = &st->exact[e];
-        double *o = c.exact + 8 * (size_t)e;
+        const gr_body_data *b = &st->world->bodies.data[ex->slot];
+        double *o = c.exact + PBD_HR_EXACT_VALUES * (size_t)e;
+        /* (push_from_exact's values: for a plane its pose is the record's, b->position and
+         * b->normal_world) */
         o[0] = ex->centre.x, o[1] = ex->centre.y, o[2] = ex->centre.z;
         o[3] = ex->normal.x, o[4] = ex->normal.y, o[5] = ex->normal.z;
         o[6] = ex->bound, o[7] = ex->plane ? 1.0 : 0.0;
+        o[8] = b->linear_velocity.x, o[9] = b->linear_velocity.y, o[10] = b->linear_velocity.z;
+        o[11] = b->angular_velocity.x, o[12] = b->angular_velocity.y, o[13] = b->angular_velocity.z;
+        o[14] = pbd_mu(st, b->material, b->material)[1], o[15] = 0.0;
     }
     st->hr_idle_valid = false;
     for (uint32_t k = 0; k < steps; k++) {
