@@ -108,9 +108,10 @@ static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
 static inline gr_vec3 friction_correction(gr_vec3 t, double delta, double mu_s, double mu_k)
 {
     const double lt = v3_len(t);
-    const double kinetic = mu_k * delta, safe = lt > 0 ? lt : 1.0;
-    const double kept = lt > kinetic ? kinetic / safe : 1.0;
-    return v3_scale(t, lt < mu_s * delta ? 1.0 : kept);
+    if (lt < mu_s * delta)
+        return t; /* static: grains resting on a wall, the common case (no division) */
+    const double kinetic = mu_k * delta;
+    return lt > kinetic ? v3_scale(t, kinetic / lt) : t; /* (lt > kinetic >= 0: lt > 0) */
 }
 
 /* Contact of a particle (slip si over the substep so far) with an immovable surface of normal
