@@ -82,9 +82,9 @@ static void run_batch(const sweep_ctx *c, pbd_pair_batch *b, uint32_t k0, uint32
         b->dy[m] = b->dz[m] = b->d[m] = 0.0;
         b->sx[m] = b->sy[m] = b->sz[m] = b->mus[m] = b->muk[m] = 0.0;
     }
-    b->count = count;
-    b->out = st->pr_out + k0;
     c->kernel(b, &c->kc);
+    for (uint32_t m = 0; m < count; m++)
+        st->pr_out[k0 + m] = (pbd_pair_out){b->ux[m], b->uy[m], b->uz[m], b->act[m]};
 }
 
 static void pairs_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)

@@ -28,6 +28,12 @@ typedef struct pbd_body {
     gr_vec3 spin;      ///< free bodies: their angular momentum about the centroid
 } pbd_body;
 
+/// What a pair's evaluation in one sweep gives (pbd_kernel.h): the correction u as seen
+/// from its first end, and 1 if in contact (else 0, with u = 0).
+typedef struct pbd_pair_out {
+    double ux, uy, uz, act;
+} pbd_pair_out;
+
 /// An exact (primitive) body as the sweeps test it (pbd_lists.c).
 typedef struct pbd_exact {
     uint32_t slot;   ///< body store slot

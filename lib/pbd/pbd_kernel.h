@@ -21,18 +21,8 @@
 /// Pairs per batch (a multiple of every lane count: 2, 4, 8).
 #define PBD_BATCH 64u
 
-/// What a pair's evaluation in one sweep gives: the correction u as seen from its first end,
-/// and 1 if in contact (else 0, with u = 0).
-typedef struct pbd_pair_out {
-    double ux, uy, uz, act;
-} pbd_pair_out;
-
 typedef struct pbd_pair_batch {
     uint32_t n; ///< pairs, padded to whole lanes (padding: d = 0, never in contact)
-    uint32_t count; ///< pairs before the padding (with out)
-    /// NULL: the results go to ux .. act below; else out[0 .. count) receives them (the
-    /// solver's per-pair records, written straight from the lanes)
-    pbd_pair_out *out;
     double dx[PBD_BATCH], dy[PBD_BATCH], dz[PBD_BATCH]; ///< p_a - p_b
     double sx[PBD_BATCH], sy[PBD_BATCH], sz[PBD_BATCH]; ///< relative slip (friction sweeps)
     double d[PBD_BATCH];

@@ -10,8 +10,6 @@ void KERNEL_NAME(pbd_pair_batch *b, const pbd_kernel_consts *c)
     const vd upx = vsplat(c->up[0]), upy = vsplat(c->up[1]), upz = vsplat(c->up[2]);
     const int uniform = c->uniform;
     const vd u_mus = vsplat(c->mu_s), u_muk = vsplat(c->mu_k);
-    pbd_pair_out *const out = b->out;
-    const uint32_t count = b->count;
     for (uint32_t k = 0; k < b->n; k += VW) {
         const vd dx = vload(b->dx + k), dy = vload(b->dy + k), dz = vload(b->dz + k);
         const vd d = vload(b->d + k);
@@ -39,16 +37,9 @@ void KERNEL_NAME(pbd_pair_batch *b, const pbd_kernel_consts *c)
             uy = uy - fy;
             uz = uz - fz;
         }
-        const vd oux = vsel(act, ux, zero), ouy = vsel(act, uy, zero), ouz = vsel(act, uz, zero);
-        const vd oact = vsel(act, one, zero);
-        if (out) {
-            for (uint32_t l = 0; l < VW && k + l < count; l++)
-                out[k + l] = (pbd_pair_out){oux[l], ouy[l], ouz[l], oact[l]};
-        } else {
-            vstore(b->ux + k, oux);
-            vstore(b->uy + k, ouy);
-            vstore(b->uz + k, ouz);
-            vstore(b->act + k, oact);
-        }
+        vstore(b->ux + k, vsel(act, ux, zero));
+        vstore(b->uy + k, vsel(act, uy, zero));
+        vstore(b->uz + k, vsel(act, uz, zero));
+        vstore(b->act + k, vsel(act, one, zero));
     }
 }
