@@ -260,6 +260,14 @@ static GR_FORCE_INLINE void exact_surfaces(const sweep_ctx *c, const pbd_hot *hi
     }
 }
 
+/* From pi, omega times the sum of the pair shares (each already divided by n_own); scaled back
+ * to the plain average when more pairs touch now than n_own counted (stability first). */
+static inline gr_vec3 averaged_move(const pbd_state *st, gr_vec3 pi, gr_vec3 sum, uint32_t n_own, uint32_t count)
+{
+    const double guard = count > n_own ? (double)n_own / (double)count : 1.0;
+    return count ? v3_madd(pi, sum, st->par.relaxation * guard) : pi;
+}
+
 /* Where packed particle s goes in this sweep. */
 static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
 {
@@ -292,8 +300,7 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
         disturbed = asleep && !c->stabilize && st->pk_nearwake[s] && woken_by_pairs(st, s);
     }
     const uint32_t count = (uint32_t)in_contact;
-    const double guard = count > n_own ? (double)n_own / (double)count : 1.0;
-    gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation * guard) : pi;
+    gr_vec3 q = averaged_move(st, pi, sum, n_own, count);
     /* group 2: immovable surfaces (exact bodies, fixed body particles), each projected in
      * turn onto the particle's updated position */
     /* a correction's force over the substep: m dx / h^2 (hoisted: cheaper than lazily) */
@@ -366,8 +373,7 @@ static GR_FORCE_INLINE gr_vec3 solve_plain(const sweep_ctx *c, uint32_t s)
     double in_contact;
     const gr_vec3 sum = v3_scale(gather_pairs(st, s, &in_contact), 1.0 / (double)n_own);
     const uint32_t count = (uint32_t)in_contact;
-    const double guard = count > n_own ? (double)n_own / (double)count : 1.0;
-    gr_vec3 q = count ? v3_madd(pi, sum, st->par.relaxation * guard) : pi;
+    gr_vec3 q = averaged_move(st, pi, sum, n_own, count);
     uint32_t boundary = 0;
     bool disturbed = false;
     const uint32_t i = st->perm[s];

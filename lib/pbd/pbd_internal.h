@@ -297,9 +297,13 @@ static inline const double *pbd_mu(const pbd_state *st, uint32_t a, uint32_t b)
 }
 
 /* pbd_lists.c */
+/// The fixed particles' grid (rebuilt only when they moved), before the prediction: it uses
+/// rank and pk_tmp as scratch. Nothing moves; all or nothing.
+gr_status pbd_build_fixed_grid(pbd_state *st);
 /// Pack the movable particles (x*, x, constants) in cell order and list their pairs, fixed
-/// neighbours and the exact bodies, for a substep of h. Expects rank[k] = mov[k] and
-/// pk_tmp[k] = its x* (the prediction writes them). Nothing moves; all or nothing.
+/// neighbours and the exact bodies, for a substep of h. Expects the fixed grid built, and
+/// rank[k] = mov[k] and pk_tmp[k] = its x* (the prediction writes them). Nothing moves; all
+/// or nothing.
 gr_status pbd_build_lists(pbd_state *st, double h);
 /// Write the packed x*, x and contact counts back to the particles.
 void pbd_unpack(pbd_state *st);

@@ -146,18 +146,18 @@ static gr_status list_exact_bodies(pbd_state *st)
 /* ---- grids and packing -------------------------------------------------------------------- */
 
 /* The fixed particles' grid, when they moved (kinematic bodies every substep). fx_j and
- * fx_xyzr hold them in grid order. *rebuilt: whether it was built (rank and pk_tmp served as
- * its scratch). */
-static gr_status build_fixed_grid(pbd_state *st, double cell, bool *rebuilt)
+ * fx_xyzr hold them in grid order. Its cells are of the farthest reach: the 3x3x3 block around
+ * a movable particle's cell holds every fixed neighbour. (rank and pk_tmp are its scratch: it
+ * runs before the prediction fills them for the lists.) */
+gr_status pbd_build_fixed_grid(pbd_state *st)
 {
-    *rebuilt = false;
+    const double cell = st->r_mov_max + st->r_fix_max + st->par.margin_fraction * st->r_max;
     bool moving = false;
     for (uint32_t r = 0; r < st->nb && !moving; r++)
         moving = st->bodies[r].fixed && st->world->bodies.data[st->bodies[r].slot].motion == GR_MOTION_KINEMATIC;
     st->fixed_moving = moving;
     if (!st->fixed_dirty && !moving && st->fixed_cell == cell)
         return GR_OK;
-    *rebuilt = true;
     uint32_t m = 0;
     for (uint32_t i = 0; i < st->n; i++)
         if (st->inv_m[i] == 0.0) {
@@ -567,22 +567,11 @@ gr_status pbd_build_lists(pbd_state *st, double h)
     gr_status s;
     if ((s = list_exact_bodies(st)) != GR_OK)
         return s;
-    const double r_mov = st->r_mov_max, r_fix = st->r_fix_max;
+    const double r_mov = st->r_mov_max;
     uint32_t nm = st->n_mov;
     const double margin = st->par.margin_fraction * st->r_max;
-    /* cells of the farthest reach: the 3x3x3 block around a particle's cell holds every
-     * neighbour */
-    bool rebuilt;
-    if ((s = build_fixed_grid(st, r_mov + r_fix + margin, &rebuilt)) != GR_OK)
-        return s;
     st->nm = nm;
-    /* rank[k] = mov[k] and pk_tmp[k] = its x*: written by the prediction (pbd_step.c), unless
-     * the fixed grid used them since */
-    for (uint32_t k = 0; rebuilt && k < nm; k++) {
-        const uint32_t i = st->mov[k];
-        st->rank[k] = i;
-        st->pk_tmp[k] = st->xp[i];
-    }
+    /* (rank[k] = mov[k] and pk_tmp[k] = its x*: written by the prediction, pbd_step.c) */
     if (nm && !gr_cell_grid_build(&st->grid, st->mem, (const double *)st->pk_tmp, 3, nm, 2.0 * r_mov + margin,
                                   GR_MAX(8u * nm, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;

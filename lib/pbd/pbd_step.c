@@ -294,6 +294,8 @@ static gr_status substep(pbd_state *st, double h)
         finish_substep(st, h); /* (frozen grains keep their finite state) */
         return GR_OK;
     }
+    if ((s = pbd_build_fixed_grid(st)) != GR_OK)
+        return s; /* (nothing has moved yet) */
     predict_ctx pc = {st, h, g, 0};
     const double none = INFINITY;
     uint64_t none_bits;
