@@ -353,7 +353,7 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
     if (!c->stabilize) {
         /* touching in any sweep (a grain resting on a plane touches it in the first sweep only:
          * the rest find it exactly at its radius) */
-        st->flag[i] |= (disturbed ? PBD_FLAG_DISTURBED : 0u) | (count || boundary ? PBD_FLAG_TOUCHED : 0u);
+        st->pk_flag[s] |= (uint8_t)((disturbed ? PBD_FLAG_DISTURBED : 0u) | (count || boundary ? PBD_FLAG_TOUCHED : 0u));
         if (vrel2 > 0)
             st->vnear[i] = GR_MAX(st->vnear[i], sqrt(vrel2));
     }
@@ -376,11 +376,10 @@ static GR_FORCE_INLINE gr_vec3 solve_plain(const sweep_ctx *c, uint32_t s)
     gr_vec3 q = averaged_move(st, pi, sum, n_own, count);
     uint32_t boundary = 0;
     bool disturbed = false;
-    const uint32_t i = st->perm[s];
-    exact_surfaces(c, hi, i, pi, v3_sub(pk->p, pk->x), false, &q, &boundary, &disturbed);
+    exact_surfaces(c, hi, st->perm[s], pi, v3_sub(pk->p, pk->x), false, &q, &boundary, &disturbed);
     st->pk_touch_next[s] = GR_MIN(count, 0xffffu) | GR_MIN(boundary, 0xffffu) << 16;
     if (!c->stabilize && (count || boundary))
-        st->flag[i] |= PBD_FLAG_TOUCHED;
+        st->pk_flag[s] |= PBD_FLAG_TOUCHED;
     return q;
 }
 

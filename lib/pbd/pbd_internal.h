@@ -169,6 +169,7 @@ typedef struct pbd_state {
     /// [cap] packed: awake, not frozen, no pair with a free body's particle and no fixed particle
     /// within reach (so not trapped either): the sweeps take the short path (pbd_constraints.c)
     uint8_t *pk_plain;
+    uint8_t *pk_flag;      ///< [cap] packed: PBD_FLAG_TOUCHED, _DISTURBED of the sweeps (to flag at the unpack)
     uint32_t *blk_base;    ///< [blk_n + 1] where each block's pair region starts
     uint32_t *blk_used;    ///< [blk_n] pairs the block wrote (more than its region: rebuild)
     uint32_t blk_n;

@@ -502,6 +502,7 @@ static void pair_flags_range(void *vctx, uint32_t begin, uint32_t end, uint32_t 
     for (uint32_t s = begin; s < end; s++) {
         uint8_t body = 0, wake = 0;
         const uint32_t bits = st->hot[s].bits;
+        st->pk_flag[s] = 0;
         /* (a particle is trapped only if a body's particle overlaps it: then it has a fixed
          * contact or a pair with a free body's particle) */
         const bool plain_but_pairs = !(bits & (PBD_HOT_ASLEEP | PBD_HOT_FROZEN)) && st->fc_start[s] == st->fc_end[s];
@@ -634,6 +635,7 @@ static void unpack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         st->xp[i] = st->pk[s].p;
         st->x[i] = st->pk[s].x;
         st->touch[i] = st->pk_touch[s];
+        st->flag[i] |= st->pk_flag[s];
     }
 }
 

@@ -68,6 +68,7 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->fx_j, sizeof(uint32_t)}, {(void **)&(st)->fx_xyzr, 4 * sizeof(double)},                  \
         {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_bodypair, sizeof(uint8_t)},                  \
         {(void **)&(st)->pk_nearwake, sizeof(uint8_t)}, {(void **)&(st)->pk_plain, sizeof(uint8_t)},              \
+        {(void **)&(st)->pk_flag, sizeof(uint8_t)},                                                               \
         {(void **)&(st)->pk_live, sizeof(uint32_t)},                                                             \
         {(void **)&(st)->fx_now, sizeof(gr_vec3)}, {(void **)&(st)->fx_slot, sizeof(uint32_t)},                   \
         {(void **)&(st)->fx_mat, sizeof(uint32_t)}, {(void **)&(st)->mov, sizeof(uint32_t)},                       \
