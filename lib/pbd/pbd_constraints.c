@@ -147,9 +147,10 @@ static inline void sense(pbd_state *st, uint32_t i, uint32_t slot, gr_vec3 impul
 /* Group 1 of packed particle s: its shares of its pairs' corrections. Grain pairs divide by
  * the particle's own count, applied once to their sum (*count receives how many are in
  * contact). */
-static inline gr_vec3 gather_pairs(const pbd_state *st, uint32_t s, double *count)
+static inline gr_vec3 gather_pairs(const pbd_state *st, uint32_t s, uint32_t *count)
 {
-    double ax = 0, ay = 0, az = 0, bx = 0, by = 0, bz = 0, n = 0;
+    double ax = 0, ay = 0, az = 0, bx = 0, by = 0, bz = 0;
+    uint32_t n = 0; /* (an integer add: shorter latency than the double adds it replaced) */
     const pbd_pair_out *out = st->pr_out;
     for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++) {
         const pbd_pair_out o = out[k];
@@ -157,7 +158,7 @@ static inline gr_vec3 gather_pairs(const pbd_state *st, uint32_t s, double *coun
         ax += o.ux * c;
         ay += o.uy * c;
         az += o.uz * c;
-        n += o.act;
+        n += o.act != 0.0;
     }
     for (uint32_t e = st->inc_start[s]; e < st->inc_start[s + 1]; e++) {
         const pbd_pair_out o = out[st->inc_k[e]];
@@ -165,7 +166,7 @@ static inline gr_vec3 gather_pairs(const pbd_state *st, uint32_t s, double *coun
         bx += o.ux * c;
         by += o.uy * c;
         bz += o.uz * c;
-        n += o.act;
+        n += o.act != 0.0;
     }
     *count = n;
     return v3(ax - bx, ay - by, az - bz);
@@ -291,15 +292,14 @@ static gr_vec3 solve_particle(const sweep_ctx *c, uint32_t s)
     /* group 1: the pairs, averaged */
     const uint32_t n_own = GR_MAX(st->pk_touch[s] & 0xffffu, 1u);
     const double own_share = 1.0 / (double)n_own;
-    double in_contact;
-    gr_vec3 sum = gather_pairs(st, s, &in_contact);
+    uint32_t count;
+    gr_vec3 sum = gather_pairs(st, s, &count);
     if (GR_UNLIKELY(st->pk_bodypair[s])) {
         sum = gather_pairs_shared(c, s, own_share, n_own, &vrel2, &disturbed);
     } else {
         sum = v3_scale(sum, own_share);
         disturbed = asleep && !c->stabilize && st->pk_nearwake[s] && woken_by_pairs(st, s);
     }
-    const uint32_t count = (uint32_t)in_contact;
     gr_vec3 q = averaged_move(st, pi, sum, n_own, count);
     /* group 2: immovable surfaces (exact bodies, fixed body particles), each projected in
      * turn onto the particle's updated position */
@@ -370,9 +370,8 @@ static GR_FORCE_INLINE gr_vec3 solve_plain(const sweep_ctx *c, uint32_t s)
     const pbd_pk *pk = &st->pk[s];
     const gr_vec3 pi = c->stabilize ? pk->x : pk->p;
     const uint32_t n_own = GR_MAX(st->pk_touch[s] & 0xffffu, 1u);
-    double in_contact;
-    const gr_vec3 sum = v3_scale(gather_pairs(st, s, &in_contact), 1.0 / (double)n_own);
-    const uint32_t count = (uint32_t)in_contact;
+    uint32_t count;
+    const gr_vec3 sum = v3_scale(gather_pairs(st, s, &count), 1.0 / (double)n_own);
     gr_vec3 q = averaged_move(st, pi, sum, n_own, count);
     uint32_t boundary = 0;
     bool disturbed = false;

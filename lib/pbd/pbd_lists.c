@@ -183,7 +183,6 @@ gr_status pbd_build_fixed_grid(pbd_state *st)
 
 typedef struct pack_ctx {
     pbd_state *st;
-    double wake2;      ///< squared speed that wakes a sleeping grain (pbd_constraints.c)
     uint32_t mat0;     ///< the first packed particle's material
     atomic_uint mixed; ///< set by a block that has another one
 } pack_ctx;
@@ -191,7 +190,8 @@ typedef struct pack_ctx {
 /* Largest exponent of the mass scaling: exp(50) keeps far inside double range. */
 #define PBD_MAX_SCALING_EXPONENT 50.0
 
-/* Packed copies of the movable particles in grid order, with their per-substep constants. */
+/* Packed copies of the movable particles in grid order, with their per-substep constants (one
+ * staged record each, pbd_stage). */
 static void pack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
@@ -203,34 +203,20 @@ static void pack_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
         st->perm[s] = i;
         st->pos_of[i] = s;
         const gr_vec3 p = st->pk_tmp[k];
-        st->pk[s] = (pbd_pk){p, st->x[i]};
-        st->pk_fx[s] = (float)p.x, st->pk_fy[s] = (float)p.y, st->pk_fz[s] = (float)p.z, st->pk_fr[s] = (float)st->r[i];
-        st->pk_touch[s] = st->touch[i];
+        pbd_hot hot = st->stage_hot[k];
+        st->pk[s] = (pbd_pk){p, st->stage_x[k]};
+        st->pk_fx[s] = (float)p.x, st->pk_fy[s] = (float)p.y, st->pk_fz[s] = (float)p.z, st->pk_fr[s] = (float)hot.r;
+        st->pk_touch[s] = hot.pad;
+        hot.pad = 0;
         st->trap_slot[s] = GR_INVALID_INDEX; /* trap_range finds the trapped ones */
-        const uint32_t o = st->owner[i];
-        const bool asleep = pbd_asleep(st, i);
-        uint32_t bits = 0;
-        if (o != GR_INVALID_INDEX)
-            bits |= PBD_HOT_BODY;
-        if (asleep)
-            bits |= PBD_HOT_ASLEEP;
-        /* a grain must be ten times faster than a body to wake a sleeper: a settling pile's
-         * rattle must not */
-        if (!asleep && v3_len2(st->v[i]) > (o == GR_INVALID_INDEX ? 100.0 : 1.0) * c->wake2)
-            bits |= PBD_HOT_WAKES;
-        if (st->flag[i] & PBD_FLAG_FROZEN)
-            bits |= PBD_HOT_FROZEN;
         /* grain pairs share by the height-scaled inverse masses (Macklin 2014 sec. 5.1) */
-        double w_star = st->inv_m[i];
-        if (st->scaling && o == GR_INVALID_INDEX) {
+        if (st->scaling && hot.owner == GR_INVALID_INDEX) {
             double e = st->scale_k * (v3_dot(p, st->up) - st->scale_ref);
             e = e < 0 ? 0 : (e > PBD_MAX_SCALING_EXPONENT ? PBD_MAX_SCALING_EXPONENT : e);
-            w_star = st->inv_m[i] * exp(e);
+            hot.w_star = hot.inv_m * exp(e);
         }
-        st->hot[s] = (pbd_hot){st->r[i], w_star, st->inv_m[i],
-                               o == GR_INVALID_INDEX ? st->inv_m[i] : st->inv_m[i] / (double)st->bodies[o].count,
-                               st->mat[i], bits, o, 0};
-        mixed |= st->mat[i] != c->mat0;
+        st->hot[s] = hot;
+        mixed |= hot.mat != c->mat0;
     }
     if (mixed)
         atomic_store_explicit(&c->mixed, 1u, memory_order_relaxed);
@@ -563,7 +549,7 @@ static gr_status build_incidence(pbd_state *st)
     return GR_OK;
 }
 
-gr_status pbd_build_lists(pbd_state *st, double h)
+gr_status pbd_build_lists(pbd_state *st)
 {
     gr_status s;
     if ((s = list_exact_bodies(st)) != GR_OK)
@@ -577,8 +563,7 @@ gr_status pbd_build_lists(pbd_state *st, double h)
                                   GR_MAX(8u * nm, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
     gr_tasks *tasks = &st->world->tasks;
-    const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
-    pack_ctx pc = {st, wake * wake, nm ? st->mat[st->rank[st->grid.order[0]]] : 0, 0};
+    pack_ctx pc = {st, nm ? st->mat[st->rank[st->grid.order[0]]] : 0, 0};
     gr_parallel_for_affine(tasks, nm, PBD_BLOCK, pack_range, &pc);
     st->one_material = !atomic_load_explicit(&pc.mixed, memory_order_relaxed);
     if (st->n_frozen) { /* where the list scan of a frozen particle finds nobody to pair with */

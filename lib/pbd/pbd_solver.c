@@ -62,6 +62,7 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->pk_fy, sizeof(float)}, {(void **)&(st)->pk_fz, sizeof(float)},                           \
         {(void **)&(st)->pk_fr, sizeof(float)},                                                                   \
         {(void **)&(st)->pk_tmp, sizeof(gr_vec3)}, {(void **)&(st)->hot, sizeof(pbd_hot)},                        \
+        {(void **)&(st)->stage_hot, sizeof(pbd_hot)}, {(void **)&(st)->stage_x, sizeof(gr_vec3)},                 \
         {(void **)&(st)->pk_touch, sizeof(uint32_t)}, {(void **)&(st)->pk_touch_next, sizeof(uint32_t)},          \
         {(void **)&(st)->pf_start, sizeof(uint32_t)}, {(void **)&(st)->pf_end, sizeof(uint32_t)},                 \
         {(void **)&(st)->fc_start, sizeof(uint32_t)}, {(void **)&(st)->fc_end, sizeof(uint32_t)},                 \

@@ -27,6 +27,7 @@ typedef struct predict_ctx {
     pbd_state *st;
     double h;
     gr_vec3 g;
+    double wake2;            ///< squared speed that wakes a sleeping grain (pbd_stage)
     _Atomic uint64_t lowest; ///< the lowest grain's height along up, as the bits of a double
 } predict_ctx;
 
@@ -60,6 +61,7 @@ static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t wor
         st->xp[i] = p;
         st->rank[k] = i;
         st->pk_tmp[k] = p;
+        pbd_stage(st, k, i, c->wake2);
         if (st->owner[i] == GR_INVALID_INDEX)
             lowest = GR_MIN(lowest, v3_dot(p, st->up));
     }
@@ -296,7 +298,8 @@ static gr_status substep(pbd_state *st, double h)
     }
     if ((s = pbd_build_fixed_grid(st)) != GR_OK)
         return s; /* (nothing has moved yet) */
-    predict_ctx pc = {st, h, g, 0};
+    const double wake = st->par.sleep_threshold * gl * h;
+    predict_ctx pc = {st, h, g, wake * wake, 0};
     const double none = INFINITY;
     uint64_t none_bits;
     memcpy(&none_bits, &none, sizeof none_bits);
@@ -310,7 +313,7 @@ static gr_status substep(pbd_state *st, double h)
     memcpy(&st->scale_ref, &lowest_bits, sizeof st->scale_ref);
     /* lists (on the predicted positions of this substep): if they cannot be allocated,
      * nothing has moved yet */
-    if ((s = pbd_build_lists(st, h)) != GR_OK) {
+    if ((s = pbd_build_lists(st)) != GR_OK) {
         for (uint32_t k = 0; k < st->n_mov; k++)
             st->xp[st->mov[k]] = st->x[st->mov[k]];
         return s;
