@@ -182,6 +182,7 @@ typedef struct pbd_state {
     uint32_t n_fixed;
     uint32_t *fx_j;        ///< [cap] the fixed particles in fgrid order
     double *fx_xyzr;       ///< [4 cap] their positions at the substep's start (x), radii
+    float *fx_fx, *fx_fy, *fx_fz, *fx_fr; ///< [cap] the same in floats (the lists' scans)
     gr_vec3 *fx_now;       ///< [cap] their positions after the bodies advanced (x*)
     uint32_t *fx_slot;     ///< [cap] their bodies' slots
     uint32_t *fx_mat;      ///< [cap] their materials

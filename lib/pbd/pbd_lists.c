@@ -171,6 +171,7 @@ gr_status pbd_build_fixed_grid(pbd_state *st)
         st->fx_j[u] = j;
         double *e = st->fx_xyzr + 4 * (size_t)u;
         e[0] = st->pk_tmp[k].x, e[1] = st->pk_tmp[k].y, e[2] = st->pk_tmp[k].z, e[3] = st->r[j];
+        st->fx_fx[u] = (float)e[0], st->fx_fy[u] = (float)e[1], st->fx_fz[u] = (float)e[2], st->fx_fr[u] = (float)e[3];
         st->fx_now[u] = st->pk_tmp[k];
         st->fx_slot[u] = st->bodies[st->owner[j]].slot;
         st->fx_mat[u] = st->mat[j];
@@ -265,19 +266,25 @@ static void write_pair(pbd_state *st, uint32_t k, uint32_t s, uint32_t t)
 /* Candidates of one grid row examined at a time. */
 #define PBD_ROW_MAX 64u
 
-/* The packed particles t in [t0, t1) within reach of s (r_s + r_t + margin, in floats: the
- * margin dwarfs their rounding) into found[], in order; returns how many. */
-static uint32_t scan_row(const pbd_state *st, uint32_t t0, uint32_t t1, uint32_t s, double margin, uint32_t *found)
+/* Float copies of points (x, y, z, radius: arrays of n) for the lists' scans in lanes. */
+typedef struct scan_points {
+    const float *x, *y, *z, *r;
+    uint32_t n;
+} scan_points;
+
+/* The points t in [t0, t1) of sp closer to (px, py, pz) than rm + their radius, in floats,
+ * into found[] in order; returns how many. */
+static uint32_t scan_row(const scan_points *sp, uint32_t t0, uint32_t t1, float px, float py, float pz, float rm,
+                         uint32_t *found)
 {
-    const float px = st->pk_fx[s], py = st->pk_fy[s], pz = st->pk_fz[s], rm = st->pk_fr[s] + (float)margin;
     uint32_t nf = 0, t = t0;
 #if defined(__SSE2__)
     const __m128 x4 = _mm_set1_ps(px), y4 = _mm_set1_ps(py), z4 = _mm_set1_ps(pz), r4 = _mm_set1_ps(rm);
     /* whole lanes while the arrays go on (lanes past t1 are masked off) */
-    for (; t < t1 && t + 4 <= st->nm; t += 4) {
-        const __m128 dx = _mm_sub_ps(x4, _mm_loadu_ps(st->pk_fx + t)), dy = _mm_sub_ps(y4, _mm_loadu_ps(st->pk_fy + t)),
-                     dz = _mm_sub_ps(z4, _mm_loadu_ps(st->pk_fz + t));
-        const __m128 reach = _mm_add_ps(r4, _mm_loadu_ps(st->pk_fr + t));
+    for (; t < t1 && t + 4 <= sp->n; t += 4) {
+        const __m128 dx = _mm_sub_ps(x4, _mm_loadu_ps(sp->x + t)), dy = _mm_sub_ps(y4, _mm_loadu_ps(sp->y + t)),
+                     dz = _mm_sub_ps(z4, _mm_loadu_ps(sp->z + t));
+        const __m128 reach = _mm_add_ps(r4, _mm_loadu_ps(sp->r + t));
         const __m128 d2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
         uint32_t m = (uint32_t)_mm_movemask_ps(_mm_cmplt_ps(d2, _mm_mul_ps(reach, reach)));
         if (t + 4 > t1)
@@ -287,8 +294,8 @@ static uint32_t scan_row(const pbd_state *st, uint32_t t0, uint32_t t1, uint32_t
     }
 #endif
     for (; t < t1; t++) {
-        const float dx = px - st->pk_fx[t], dy = py - st->pk_fy[t], dz = pz - st->pk_fz[t];
-        const float reach = rm + st->pk_fr[t];
+        const float dx = px - sp->x[t], dy = py - sp->y[t], dz = pz - sp->z[t];
+        const float reach = rm + sp->r[t];
         found[nf] = t;
         nf += dx * dx + dy * dy + dz * dz < reach * reach;
     }
@@ -308,6 +315,13 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     const gr_cell_grid *g = &st->grid, *fg = &st->fgrid;
     const double margin = c->margin, deep2 = PBD_DEEP_FRACTION * PBD_DEEP_FRACTION;
     uint32_t at = 0, limit = 0, fat = 0, flimit = 0;
+    const scan_points movers = {st->pk_fx, st->pk_fy, st->pk_fz, st->pk_fr, st->nm};
+    const scan_points fixed = {st->fx_fx, st->fx_fy, st->fx_fz, st->fx_fr, st->n_fixed};
+    /* the rows of the cell blocks last visited (the packed order is the grid's: the next
+     * particle is often in the same cell) */
+    uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS], frb[GR_CELL_GRID_REACH_ROWS],
+        fre[GR_CELL_GRID_REACH_ROWS];
+    uint32_t cell = UINT32_MAX, fcell = UINT32_MAX, rows = 0, frows = 0;
     /* ranges come in whole blocks (gr_parallel_for with PBD_BLOCK) */
     for (uint32_t s = begin; s < end; s++) {
         if (s == begin || s % PBD_BLOCK == 0) {
@@ -326,12 +340,15 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         const uint32_t own = st->hot[s].owner;
         bool deep = false;
         int32_t cc[3];
-        uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
         st->pf_start[s] = at;
         /* a frozen particle pairs only with unfrozen ones, and has no other contacts */
         const bool frozen = st->hot[s].bits & PBD_HOT_FROZEN;
         gr_cell_grid_coords(g, ps, cc);
-        uint32_t rows = gr_cell_grid_block_rows(g, cc, rb, re);
+        if (gr_cell_grid_index(g, cc) != cell) {
+            cell = gr_cell_grid_index(g, cc);
+            rows = gr_cell_grid_block_rows(g, cc, rb, re);
+        }
+        const float fx = st->pk_fx[s], fy = st->pk_fy[s], fz = st->pk_fz[s];
         for (uint32_t row = 0; row < rows; row++) {
             /* each pair once: only the later ends (the packed order is the grid's); the
              * candidates within reach are found in lanes, then written */
@@ -340,7 +357,9 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             if (frozen && (first >= re[row] || live_before(st, re[row]) == live_before(st, first)))
                 continue;
             for (uint32_t t0 = first; t0 < re[row]; t0 += PBD_ROW_MAX) {
-                const uint32_t nf = scan_row(st, t0, GR_MIN(re[row], t0 + PBD_ROW_MAX), s, margin, found);
+                /* (in floats: the margin dwarfs their rounding) */
+                const uint32_t nf = scan_row(&movers, t0, GR_MIN(re[row], t0 + PBD_ROW_MAX), fx, fy, fz,
+                                             st->pk_fr[s] + (float)margin, found);
                 for (uint32_t f = 0; f < nf; f++) {
                     const uint32_t t = found[f];
                     if (frozen && (st->hot[t].bits & PBD_HOT_FROZEN))
@@ -362,21 +381,34 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         st->fc_start[s] = fat;
         if (st->n_fixed && !frozen) {
             gr_cell_grid_coords(fg, ps, cc);
-            rows = gr_cell_grid_block_rows(fg, cc, rb, re);
-            for (uint32_t row = 0; row < rows; row++)
-                for (uint32_t u = rb[row]; u < re[row]; u++) {
-                    const double *e = st->fx_xyzr + 4 * (size_t)u;
-                    const double dx = px - e[0], dy = py - e[1], dz = pz - e[2], d2 = dx * dx + dy * dy + dz * dz;
-                    const double reach = rs + e[3] + margin;
-                    if (d2 >= reach * reach)
-                        continue;
-                    deep |= d2 < deep2 * (rs + e[3]) * (rs + e[3]);
-                    if (fat < flimit) {
-                        st->fc_u[fat] = u;
-                        memcpy(st->fc_xyzr + 4 * (size_t)fat, e, 4 * sizeof(double));
+            if (gr_cell_grid_index(fg, cc) != fcell) {
+                fcell = gr_cell_grid_index(fg, cc);
+                frows = gr_cell_grid_block_rows(fg, cc, frb, fre);
+            }
+            /* candidates in float lanes with some slack for their rounding, then the exact
+             * test in doubles */
+            const float slack = (float)(1e-3 * (rs + margin) + 1e-6 * (fabs(px) + fabs(py) + fabs(pz)));
+            const float rmf = (float)(rs + margin) + slack;
+            for (uint32_t row = 0; row < frows; row++) {
+                uint32_t found[PBD_ROW_MAX];
+                for (uint32_t u0 = frb[row]; u0 < fre[row]; u0 += PBD_ROW_MAX) {
+                    const uint32_t nf = scan_row(&fixed, u0, GR_MIN(fre[row], u0 + PBD_ROW_MAX), fx, fy, fz, rmf, found);
+                    for (uint32_t f = 0; f < nf; f++) {
+                        const uint32_t u = found[f];
+                        const double *e = st->fx_xyzr + 4 * (size_t)u;
+                        const double dx = px - e[0], dy = py - e[1], dz = pz - e[2], d2 = dx * dx + dy * dy + dz * dz;
+                        const double reach = rs + e[3] + margin;
+                        if (d2 >= reach * reach)
+                            continue;
+                        deep |= d2 < deep2 * (rs + e[3]) * (rs + e[3]);
+                        if (fat < flimit) {
+                            st->fc_u[fat] = u;
+                            memcpy(st->fc_xyzr + 4 * (size_t)fat, e, 4 * sizeof(double));
+                        }
+                        fat++;
                     }
-                    fat++;
                 }
+            }
         }
         st->fc_end[s] = fat;
         st->deep[s] = deep && !frozen;

@@ -67,6 +67,8 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->pf_start, sizeof(uint32_t)}, {(void **)&(st)->pf_end, sizeof(uint32_t)},                 \
         {(void **)&(st)->fc_start, sizeof(uint32_t)}, {(void **)&(st)->fc_end, sizeof(uint32_t)},                 \
         {(void **)&(st)->fx_j, sizeof(uint32_t)}, {(void **)&(st)->fx_xyzr, 4 * sizeof(double)},                  \
+        {(void **)&(st)->fx_fx, sizeof(float)}, {(void **)&(st)->fx_fy, sizeof(float)},                           \
+        {(void **)&(st)->fx_fz, sizeof(float)}, {(void **)&(st)->fx_fr, sizeof(float)},                           \
         {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_bodypair, sizeof(uint8_t)},                  \
         {(void **)&(st)->pk_nearwake, sizeof(uint8_t)}, {(void **)&(st)->pk_plain, sizeof(uint8_t)},              \
         {(void **)&(st)->pk_flag, sizeof(uint8_t)},                                                               \
