@@ -224,7 +224,7 @@ static void freeze(pbd_state *st)
     st->thaw = false;
     st->n_frozen = 0;
     freeze_ctx fc = {st, NULL, 0};
-    gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, reset_range, &fc);
+    gr_parallel_for(tasks, st->n_mov, PBD_BLOCK, reset_range, &fc);
     const uint32_t asleep = atomic_load_explicit(&fc.count, memory_order_relaxed);
     /* (with less than a quarter asleep, what could freeze does not pay for the marking) */
     if (thaw || !asleep || 4 * (uint64_t)asleep < st->n_mov || !(st->par.sleep_threshold > 0))
@@ -269,7 +269,7 @@ static void freeze(pbd_state *st)
     fixed_particles_mark(st, &g);
     fc.g = &g;
     atomic_store_explicit(&fc.count, 0, memory_order_relaxed);
-    gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, decide_range, &fc);
+    gr_parallel_for(tasks, st->n_mov, PBD_BLOCK, decide_range, &fc);
     st->n_frozen = atomic_load_explicit(&fc.count, memory_order_relaxed);
 }
 
@@ -278,6 +278,6 @@ void pbd_freeze(pbd_state *st)
     freeze(st);
     if (st->sense_cap) {
         freeze_ctx fc = {st, NULL, 0};
-        gr_parallel_for_affine(&st->world->tasks, st->n_mov, PBD_BLOCK, forget_range, &fc);
+        gr_parallel_for(&st->world->tasks, st->n_mov, PBD_BLOCK, forget_range, &fc);
     }
 }

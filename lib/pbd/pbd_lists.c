@@ -577,7 +577,7 @@ static gr_status build_incidence(pbd_state *st)
     }
     st->inc_start[nm] = at;
     gr_parallel_for(tasks, chunks, 1, inc_place_chunk, &c);
-    gr_parallel_for_affine(tasks, nm, PBD_BLOCK, pair_flags_range, st);
+    gr_parallel_for(tasks, nm, PBD_BLOCK, pair_flags_range, st);
     return GR_OK;
 }
 
@@ -596,7 +596,7 @@ gr_status pbd_build_lists(pbd_state *st)
         return GR_ERROR_OUT_OF_MEMORY;
     gr_tasks *tasks = &st->world->tasks;
     pack_ctx pc = {st, nm ? st->mat[st->rank[st->grid.order[0]]] : 0, 0};
-    gr_parallel_for_affine(tasks, nm, PBD_BLOCK, pack_range, &pc);
+    gr_parallel_for(tasks, nm, PBD_BLOCK, pack_range, &pc);
     st->one_material = !atomic_load_explicit(&pc.mixed, memory_order_relaxed);
     if (st->n_frozen) { /* where the list scan of a frozen particle finds nobody to pair with */
         uint32_t live = 0;
@@ -675,5 +675,5 @@ void pbd_fixed_advanced(pbd_state *st)
 void pbd_unpack(pbd_state *st)
 {
     unpack_ctx c = {st};
-    gr_parallel_for_affine(&st->world->tasks, st->nm, PBD_BLOCK, unpack_range, &c);
+    gr_parallel_for(&st->world->tasks, st->nm, PBD_BLOCK, unpack_range, &c);
 }

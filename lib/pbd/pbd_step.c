@@ -274,7 +274,7 @@ double pbd_stable_substep(void *state)
 static bool finish_substep(pbd_state *st, double h)
 {
     finish_ctx fc = {st, h, st->world->def.gravity, 0};
-    gr_parallel_for_affine(&st->world->tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
+    gr_parallel_for(&st->world->tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
     finish_fixed_bodies(st, h);
     pbd_bodies_write_back(st, h);
     pbd_collect_impulses(st, h);
@@ -304,7 +304,7 @@ static gr_status substep(pbd_state *st, double h)
     uint64_t none_bits;
     memcpy(&none_bits, &none, sizeof none_bits);
     atomic_init(&pc.lowest, none_bits);
-    gr_parallel_for_affine(tasks, st->n_mov, PBD_BLOCK, predict_range, &pc);
+    gr_parallel_for(tasks, st->n_mov, PBD_BLOCK, predict_range, &pc);
     /* mass scaling, applied where the lists pack the particles: w* = w exp(k (height - lowest
      * grain's height) / diameter) */
     const uint64_t lowest_bits = atomic_load_explicit(&pc.lowest, memory_order_relaxed);

@@ -1108,7 +1108,7 @@ static gr_status sort_points(pbd_state *st)
     uint32_t *k = st->hr_key;
     st->hr_key = st->hr_key_tmp;
     st->hr_key_tmp = k;
-    gr_parallel_for_affine(tasks, st->hr_n, PBD_BLOCK, map_range, st);
+    gr_parallel_for(tasks, st->hr_n, PBD_BLOCK, map_range, st);
     return GR_OK;
 }
 
@@ -1172,7 +1172,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
         st->hr_sorted = f;
         st->hr_sorted_cap = cap;
     }
-    gr_parallel_for_affine(&st->world->tasks, st->n, PBD_BLOCK, sorted_range, st);
+    gr_parallel_for(&st->world->tasks, st->n, PBD_BLOCK, sorted_range, st);
     const double w_rho = 1.0 - rl * rl / (R * R);
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
