@@ -69,7 +69,7 @@ typedef struct pbd_hot {
     uint32_t mat;
     uint32_t bits;  ///< PBD_HOT_*
     uint32_t owner; ///< body record, GR_INVALID_INDEX for grains
-    uint32_t pad;
+    uint32_t pad;   ///< 0 (a staged record carries the contact count here: pbd_stage)
 } pbd_hot;
 
 #define PBD_HOT_BODY 1u   ///< a body's particle

@@ -58,8 +58,7 @@ static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t wor
         st->vnear[i] = 0; /* (flag: pbd_freeze cleared it; the sweeps add bits, the finish reads them) */
         /* a frozen grain does not sag: nothing would lift it back */
         const gr_vec3 p = st->flag[i] & PBD_FLAG_FROZEN ? st->x[i] : v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
-        st->xp[i] = p;
-        st->rank[k] = i;
+        st->rank[k] = i; /* (x* goes to xp at the unpack) */
         st->pk_tmp[k] = p;
         pbd_stage(st, k, i, c->wake2);
         if (st->owner[i] == GR_INVALID_INDEX)
