@@ -12,6 +12,7 @@
 #include "splat.h"
 
 static int failures;
+static int smoke; /* --smoke: checks are printed, not counted */
 
 void ex_parse_args(int argc, char **argv, ex_args *a)
 {
@@ -29,8 +30,10 @@ void ex_parse_args(int argc, char **argv, ex_args *a)
             a->ply = 1;
         else if (!strcmp(argv[i], "--quiet"))
             a->quiet = 1;
+        else if (!strcmp(argv[i], "--smoke"))
+            a->smoke = smoke = 1;
         else {
-            fprintf(stderr, "usage: %s [--out DIR] [--workers N] [--grains N] [--ply] [--quiet]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--out DIR] [--workers N] [--grains N] [--ply] [--quiet] [--smoke]\n", argv[0]);
             exit(2);
         }
     }
@@ -54,11 +57,11 @@ int ex_check(int cond, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    printf("%s ", cond ? "PASS" : "FAIL");
+    printf("%s ", cond ? "PASS" : smoke ? "UNJUDGED" : "FAIL");
     vprintf(fmt, ap);
     printf("\n");
     va_end(ap);
-    if (!cond)
+    if (!cond && !smoke)
         failures++;
     return cond;
 }

@@ -11,6 +11,7 @@ typedef struct ex_args {
     unsigned grains;     ///< --grains N (0: the example's default)
     int ply;             ///< --ply: also write PLY frames of the render points
     int quiet;           ///< --quiet
+    int smoke;           ///< --smoke: a small run for the sanitizer build; checks are printed, not judged
 } ex_args;
 
 void ex_parse_args(int argc, char **argv, ex_args *args);
@@ -18,7 +19,9 @@ void ex_parse_args(int argc, char **argv, ex_args *args);
 double ex_now(void);
 /// A logger that prints the library's messages to stderr.
 void ex_log_stderr(gr_log_level level, const char *message, void *user);
-/// Record a check: prints PASS/FAIL with the formatted description; returns cond.
+/// Record a check: prints PASS/FAIL with the formatted description; returns cond. Under --smoke
+/// the scene is too small for its outcome to mean anything: a failed check prints "UNJUDGED" and
+/// does not count (library errors still end the run through ex_ok, and the sanitizers judge).
 int ex_check(int cond, const char *fmt, ...);
 /// Number of failed checks so far (the example's exit status is nonzero if any).
 int ex_failures(void);
