@@ -676,9 +676,8 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
                        (unsigned)w->def.solver);
     if (!format_readable(version, w->def.solver))
         return gr_fail(w, GR_ERROR_VERSION, f,
-                       "snapshot format %u (%s) is no longer read: this library reads %s formats %s and %u",
-                       version, w->solver->name, w->solver->name, w->def.solver == GR_SOLVER_DEM ? "3 to 5" : "5",
-                       SNAPSHOT_VERSION);
+                       "snapshot format %u (%s) is no longer read: this library reads %s snapshots of formats %s",
+                       version, w->solver->name, w->solver->name, w->def.solver == GR_SOLVER_DEM ? "3 to 6" : "5 and 6");
     uint64_t size = 0;
     for (int i = 7; i >= 0; i--)
         size = size << 8 | hdr[16 + i];
