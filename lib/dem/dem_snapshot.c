@@ -202,7 +202,10 @@ static gr_status check_clumps(dem_state *st, gr_stream_reader *r)
                    "a member record lies outside its clump's member range");
         LOAD_CHECK(st->m_sphere[m] < st->n && st->member[st->m_sphere[m]] == m,
                    "a member record and its sphere do not name each other");
-        LOAD_CHECK(v3_finite(st->m_offset[m]), "a member offset is not finite");
+        /* a clump's radius bounds its members' offsets (a template's unit offsets times the
+         * grain's scale; a body's particles within their reach) */
+        LOAD_CHECK(v3_finite(st->m_offset[m]) && v3_len(st->m_offset[m]) <= st->c_radius[c] * (1 + 1e-9),
+                   "a member lies outside its clump's radius");
     }
     return GR_OK;
 }

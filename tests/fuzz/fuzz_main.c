@@ -4,7 +4,8 @@
  * for a number of iterations or seconds, whichever ends first. With a directory argument it
  * only writes the seeds there (the corpus for libFuzzer).
  *   fuzz_load_loop [iterations [seconds [rng seed]]]
- *   fuzz_load_loop --write-corpus DIR */
+ *   fuzz_load_loop --write-corpus DIR
+ *   fuzz_load_loop --replay FILE... (inputs found by libFuzzer, without its runtime) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,10 +96,33 @@ static int write_corpus(const char *dir)
     return 0;
 }
 
+static int replay(int count, char **paths)
+{
+    for (int k = 0; k < count; k++) {
+        tu_stream s;
+        tu_stream_init(&s);
+        FILE *f = fopen(paths[k], "rb");
+        if (!f)
+            return 1;
+        unsigned char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+            tu_stream_write(&s, buf, n);
+        fclose(f);
+        const time_t start = time(NULL);
+        LLVMFuzzerTestOneInput(s.data, s.size);
+        printf("%s: %zu bytes, %.0f s\n", paths[k], s.size, difftime(time(NULL), start));
+        tu_stream_free(&s);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
         return write_corpus(argv[2]);
+    if (argc >= 3 && strcmp(argv[1], "--replay") == 0)
+        return replay(argc - 2, argv + 2);
     const long iterations = argc > 1 ? atol(argv[1]) : 2000;
     const double seconds = argc > 2 ? atof(argv[2]) : 30;
     rng_state = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x9e3779b97f4a7c15ull;
