@@ -555,6 +555,81 @@ static void test_pbd_crafted_snapshots(void)
     gr_world_destroy(w);
 }
 
+/* One edited copy: refused as corrupt with a message in words, the world unchanged. */
+static void pbd_expect_refused(gr_world *w, const gr_body *bodies, const tu_stream *orig, size_t at, uint32_t value,
+                               const char *what)
+{
+    tu_stream s = *orig;
+    s.data = (unsigned char *)malloc(orig->size);
+    memcpy(s.data, orig->data, orig->size);
+    tu_put32(s.data + at, value);
+    tu_reseal(&s);
+    s.pos = 0;
+    const uint64_t h = tu_state_hash(w, bodies, 2);
+    const gr_status st = gr_world_load(w, tu_stream_read, &s);
+    const char *msg = gr_world_last_error(w);
+    printf("  %s: %s %s\n", what, gr_status_string(st), msg);
+    CHECK(st == GR_ERROR_CORRUPT_DATA);
+    CHECK(tu_state_hash(w, bodies, 2) == h);
+    CHECK(strstr(msg, ".c:") == NULL && strstr(msg, "check") == NULL);
+    free(s.data);
+}
+
+/* Every index and range of the PBD section broken one at a time: body records, owners, grain
+ * slots and radii, force records, render points. */
+static void test_pbd_crafted_ranges(void)
+{
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.hr_radius = 0.005;
+    gr_world *w;
+    gr_body box;
+    CHECK_OK(NULL, settle_pile(&w, 1, &pbd, 60, &box));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_DYNAMIC;
+    bd.half_extents = (gr_vec3){0.02, 0.02, 0.02};
+    bd.position = (gr_vec3){0, 0.1, 0};
+    bd.particle_radius = 0.01;
+    gr_body crate;
+    CHECK_OK(w, gr_add_body(w, &bd, &crate));
+    for (int i = 0; i < 20; i++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    const gr_body bodies[2] = {box, crate};
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
+    tu_snap_map m;
+    CHECK(tu_snap_walk(s.data, s.size, GR_SOLVER_PBD, &m));
+    CHECK(m.nb == 1 && m.hr_count > 1);
+    const uint32_t first = tu_get32(s.data + m.p_bodies + 4), count = tu_get32(s.data + m.p_bodies + 8);
+    CHECK(count > 0);
+    pbd_expect_refused(w, bodies, &s, m.p_bodies + 4, first + 1, "the crate's range moved by one");
+    pbd_expect_refused(w, bodies, &s, m.p_bodies + 8, count + 1, "the crate's range one longer");
+    pbd_expect_refused(w, bodies, &s, m.p_bodies + 12, 1, "the dynamic crate marked fixed");
+    pbd_expect_refused(w, bodies, &s, m.p_bodies, 0, "the crate's record naming the container");
+    uint32_t grain = 0;
+    while (grain < m.n && tu_get32(s.data + m.owner + 4 * grain) != 0xffffffffu)
+        grain++;
+    CHECK(grain < m.n);
+    pbd_expect_refused(w, bodies, &s, m.owner + 4 * grain, 0, "a grain owned by the crate");
+    pbd_expect_refused(w, bodies, &s, m.p_slot + 4 * grain, 100000, "a grain slot beyond the table");
+    pbd_expect_refused(w, bodies, &s, m.owner + 4 * first, 0xffffffffu, "a crate particle made a grain");
+    const size_t radius = m.solver + 12 + (size_t)m.n * (4 * 24 + 8 + 1) + 8 * (size_t)grain;
+    pbd_expect_refused(w, bodies, &s, radius + 4, 0x40c38800u, "a grain of radius 1e4 m");
+    pbd_expect_refused(w, bodies, &s, m.p_records, 1, "a force record more than written");
+    pbd_expect_refused(w, bodies, &s, m.hr_pt + 32 + 24, tu_get32(s.data + m.hr_pt + 24), "two points of one index");
+    pbd_expect_refused(w, bodies, &s, m.hr_pt + 24, m.hr_count, "a point index beyond the points");
+    pbd_expect_refused(w, bodies, &s, m.hr_pt + 4, 0x7f800000u, "a point at infinity");
+    pbd_expect_refused(w, bodies, &s, m.hr_n, m.hr_count + 1, "one point more than written");
+    s.pos = 0;
+    CHECK_OK(w, gr_world_load(w, tu_stream_read, &s));
+    CHECK_OK(w, gr_step(w, 1.0 / 60));
+    tu_stream_free(&s);
+    gr_world_destroy(w);
+}
+
 /* Once running, a step allocates nothing (lists and scratch only ever grow). */
 static void test_pbd_steady_state_allocates_nothing(void)
 {
@@ -1241,6 +1316,7 @@ int main(int argc, char **argv)
         {"pbd_determinism_and_snapshot", test_pbd_determinism_and_snapshot},
         {"pbd_deep_sleep", test_pbd_deep_sleep},
         {"pbd_crafted_snapshots", test_pbd_crafted_snapshots},
+        {"pbd_crafted_ranges", test_pbd_crafted_ranges},
         {"pbd_steady_state_allocates_nothing", test_pbd_steady_state_allocates_nothing},
         {"pbd_hr_sampling_invariants", test_pbd_hr_sampling_invariants},
         {"pbd_hr_flow_and_free_flight", test_pbd_hr_flow_and_free_flight},

@@ -2,7 +2,9 @@
 /* Snapshots: save, load, step is bit-identical to stepping on; truncated, corrupted, crafted
  * or mismatched snapshots are errors that leave the world unchanged; never a crash. */
 #include <granular/granular.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "test_util.h"
@@ -246,6 +248,218 @@ static void test_version_solver_and_io_errors(void)
     gr_world_destroy(a);
 }
 
+/* ---- crafted indices and ranges ------------------------------------------------------------ */
+
+/* A floor, a dynamic box (a particle clump), spheres and tetrahedra resting on them, with
+ * neighbour lists and contact histories: every index the DEM loader restores. */
+static gr_world *clump_scene(const gr_world_def *base, gr_body *bodies)
+{
+    gr_world_def def;
+    if (base)
+        def = *base;
+    else
+        gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.gravity = (gr_vec3){0, -9.81, 0};
+    gr_world *w;
+    if (gr_world_create(&def, &w) != GR_OK)
+        return NULL;
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_PLANE;
+    bd.normal = (gr_vec3){0, 1, 0};
+    if (gr_add_body(w, &bd, &bodies[0]) != GR_OK)
+        return NULL;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_DYNAMIC;
+    bd.half_extents = (gr_vec3){0.02, 0.02, 0.02};
+    bd.position = (gr_vec3){0.06, 0.021, 0};
+    bd.particle_radius = 0.01;
+    if (gr_add_body(w, &bd, &bodies[1]) != GR_OK)
+        return NULL;
+    for (int k = 0; k < 24; k++) {
+        gr_grain_def g;
+        gr_grain_def_init(&g);
+        g.radius = 0.004;
+        g.shape = k % 3 == 0 ? GR_GRAIN_TETRAHEDRON : GR_GRAIN_SPHERE;
+        g.position = (gr_vec3){-0.03 + 0.011 * (k % 6), 0.006 + 0.011 * (k / 6), 0.002 * (k % 3)};
+        if (gr_add_grain(w, &g, NULL) != GR_OK)
+            return NULL;
+    }
+    for (int i = 0; i < 10; i++)
+        if (gr_step(w, 1.0 / 120) != GR_OK)
+            return NULL;
+    return w;
+}
+
+/* Load an edited copy: refused as corrupt, the world unchanged, the message in words. */
+static void expect_refused(gr_world *w, const gr_body *bodies, const tu_stream *orig, size_t at, uint32_t value,
+                           const char *what)
+{
+    tu_stream s = *orig;
+    s.data = (unsigned char *)malloc(orig->size);
+    memcpy(s.data, orig->data, orig->size);
+    s.cap = orig->size;
+    tu_put32(s.data + at, value);
+    tu_reseal(&s);
+    s.pos = 0;
+    const uint64_t h = tu_state_hash(w, bodies, 2);
+    const gr_status st = gr_world_load(w, tu_stream_read, &s);
+    const char *msg = gr_world_last_error(w);
+    if (st != GR_ERROR_CORRUPT_DATA)
+        printf("  %s: loaded with %s (%s)\n", what, gr_status_string(st), msg);
+    else
+        printf("  %s: %s\n", what, msg);
+    CHECK(st == GR_ERROR_CORRUPT_DATA);
+    CHECK(tu_state_hash(w, bodies, 2) == h);
+    CHECK(strstr(msg, ".c:") == NULL && strstr(msg, "check") == NULL);
+    if (st == GR_OK) /* put it back for the next case */
+        CHECK_OK(w, gr_world_load(w, tu_stream_read, &(tu_stream){orig->data, orig->size, orig->size, 0, SIZE_MAX}));
+    free(s.data);
+}
+
+/* The audit's crash (a tetrahedron's member count 4 -> 2 with checksums recomputed loaded, and
+ * the first step crashed sorting the clumps) and its kin: every index and range the DEM loader
+ * restores, broken one at a time, is refused. */
+static void test_crafted_ranges_refused(void)
+{
+    gr_body b[2];
+    gr_world *w = clump_scene(NULL, b);
+    CHECK(w);
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
+    tu_snap_map m;
+    CHECK(tu_snap_walk(s.data, s.size, GR_SOLVER_DEM, &m));
+    CHECK(m.nc >= 9 && m.nb > 0 && m.built && tu_get32(s.data + m.built) == 1);
+    /* a tetrahedron clump (grain clumps come first; the body's clump has other counts) */
+    uint32_t c = 0;
+    while (c < m.nc && !(tu_get32(s.data + m.c_count + 4 * c) == 4 && tu_get32(s.data + m.c_body + 4 * c) == 0xffffffffu))
+        c++;
+    CHECK(c < m.nc);
+    const uint32_t first = tu_get32(s.data + m.c_first + 4 * c);
+    expect_refused(w, b, &s, m.c_count + 4 * c, 2, "a tetrahedron's member count 4 -> 2");
+    expect_refused(w, b, &s, m.c_first + 4 * c, first + 1, "its first member record moved by one");
+    /* a member record and its sphere */
+    const uint32_t sphere = tu_get32(s.data + m.m_sphere + 4 * first);
+    const uint32_t other = tu_get32(s.data + m.m_sphere + 4 * (first + 1));
+    expect_refused(w, b, &s, m.m_sphere + 4 * first, other, "two member records of one sphere");
+    expect_refused(w, b, &s, m.member + 4 * sphere, first + 1, "a sphere naming its neighbour's record");
+    expect_refused(w, b, &s, m.member + 4 * sphere, 0xffffffffu, "a clump's sphere claiming to be free");
+    expect_refused(w, b, &s, m.slot + 4 * sphere, 0xffffffffu, "a live clump's sphere removed");
+    /* the body's clump */
+    uint32_t bc = 0;
+    while (bc < m.nc && tu_get32(s.data + m.c_body + 4 * bc) == 0xffffffffu)
+        bc++;
+    CHECK(bc < m.nc);
+    expect_refused(w, b, &s, m.c_body + 4 * bc, 7, "a body clump naming no body");
+    expect_refused(w, b, &s, m.c_slot + 4 * bc, 0xffffffffu, "a live body's clump removed");
+    /* the lists */
+    const uint32_t nbc = tu_get32(s.data + m.nb_count), bcc = tu_get32(s.data + m.bc_count);
+    CHECK(nbc > 0 && bcc > 0);
+    expect_refused(w, b, &s, m.nb_j, m.nb, "a neighbour entry beyond the listed grains");
+    expect_refused(w, b, &s, m.nb_start + 4 * (m.nb / 2), nbc + 1, "a neighbour range beyond the list");
+    expect_refused(w, b, &s, m.nb_hist + 4, 0x7ff80000u, "a contact history NaN");
+    expect_refused(w, b, &s, m.bc_id, (99u << 3) | 0u, "a body contact naming no body");
+    expect_refused(w, b, &s, m.bc_id, (tu_get32(s.data + m.bc_id) & ~7u) | 3u, "a plane's fourth feature");
+    expect_refused(w, b, &s, m.bc_id, (1u << 3) | 0u, "a body contact with a particle-covered body");
+    expect_refused(w, b, &s, m.slab_start + 4, m.nb + 1, "a slab beyond the listed grains");
+    expect_refused(w, b, &s, m.nslabs, 0x7fffffffu, "two billion slabs");
+    expect_refused(w, b, &s, m.mat_rmin + 4, 0x40240000u, "the material's smallest radius 10 m");
+    expect_refused(w, b, &s, m.grains + 8, 12345, "a broken free chain");
+    /* the settings pass gr_world_create's checks */
+    expect_refused(w, b, &s, m.pbd_max_substep + 4, 0xbff00000u, "pbd.max_substep = -1");
+    expect_refused(w, b, &s, m.pbd_def, 0, "pbd.iterations = 0");
+    /* and the original still loads and steps */
+    s.pos = 0;
+    CHECK_OK(w, gr_world_load(w, tu_stream_read, &s));
+    CHECK_OK(w, gr_step(w, 1.0 / 60));
+    tu_stream_free(&s);
+    gr_world_destroy(w);
+}
+
+static void host_get_state(gr_body body, void *ud, gr_host_body_state *state, void *user)
+{
+    (void)body, (void)ud, (void)state, (void)user; /* the body stays where it is */
+}
+static void host_apply_impulse(gr_body body, void *ud, gr_vec3 j, gr_vec3 aj, void *user)
+{
+    (void)body, (void)ud, (void)j, (void)aj, (void)user;
+}
+
+/* A host-owned body needs host hooks: a world without them says so (not "corrupt"). */
+static void test_host_body_needs_hooks(void)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.host.get_state = host_get_state;
+    def.host.apply_impulse = host_apply_impulse;
+    gr_body b[2];
+    gr_world *with = clump_scene(&def, b);
+    CHECK(with);
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_SPHERE;
+    bd.motion = GR_MOTION_HOST;
+    bd.radius = 0.02;
+    bd.particle_radius = 0.01;
+    bd.position = (gr_vec3){-0.08, 0.05, 0};
+    CHECK_OK(with, gr_add_body(with, &bd, NULL));
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(with, gr_world_save(with, tu_stream_write, &s));
+    gr_body c[2];
+    gr_world *without = clump_scene(NULL, c);
+    CHECK(without);
+    const uint64_t h = tu_state_hash(without, c, 2);
+    s.pos = 0;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_load(without, tu_stream_read, &s));
+    const char *msg = gr_world_last_error(without);
+    printf("  %s\n", msg);
+    CHECK(strstr(msg, "host hooks") != NULL && strstr(msg, ".c:") == NULL);
+    CHECK(tu_state_hash(without, c, 2) == h);
+    s.pos = 0;
+    CHECK_OK(with, gr_world_load(with, tu_stream_read, &s));
+    tu_stream_free(&s);
+    gr_world_destroy(with);
+    gr_world_destroy(without);
+}
+
+/* A small stream whose header declares up to 2^40 bytes: the loader allocates as the bytes
+ * arrive, so the largest request stays small, and the snapshot is refused as truncated. */
+static void test_declared_size_beyond_stream(void)
+{
+    tu_alloc a;
+    tu_alloc_init(&a);
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.allocator = tu_allocator(&a);
+    gr_world *w;
+    CHECK_OK(NULL, gr_world_create(&def, &w));
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
+    printf("  %zu-byte stream\n", s.size);
+    CHECK(s.size < 4096);
+    const int shifts[] = {31, 32, 36, 40};
+    for (int k = 0; k < 4; k++) {
+        const uint64_t size = (uint64_t)1 << shifts[k];
+        tu_put32(s.data + 16, (uint32_t)size);
+        tu_put32(s.data + 20, (uint32_t)(size >> 32));
+        tu_put32(s.data + 28, tu_crc32(s.data, 28));
+        s.pos = 0;
+        a.max_request = 0;
+        const gr_status st = gr_world_load(w, tu_stream_read, &s);
+        printf("  declared 2^%d bytes: %s, largest request %lld bytes (%s)\n", shifts[k], gr_status_string(st),
+               a.max_request, gr_world_last_error(w));
+        CHECK(st == GR_ERROR_CORRUPT_DATA);
+        CHECK(a.max_request <= (1 << 17));
+    }
+    tu_stream_free(&s);
+    gr_world_destroy(w);
+    CHECK(a.live == 0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -253,6 +467,9 @@ int main(int argc, char **argv)
         {"truncated_and_corrupt", test_truncated_and_corrupt},
         {"crafted_content_never_crashes", test_crafted_content_never_crashes},
         {"version_solver_and_io_errors", test_version_solver_and_io_errors},
+        {"crafted_ranges_refused", test_crafted_ranges_refused},
+        {"host_body_needs_hooks", test_host_body_needs_hooks},
+        {"declared_size_beyond_stream", test_declared_size_beyond_stream},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -9,6 +9,8 @@ static void *tu_alloc_fn(size_t size, size_t align, void *user)
 {
     tu_alloc *a = (tu_alloc *)user;
     long long k = a->calls++;
+    if ((long long)size > a->max_request)
+        a->max_request = (long long)size;
     if (a->fail_at >= 0 && (a->fail_once ? k == a->fail_at : k >= a->fail_at)) {
         a->failures++;
         return NULL;
@@ -276,4 +278,146 @@ uint32_t tu_sphere_mesh(double r, int levels, gr_vec3 *v, uint32_t *idx, uint32_
     }
     *nv = n;
     return t;
+}
+
+uint32_t tu_get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A cursor over the snapshot: reads fail (return 0 and flag) past the end. */
+typedef struct walk {
+    const unsigned char *d;
+    size_t size, at;
+    int bad;
+} walk;
+
+static void skip(walk *w, uint64_t bytes)
+{
+    if (w->bad || bytes > w->size - w->at) {
+        w->bad = 1;
+        return;
+    }
+    w->at += (size_t)bytes;
+}
+
+static uint32_t u32(walk *w)
+{
+    if (w->bad || w->size - w->at < 4) {
+        w->bad = 1;
+        return 0;
+    }
+    uint32_t v = tu_get32(w->d + w->at);
+    w->at += 4;
+    return v;
+}
+
+int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, tu_snap_map *m)
+{
+    memset(m, 0, sizeof *m);
+    walk w = {data, size, 32, 0};
+    /* world: tag, gravity, substep, seed, time, last substep, 4 counters, bounds, default material */
+    skip(&w, 4 + 24 + 8 + 8 + 8 + 8 + 32 + 48 + 4);
+    skip(&w, 5 * 4); /* DEM settings: 5 words, a count, 16 numbers */
+    if (u32(&w) != 16)
+        return 0;
+    skip(&w, 16 * 8);
+    m->pbd_def = w.at;
+    skip(&w, 3 * 4);
+    if (u32(&w) != 13)
+        return 0;
+    m->pbd_max_substep = w.at + 5 * 8;
+    skip(&w, 13 * 8);
+    const uint32_t mats = u32(&w);
+    skip(&w, (uint64_t)mats * 64);
+    const uint32_t overrides = u32(&w);
+    skip(&w, (uint64_t)overrides * 32 + 4);
+    const uint32_t templates = u32(&w), spheres = u32(&w);
+    skip(&w, (uint64_t)templates * 80 + (uint64_t)spheres * 32);
+    m->bodies = w.at;
+    const uint32_t bslots = u32(&w);
+    skip(&w, 4);
+    for (uint32_t i = 0; i < bslots && !w.bad; i++) {
+        skip(&w, 4);
+        if (!u32(&w))
+            continue;
+        const size_t motion = w.at + 4;
+        if (tu_get32(data + motion) == GR_MOTION_HOST && !m->first_host_motion)
+            m->first_host_motion = motion;
+        skip(&w, 352);
+        const uint32_t np = u32(&w), nv = u32(&w), nt = u32(&w);
+        skip(&w, (uint64_t)np * 24 + (uint64_t)nv * 24 + (uint64_t)nt * 12);
+    }
+    m->grains = w.at;
+    const uint32_t slots = u32(&w), count = u32(&w);
+    skip(&w, 4 + (uint64_t)slots * 7 + (uint64_t)count * 4);
+    m->solver = w.at;
+    skip(&w, 4);
+    if (solver == GR_SOLVER_DEM) {
+        const uint32_t n = u32(&w), nb = u32(&w);
+        skip(&w, 4);
+        m->n = n;
+        m->nb = nb;
+        skip(&w, (uint64_t)n * (32 + 5 * 24 + 32 + 3 * 8));
+        m->slot = w.at + (size_t)n * 4;
+        m->member = w.at + (size_t)n * 8;
+        skip(&w, (uint64_t)n * 12 + 4);
+        const uint32_t nc = u32(&w), nm = u32(&w);
+        skip(&w, 4);
+        m->nc = nc;
+        m->nm = nm;
+        skip(&w, (uint64_t)nc * (6 * 24 + 32 + 8 + 24 + 8));
+        m->c_first = w.at;
+        m->c_count = w.at + (size_t)nc * 4;
+        m->c_slot = w.at + (size_t)nc * 8;
+        m->c_body = w.at + (size_t)nc * 16;
+        skip(&w, (uint64_t)nc * (5 * 4 + 1 + 32));
+        m->m_sphere = w.at;
+        m->m_clump = w.at + (size_t)nm * 4;
+        skip(&w, (uint64_t)nm * 32);
+        m->built = w.at;
+        if (u32(&w)) {
+            m->nb_count = w.at;
+            const uint32_t nbc = u32(&w);
+            m->nb_start = w.at;
+            skip(&w, ((uint64_t)nb + 1) * 4);
+            m->nb_j = w.at;
+            m->nb_hist = w.at + (size_t)nbc * 4;
+            skip(&w, (uint64_t)nbc * 28); /* (no rolling histories: tests use the default law) */
+            m->bc_count = w.at;
+            const uint32_t bcc = u32(&w);
+            m->bc_start = w.at;
+            skip(&w, ((uint64_t)nb + 1) * 4);
+            m->bc_id = w.at;
+            skip(&w, (uint64_t)bcc * 28);
+            m->nslabs = w.at;
+            const uint32_t ns = u32(&w);
+            m->slab_start = w.at;
+            skip(&w, ((uint64_t)ns + 1) * 4);
+            const uint32_t bs = u32(&w);
+            skip(&w, (uint64_t)bs * 16);
+        }
+        m->mat_rmin = w.at + 4;
+    } else {
+        const uint32_t n = u32(&w);
+        skip(&w, 4);
+        m->n = n;
+        skip(&w, (uint64_t)n * (4 * 24 + 8 + 1 + 8 + 8 + 4));
+        m->owner = w.at;
+        m->p_slot = w.at + (size_t)n * 4;
+        skip(&w, (uint64_t)n * 12);
+        m->nb = u32(&w);
+        m->p_bodies = w.at;
+        skip(&w, (uint64_t)m->nb * (16 + 8 * 14) + 3 * 8 + 4);
+        m->p_records = w.at;
+        const uint32_t records = u32(&w);
+        skip(&w, (uint64_t)records * 56 + n + 8);
+        m->hr_n = w.at;
+        m->hr_count = u32(&w);
+        m->hr_pt = w.at;
+        skip(&w, (uint64_t)m->hr_count * 32);
+        if (w.at != size)
+            return 0;
+    }
+    return !w.bad;
 }

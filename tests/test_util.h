@@ -14,6 +14,7 @@ typedef struct tu_alloc {
     long long live;
     long long live_bytes;
     long long failures;
+    long long max_request; ///< the largest single request so far [bytes]
 } tu_alloc;
 
 void tu_alloc_init(tu_alloc *a);
@@ -47,6 +48,29 @@ uint32_t tu_crc32(const unsigned char *p, size_t n);
 void tu_put32(unsigned char *p, uint32_t v);
 /// Recompute both checksums of a snapshot after editing it (to reach the content checks).
 void tu_reseal(tu_stream *s);
+
+/// Where the fields of a snapshot (format 6) lie, found by walking it as the loader reads it
+/// (offsets from the start of the stream, header included): crafted-snapshot tests edit them.
+typedef struct tu_snap_map {
+    size_t pbd_def;          ///< the PBD settings (after the DEM settings)
+    size_t pbd_max_substep;  ///< the f64 pbd.max_substep
+    size_t bodies;           ///< the body slot count
+    size_t first_host_motion; ///< the motion field of the first host-owned body (0: none)
+    size_t grains;           ///< the grain table (slot count)
+    size_t solver;           ///< the solver section (its tag)
+    uint32_t n, nb, nc, nm;  ///< DEM: spheres, listed spheres, clumps, member records; PBD: n, body records
+    /* DEM arrays */
+    size_t slot, member, c_first, c_count, c_slot, c_body, m_sphere, m_clump, built, nb_count, nb_start, nb_j, nb_hist,
+        bc_count, bc_start, bc_id, nslabs, slab_start, mat_rmin;
+    /* PBD */
+    size_t owner, p_slot, p_bodies, p_records, hr_n, hr_pt;
+    uint32_t hr_count;
+} tu_snap_map;
+
+/// Fill *m for a snapshot of solver `solver` (GR_SOLVER_DEM or GR_SOLVER_PBD); false when the
+/// bytes are not a snapshot this walker understands.
+int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, tu_snap_map *m);
+uint32_t tu_get32(const unsigned char *p);
 
 /// Sum of kinetic energy (translation + rotation) of all grains.
 double tu_kinetic_energy(const gr_world *w);

@@ -78,8 +78,17 @@ GR_API uint32_t gr_world_get_render_point_count(const gr_world *world);
 /// Write a snapshot of the whole simulation state (not the hooks) through `write`. The format
 /// is versioned and checksummed; loading it and stepping is bit-identical to stepping on.
 GR_API gr_status gr_world_save(gr_world *world, gr_write_fn *write, void *user);
-/// Replace the world's simulation state by a snapshot. The solver kind must match. On any
-/// error (truncated, corrupt, wrong version, out of memory) the world is unchanged.
+/// Replace the world's simulation state by a snapshot. The solver kind must match. Every
+/// index and range is checked and the saved settings pass the checks of gr_world_create, so
+/// whatever loads can be stepped. Memory grows with the bytes actually read, whatever size the
+/// header declares. Formats read: the current one (6); for DEM also 3 to 5, for PBD also 5
+/// (the fields they lack take their defaults; see docs/abi.md). Errors (the world unchanged,
+/// gr_world_last_error says which rule the data breaks):
+///   GR_ERROR_CORRUPT_DATA     truncated, checksum mismatch, or content that breaks a rule
+///   GR_ERROR_VERSION          a newer format, or an older one this library no longer reads
+///   GR_ERROR_INVALID_ARGUMENT a snapshot of another solver; a host-owned body while this
+///                             world has no host hooks (gr_world_def.host)
+///   GR_ERROR_OUT_OF_MEMORY, GR_ERROR_NULL_ARGUMENT, GR_ERROR_BUSY
 GR_API gr_status gr_world_load(gr_world *world, gr_read_fn *read, void *user);
 
 /* ---- materials ---------------------------------------------------------------------- */

@@ -17,6 +17,9 @@ void gr_def_defaults_full(gr_def_kind kind, void *def);
 gr_status gr_def_read(const gr_world *w, gr_def_kind kind, const void *user, void *out, const char *func,
                       const char *what);
 
+/// Everything gr_world_create checks of a def (dem_out, pbd_out: the complete solver defs).
+gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const char *func, gr_dem_def *dem_out,
+                                gr_pbd_def *pbd_out);
 gr_status gr_validate_dem_def(const gr_world *w, const gr_dem_def *d, const char *func);
 gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char *f);
 gr_status gr_validate_material_def(const gr_world *w, const gr_material_def *d, const char *func);

@@ -2,6 +2,8 @@
 /* Snapshots: header (magic, format version, solver, payload size and CRC-32, header CRC),
  * then the world payload (physics settings, materials, bodies, grain handles) and the solver
  * payload. Loading reads and checks everything before it replaces the world's state. */
+#include <stdio.h>
+
 #include "../core/hash.h"
 #include "../core/stream.h"
 #include "api_internal.h"
@@ -11,6 +13,9 @@
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
+/* The payload buffer starts at this size and doubles as data arrives: a header declaring more
+ * than the stream holds costs at most twice what was actually read. */
+#define SNAPSHOT_FIRST_CHUNK ((size_t)1 << 16)
 
 static void put_vec(gr_stream_writer *s, gr_vec3 v)
 {
@@ -70,18 +75,24 @@ static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
     gr_writer_f64s(s, v, GR_COUNTOF(v));
 }
 
-static void get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
+/* Formats 3 and 4 saved fewer PBD settings (the later ones take their defaults, as a def from
+ * an older header would): format 3 six numbers and no hr_candidates, format 4 twelve. */
+static bool get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
 {
     gr_def_defaults_full(GR_DEF_PBD, d);
     d->iterations = gr_reader_u32(r);
     d->stabilization_iterations = gr_reader_u32(r);
-    d->hr_candidates = gr_reader_u32(r);
+    if (r->format >= 4)
+        d->hr_candidates = gr_reader_u32(r);
     double v[13];
-    if (gr_reader_u32(r) != 13u) {
-        r->bad = true;
-        return;
-    }
-    gr_reader_f64s(r, v, 13);
+    const uint32_t count = r->format >= 5 ? 13u : r->format == 4 ? 12u : 6u;
+    if (gr_reader_u32(r) != count)
+        return false;
+    memcpy(v, (const double[13]){d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl,
+                                 d->max_substep, d->hr_radius, d->hr_support, d->hr_density, d->hr_substep,
+                                 d->max_acceleration, d->sleep_time, d->hr_sample_radius},
+           sizeof v);
+    gr_reader_f64s(r, v, count);
     d->relaxation = v[0];
     d->collision_margin = v[1];
     d->mass_scaling = v[2];
@@ -95,9 +106,10 @@ static void get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
     d->max_acceleration = v[10];
     d->sleep_time = v[11];
     d->hr_sample_radius = v[12];
+    return true;
 }
 
-static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)
+static bool get_dem_def(gr_stream_reader *r, gr_dem_def *d)
 {
     gr_def_defaults_full(GR_DEF_DEM, d);
     d->normal_law = (gr_normal_law)gr_reader_u32(r);
@@ -106,10 +118,8 @@ static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)
     d->integrator = (gr_integrator)gr_reader_u32(r);
     d->clamp_normal_force = gr_reader_u32(r);
     double v[16];
-    if (gr_reader_u32(r) != 16u) {
-        r->bad = true;
-        return;
-    }
+    if (gr_reader_u32(r) != 16u)
+        return false;
     gr_reader_f64s(r, v, 16);
     d->linear_stiffness = v[0];
     d->linear_damping = v[1];
@@ -127,6 +137,7 @@ static void get_dem_def(gr_stream_reader *r, gr_dem_def *d)
     d->contact_time_fraction = v[13];
     d->reference_speed = v[14];
     d->rkf_tolerance = v[15];
+    return true;
 }
 
 static void put_material(gr_stream_writer *s, const gr_material_def *m)
@@ -308,6 +319,7 @@ typedef struct world_parts {
     gr_clump_store clumps;
     gr_body_store bodies;
     gr_grain_table grains;
+    char detail[256]; /* a validator's own words, quoted in the error message */
 } world_parts;
 
 static void parts_free(world_parts *p, gr_mem *mem)
@@ -318,18 +330,20 @@ static void parts_free(world_parts *p, gr_mem *mem)
     gr_grain_table_free(&p->grains, mem);
 }
 
-#define RCHECK(cond)                                  \
-    do {                                              \
-        if (r->bad || !(cond)) {                      \
-            r->fail_line = __LINE__;                  \
-            return GR_ERROR_CORRUPT_DATA;             \
-        }                                             \
-    } while (0)
+#define RCHECK(cond, what) GR_LOAD_CHECK(r, cond, what)
+
+/* A validator of the entry points failed on restored settings: quote its message. */
+static gr_status refuse_settings(gr_stream_reader *r, world_parts *p, const gr_world *probe)
+{
+    snprintf(p->detail, sizeof p->detail, "%s", probe->last_error);
+    gr_reader_fail(r, p->detail);
+    return GR_ERROR_CORRUPT_DATA;
+}
 
 static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts *p)
 {
     uint32_t tag = gr_reader_u32(r);
-    RCHECK(tag > 0 && tag <= 0xffffu);
+    RCHECK(tag > 0 && tag <= 0xffffu, "the world tag is out of range");
     p->tag = (uint16_t)tag;
     p->gravity = get_vec(r);
     p->substep = gr_reader_f64(r);
@@ -343,27 +357,45 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
     p->bounds_min = get_vec(r);
     p->bounds_max = get_vec(r);
     p->default_material = gr_reader_u32(r);
-    get_dem_def(r, &p->dem);
-    get_pbd_def(r, &p->pbd);
-    RCHECK(v3_finite(p->gravity) && isfinite(p->substep) && p->substep >= 0 && isfinite(p->time) &&
-           v3_finite(p->bounds_min) && v3_finite(p->bounds_max));
-    /* the physics settings must pass the same checks as a def (errors are corrupt data here) */
+    RCHECK(get_dem_def(r, &p->dem), "the DEM settings are not of this format");
+    RCHECK(get_pbd_def(r, &p->pbd), "the PBD settings are not of this format");
+    RCHECK(isfinite(p->time) && isfinite(p->last_substep) && p->last_substep >= 0,
+           "the world time or last substep is not finite");
+    /* the settings pass exactly the checks of gr_world_create (a refusal is corrupt data here):
+     * the snapshot's physics settings over this world's own hooks, allocator and workers */
     gr_world probe;
     memset(&probe, 0, sizeof probe);
-    RCHECK(gr_validate_dem_def(&probe, &p->dem, "load") == GR_OK);
-    RCHECK(gr_validate_pbd_def(&probe, &p->pbd, "load") == GR_OK);
+    {
+        gr_world_def d = w->def;
+        d.gravity = p->gravity;
+        d.substep = p->substep;
+        d.seed = p->seed;
+        d.bounds_min = p->bounds_min;
+        d.bounds_max = p->bounds_max;
+        d.dem = &p->dem;
+        d.pbd = &p->pbd;
+        gr_dem_def dem;
+        gr_pbd_def pbd;
+        if (gr_validate_world_def(&probe, &d, "its settings fail the checks of gr_world_create", &dem, &pbd) != GR_OK)
+            return refuse_settings(r, p, &probe);
+        p->dem = dem;
+        p->pbd = pbd;
+    }
 
     uint32_t mcount = gr_reader_u32(r);
-    RCHECK(mcount >= 1 && mcount <= GR_MAX_MATERIALS && p->default_material < mcount);
+    RCHECK(mcount >= 1 && mcount <= GR_MAX_MATERIALS, "the material count is out of range");
+    RCHECK(p->default_material < mcount, "the default material is not one of its materials");
     for (uint32_t i = 0; i < mcount; i++) {
         gr_material_def m;
         get_material(r, &m);
-        RCHECK(gr_validate_material_def(&probe, &m, "load") == GR_OK);
+        RCHECK(true, "");
+        if (gr_validate_material_def(&probe, &m, "a material fails the checks of gr_add_material") != GR_OK)
+            return refuse_settings(r, p, &probe);
         if (!gr_materials_add(&p->materials, &w->mem, &m))
             return GR_ERROR_OUT_OF_MEMORY;
     }
     uint32_t ocount = gr_reader_u32(r);
-    RCHECK(ocount <= mcount * mcount);
+    RCHECK(ocount <= mcount * mcount, "it has more material pair overrides than material pairs");
     for (uint32_t i = 0; i < ocount; i++) {
         gr_material_pair_def d;
         gr_def_defaults_full(GR_DEF_MATERIAL_PAIR, &d);
@@ -371,8 +403,11 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
         d.restitution = gr_reader_f64(r);
         d.friction = gr_reader_f64(r);
         d.rolling_friction = gr_reader_f64(r);
-        RCHECK(a < mcount && b < mcount && d.restitution > 0 && d.restitution <= 1 && d.friction >= 0 &&
-               d.friction <= 1e3 && d.rolling_friction >= 0 && d.rolling_friction <= 1e3);
+        RCHECK(a < mcount && b < mcount, "a material pair override names a material it does not have");
+        /* the ranges of gr_set_material_pair */
+        RCHECK(d.restitution >= 1e-6 && d.restitution <= 1 && d.friction >= 0 && d.friction <= 1e3 &&
+                   d.rolling_friction >= 0 && d.rolling_friction <= 1e3,
+               "a material pair override is out of the ranges gr_set_material_pair accepts");
         if (!gr_materials_set_pair(&p->materials, &w->mem, a, b, &d))
             return GR_ERROR_OUT_OF_MEMORY;
     }
@@ -380,7 +415,8 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
 
     const uint32_t ntemplates = gr_reader_u32(r), nspheres = gr_reader_u32(r);
     RCHECK(ntemplates >= GR_CLUMP_BUILTIN_COUNT && ntemplates < 0x7fffffffu && gr_reader_left(r) / 48 >= ntemplates &&
-           gr_reader_left(r) / 32 >= nspheres);
+               gr_reader_left(r) / 32 >= nspheres,
+           "the grain shape counts are out of range or beyond its size");
     gr_clump_store *cs = &p->clumps;
     {
         gr_array_ref a = {(void **)&cs->templates, sizeof(gr_clump_template)};
@@ -400,26 +436,30 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
         t->unit_inertia = get_vec(r);
         t->min_radius = gr_reader_f64(r);
         t->principal = get_quat(r);
-        RCHECK(t->count >= 1 && t->count <= GR_MAX_CLUMP_SPHERES && t->first <= nspheres && t->count <= nspheres - t->first &&
-               t->unit_volume > 0 && isfinite(t->unit_volume) && v3_finite(t->unit_inertia) && t->unit_inertia.x > 0 &&
-               t->unit_inertia.y > 0 && t->unit_inertia.z > 0 && t->min_radius > 0 && t->min_radius <= 1 &&
-               quat_finite(t->principal) && fabs(quat_len2(t->principal) - 1) < 1e-6);
+        RCHECK(t->count >= 1 && t->count <= GR_MAX_CLUMP_SPHERES && t->first <= nspheres &&
+                   t->count <= nspheres - t->first,
+               "a grain shape's sphere range lies outside its spheres");
+        RCHECK(t->unit_volume > 0 && isfinite(t->unit_volume) && v3_finite(t->unit_inertia) && t->unit_inertia.x > 0 &&
+                   t->unit_inertia.y > 0 && t->unit_inertia.z > 0 && t->min_radius > 0 && t->min_radius <= 1 &&
+                   quat_finite(t->principal) && fabs(quat_len2(t->principal) - 1) < 1e-6,
+               "a grain shape's mass properties are invalid");
         cs->count = i + 1;
     }
     gr_reader_f64s(r, (double *)cs->offsets, (size_t)nspheres * 3);
     gr_reader_f64s(r, cs->radii, nspheres);
     cs->sphere_count = nspheres;
     for (uint32_t k = 0; k < nspheres; k++)
-        RCHECK(v3_finite(cs->offsets[k]) && v3_len(cs->offsets[k]) <= 1 && cs->radii[k] > 0 && cs->radii[k] <= 1);
+        RCHECK(v3_finite(cs->offsets[k]) && v3_len(cs->offsets[k]) <= 1 && cs->radii[k] > 0 && cs->radii[k] <= 1,
+               "a grain shape's sphere is outside its unit bound");
 
     uint32_t bslots = gr_reader_u32(r);
     uint32_t brev = gr_reader_u32(r);
-    RCHECK(bslots <= GR_MAX_BODIES && gr_reader_left(r) / 8 >= bslots);
+    RCHECK(bslots <= GR_MAX_BODIES && gr_reader_left(r) / 8 >= bslots, "the body slot count is out of range");
     if (bslots && !gr_body_store_reserve_slots(&p->bodies, &w->mem, bslots))
         return GR_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < bslots; i++) {
         uint32_t gen = gr_reader_u32(r), alive = gr_reader_u32(r);
-        RCHECK(gen <= 0xffffu && alive <= 1 && (gen > 0 || !alive));
+        RCHECK(gen <= 0xffffu && alive <= 1 && (gen > 0 || !alive), "a body slot's generation or state is invalid");
         gr_body_data b;
         memset(&b, 0, sizeof b);
         if (alive) {
@@ -437,16 +477,32 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
             b.half_extents = get_vec(r);
             b.force = get_vec(r);
             b.torque = get_vec(r);
+            /* what gr_add_body accepts */
             RCHECK(b.shape >= GR_SHAPE_PLANE && b.shape <= GR_SHAPE_MESH && b.motion >= GR_MOTION_STATIC &&
-                   b.motion <= GR_MOTION_HOST && b.open_faces < 0x3fu &&
-                   b.material < mcount && v3_finite(b.position) && quat_finite(b.orientation) &&
-                   fabs(quat_len2(b.orientation) - 1) < 1e-6 && v3_finite(b.linear_velocity) &&
-                   v3_finite(b.angular_velocity) && (b.shape != GR_SHAPE_PLANE || fabs(v3_len2(b.normal_local) - 1) < 1e-6) &&
-                   v3_finite(b.normal_local) && isfinite(b.radius) &&
-                   b.radius > 0 && isfinite(b.half_height) && b.half_height >= 0 && b.half_extents.x > 0 &&
-                   b.half_extents.y > 0 && b.half_extents.z > 0 && v3_finite(b.half_extents) && v3_finite(b.force) &&
-                   v3_finite(b.torque));
-            RCHECK(b.motion != GR_MOTION_HOST || w->def.host.get_state);
+                       b.motion <= GR_MOTION_HOST,
+                   "a body's shape or motion is unknown");
+            RCHECK(!(b.motion == GR_MOTION_DYNAMIC || b.motion == GR_MOTION_HOST) ||
+                       (b.shape != GR_SHAPE_PLANE && b.shape != GR_SHAPE_CONTAINER),
+                   "a plane or container body is dynamic or host-owned");
+            RCHECK(b.open_faces < 0x3fu, "a body's open faces are invalid");
+            RCHECK(b.material < mcount, "a body's material is not one of its materials");
+            RCHECK(v3_finite(b.position) && quat_finite(b.orientation) && fabs(quat_len2(b.orientation) - 1) < 1e-6 &&
+                       v3_finite(b.linear_velocity) && v3_finite(b.angular_velocity) && v3_finite(b.force) &&
+                       v3_finite(b.torque),
+                   "a body's pose, velocity or force is not finite or not normalised");
+            RCHECK(b.motion != GR_MOTION_STATIC || (v3_len2(b.linear_velocity) == 0 && v3_len2(b.angular_velocity) == 0),
+                   "a static body has a velocity");
+            RCHECK(v3_finite(b.normal_local) && (b.shape != GR_SHAPE_PLANE || fabs(v3_len2(b.normal_local) - 1) < 1e-6) &&
+                       isfinite(b.radius) && b.radius > 0 && isfinite(b.half_height) && b.half_height >= 0 &&
+                       v3_finite(b.half_extents) && b.half_extents.x > 0 && b.half_extents.y > 0 &&
+                       b.half_extents.z > 0,
+                   "a body's dimensions are invalid");
+            if (b.motion == GR_MOTION_HOST && !w->def.host.get_state) {
+                /* not corrupt: this world cannot own such a body (as gr_add_body says) */
+                gr_reader_fail(r, "the snapshot has a host-owned body (GR_MOTION_HOST) and this world has no host "
+                                  "hooks (gr_world_def.host): load it into a world created with them");
+                return GR_ERROR_INVALID_ARGUMENT;
+            }
             b.particle_radius = gr_reader_f64(r);
             b.particle_density = gr_reader_f64(r);
             b.particle_offset = gr_reader_f64(r);
@@ -458,13 +514,15 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
             const uint32_t np = gr_reader_u32(r), nv = gr_reader_u32(r), nt = gr_reader_u32(r);
             const bool covered = gr_body_needs_particles(&b), mesh = b.shape == GR_SHAPE_MESH;
             RCHECK(np <= GR_MAX_BODY_PARTICLES && nv <= GR_MAX_MESH_ELEMENTS && nt <= GR_MAX_MESH_ELEMENTS &&
-                   (np > 0) == covered && (mesh ? nv >= 4 && nt >= 4 : nv == 0 && nt == 0) &&
-                   gr_reader_left(r) / 24 >= (uint64_t)np + nv + nt / 2);
+                       (np > 0) == covered && (mesh ? nv >= 4 && nt >= 4 : nv == 0 && nt == 0) &&
+                       gr_reader_left(r) / 24 >= (uint64_t)np + nv + nt / 2,
+                   "a body's particle or mesh counts do not fit its shape and motion");
             RCHECK(!covered || (b.particle_radius > 0 && isfinite(b.particle_radius) && b.particle_density > 0 &&
                                 isfinite(b.particle_density) && isfinite(b.particle_offset) && b.mass > 0 &&
                                 isfinite(b.mass) && v3_finite(b.inertia) && b.inertia.x > 0 && b.inertia.y > 0 &&
                                 b.inertia.z > 0 && v3_finite(b.com) && quat_finite(b.principal) &&
-                                fabs(quat_len2(b.principal) - 1) < 1e-6 && isfinite(b.mesh_bound)));
+                                fabs(quat_len2(b.principal) - 1) < 1e-6 && isfinite(b.mesh_bound)),
+                   "a particle-covered body's mass properties are invalid");
             /* arrays: owned by the parts from here on, so a later failure frees them */
             b.particle_count = np;
             b.mesh_vertex_count = nv;
@@ -481,18 +539,18 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
             gr_reader_f64s(r, (double *)b.particles, (size_t)np * 3);
             gr_reader_f64s(r, (double *)b.mesh_vertices, (size_t)nv * 3);
             gr_reader_u32s(r, b.mesh_indices, (size_t)nt * 3);
-            RCHECK(true);
+            RCHECK(true, "");
             for (uint32_t k = 0; k < np; k++)
-                RCHECK(v3_finite(b.particles[k]));
+                RCHECK(v3_finite(b.particles[k]), "a body particle is not finite");
             for (uint32_t k = 0; k < nv; k++)
-                RCHECK(v3_finite(b.mesh_vertices[k]));
+                RCHECK(v3_finite(b.mesh_vertices[k]), "a mesh vertex is not finite");
             for (size_t k = 0; k < (size_t)nt * 3; k++)
-                RCHECK(b.mesh_indices[k] < nv);
+                RCHECK(b.mesh_indices[k] < nv, "a mesh triangle names a vertex it does not have");
             const gr_status q = gr_body_build_mesh_query(&b, &w->mem);
             p->bodies.data[i] = b; /* owns the query from here on */
             if (q == GR_ERROR_OUT_OF_MEMORY)
                 return q;
-            RCHECK(q == GR_OK);
+            RCHECK(q == GR_OK, "a body mesh cannot be binned");
         }
         /* user data is a pointer of this process: kept from the body now in the same slot */
         if (alive && i < w->bodies.slot_count && w->bodies.alive[i] && w->bodies.gen[i] == gen)
@@ -511,34 +569,87 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
 
     gr_grain_table *t = &p->grains;
     uint32_t slots = gr_reader_u32(r), count = gr_reader_u32(r), free_head = gr_reader_u32(r);
-    RCHECK(slots <= GR_MAX_GRAINS && count <= slots && gr_reader_left(r) / 11 >= slots);
+    RCHECK(slots <= GR_MAX_GRAINS && count <= slots && gr_reader_left(r) / 11 >= slots,
+           "the grain slot counts are out of range");
     if (slots && !gr_grain_table_reserve(t, &w->mem, slots))
         return GR_ERROR_OUT_OF_MEMORY;
     gr_reader_u16s(r, t->gen, slots);
     gr_reader_bytes(r, t->alive, slots);
     gr_reader_u32s(r, t->pos, slots);
-    RCHECK(gr_reader_left(r) / 4 >= count);
+    RCHECK(gr_reader_left(r) / 4 >= count, "");
     gr_reader_u32s(r, t->list, count);
-    RCHECK(true);
+    RCHECK(true, "");
     t->slot_count = slots;
     t->count = count;
     t->free_head = free_head;
     /* list and pos agree, alive slots are exactly the listed ones, the free chain is sound */
     uint32_t alive = 0;
     for (uint32_t i = 0; i < slots; i++) {
-        RCHECK(t->alive[i] <= 1 && t->gen[i] != 0);
+        RCHECK(t->alive[i] <= 1 && t->gen[i] != 0, "a grain slot's generation or state is invalid");
         t->dense[i] = GR_INVALID_INDEX;
         alive += t->alive[i];
     }
-    RCHECK(alive == count);
+    RCHECK(alive == count, "the grain count differs from its live grain slots");
     for (uint32_t k = 0; k < count; k++)
-        RCHECK(t->list[k] < slots && t->alive[t->list[k]] && t->pos[t->list[k]] == k);
+        RCHECK(t->list[k] < slots && t->alive[t->list[k]] && t->pos[t->list[k]] == k,
+               "the grain list and the grain slots disagree");
     uint32_t chain = 0;
-    for (uint32_t s = free_head; s != GR_INVALID_INDEX; s = t->pos[s]) {
-        RCHECK(s < slots && !t->alive[s] && ++chain <= slots);
-    }
-    RCHECK(chain == slots - count);
+    for (uint32_t s = free_head; s != GR_INVALID_INDEX; s = t->pos[s])
+        RCHECK(s < slots && !t->alive[s] && ++chain <= slots, "the chain of free grain slots is broken");
+    RCHECK(chain == slots - count, "the chain of free grain slots misses some");
     return GR_OK;
+}
+
+/* The payload, read in chunks into a buffer that doubles as data arrives (never more than
+ * twice what the stream delivered, whatever size the header declares). */
+static gr_status read_payload(gr_world *w, gr_read_fn *read, void *user, uint64_t size, unsigned char **out,
+                              size_t *out_cap, size_t *got_out)
+{
+    size_t cap = (size_t)GR_MIN(size, (uint64_t)SNAPSHOT_FIRST_CHUNK), got = 0;
+    *got_out = 0;
+    unsigned char *data = (unsigned char *)gr_mem_alloc(&w->mem, cap);
+    if (!data)
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (;;) {
+        if (got == cap) {
+            if (got == size)
+                break;
+            const size_t next = (size_t)GR_MIN(size, (uint64_t)cap * 2);
+            unsigned char *grown = (unsigned char *)gr_mem_alloc(&w->mem, next);
+            if (!grown) {
+                *got_out = got;
+                gr_mem_free(&w->mem, data, cap);
+                return GR_ERROR_OUT_OF_MEMORY;
+            }
+            memcpy(grown, data, got);
+            gr_mem_free(&w->mem, data, cap);
+            data = grown;
+            cap = next;
+        }
+        const size_t want = cap - got;
+        size_t n = read(user, data + got, want);
+        if (n > want)
+            n = 0; /* a misbehaving callback: treat as end of data */
+        got += n;
+        if (n < want)
+            break;
+    }
+    *out = data;
+    *out_cap = cap;
+    *got_out = got;
+    return GR_OK;
+}
+
+/* Formats read: the current one, and older ones whose differences take defaults. */
+static bool format_readable(uint32_t version, gr_solver_kind solver)
+{
+    if (version == SNAPSHOT_VERSION)
+        return true;
+    /* DEM: formats 3 to 5 differ only in the PBD settings they carry (fewer of them) */
+    if (solver == GR_SOLVER_DEM)
+        return version >= 3 && version <= 5;
+    /* PBD: format 5 lacks the deep-sleep state (nothing was frozen then) */
+    return solver == GR_SOLVER_PBD && version == 5;
 }
 
 GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
@@ -556,48 +667,43 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     if (gr_crc32(0, hdr, 28) != hcrc)
         return gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot header is corrupt (checksum)");
     uint32_t version = (uint32_t)hdr[8] | (uint32_t)hdr[9] << 8 | (uint32_t)hdr[10] << 16 | (uint32_t)hdr[11] << 24;
-    if (version != SNAPSHOT_VERSION)
-        return gr_fail(w, GR_ERROR_VERSION, f, "snapshot format %u; this library reads format %u", version,
-                       SNAPSHOT_VERSION);
     uint32_t solver = (uint32_t)hdr[12] | (uint32_t)hdr[13] << 8 | (uint32_t)hdr[14] << 16 | (uint32_t)hdr[15] << 24;
+    if (version > SNAPSHOT_VERSION)
+        return gr_fail(w, GR_ERROR_VERSION, f, "snapshot format %u is newer than this library's (format %u)", version,
+                       SNAPSHOT_VERSION);
     if (solver != (uint32_t)w->def.solver)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "the snapshot is of solver %u, this world runs solver %u", solver,
                        (unsigned)w->def.solver);
+    if (!format_readable(version, w->def.solver))
+        return gr_fail(w, GR_ERROR_VERSION, f,
+                       "snapshot format %u (%s) is no longer read: this library reads %s snapshots of formats %s",
+                       version, w->solver->name, w->solver->name, w->def.solver == GR_SOLVER_DEM ? "3 to 6" : "5 and 6");
     uint64_t size = 0;
     for (int i = 7; i >= 0; i--)
         size = size << 8 | hdr[16 + i];
     uint32_t crc = (uint32_t)hdr[24] | (uint32_t)hdr[25] << 8 | (uint32_t)hdr[26] << 16 | (uint32_t)hdr[27] << 24;
-    if (size == 0 || size > SNAPSHOT_MAX || size > (uint64_t)SIZE_MAX)
+    if (size == 0 || size > SNAPSHOT_MAX || size > (uint64_t)SIZE_MAX / 2)
         return gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot declares an impossible size (%llu bytes)",
                        (unsigned long long)size);
-    unsigned char *data = (unsigned char *)gr_mem_alloc(&w->mem, (size_t)size);
-    if (!data)
-        return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating %llu bytes for the snapshot failed",
-                       (unsigned long long)size);
-    size_t got = 0;
-    while (got < size) {
-        size_t want = (size_t)(size - got) < ((size_t)1 << 24) ? (size_t)(size - got) : ((size_t)1 << 24);
-        size_t n = read(user, data + got, want);
-        if (n > want)
-            n = 0; /* a misbehaving callback: treat as end of data */
-        got += n;
-        if (n < want)
-            break;
-    }
-    gr_status st = GR_OK;
+    unsigned char *data;
+    size_t cap, got;
+    gr_status st = read_payload(w, read, user, size, &data, &cap, &got);
+    if (st != GR_OK)
+        return gr_fail(w, st, f, "out of memory after reading %zu bytes of the snapshot", got);
     if (got != size)
         st = gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot is truncated (%zu of %llu bytes)", got,
                      (unsigned long long)size);
     else if (gr_crc32(0, data, (size_t)size) != crc)
         st = gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot is corrupt (checksum mismatch)");
     if (st != GR_OK) {
-        gr_mem_free(&w->mem, data, (size_t)size);
+        gr_mem_free(&w->mem, data, cap);
         return st;
     }
 
     /* Parse into new parts; the world's own parts are swapped in only on success. */
     gr_stream_reader r;
     gr_reader_init(&r, data, (size_t)size);
+    r.format = version;
     world_parts p;
     memset(&p, 0, sizeof p);
     gr_materials_init(&p.materials);
@@ -625,8 +731,10 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         st = w->solver->create(w, &new_state);
         if (st == GR_OK)
             st = w->solver->load(new_state, &r);
-        if (st == GR_OK && r.pos != r.size)
+        if (st == GR_OK && r.pos != r.size) {
+            gr_reader_fail(&r, "it carries bytes after its content");
             st = GR_ERROR_CORRUPT_DATA;
+        }
         p.materials = w->materials;
         p.clumps = w->clumps;
         p.bodies = w->bodies;
@@ -643,12 +751,13 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         w->pbd = old_pbd;
         w->solver_state = old_state;
         parts_free(&p, &w->mem);
-        gr_mem_free(&w->mem, data, (size_t)size);
+        gr_mem_free(&w->mem, data, cap);
         if (st == GR_ERROR_OUT_OF_MEMORY)
             return gr_fail(w, st, f, "out of memory while loading; the world is unchanged");
-        return gr_fail(w, st, f, "the snapshot content is inconsistent (check %s%s:%d); the world is unchanged",
-                       r.fail_line > 0 ? "api" : w->solver->name, "_snapshot.c",
-                       r.fail_line > 0 ? r.fail_line : -r.fail_line);
+        const char *why = r.fail_what ? r.fail_what : "it is inconsistent";
+        if (st == GR_ERROR_CORRUPT_DATA)
+            return gr_fail(w, st, f, "the snapshot is refused: %s; the world is unchanged", why);
+        return gr_fail(w, st, f, "%s; the world is unchanged", why);
     }
     /* commit */
     w->solver->destroy(old_state);
@@ -670,6 +779,6 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     w->def.bounds_min = p.bounds_min;
     w->def.bounds_max = p.bounds_max;
     w->default_material = p.default_material;
-    gr_mem_free(&w->mem, data, (size_t)size);
+    gr_mem_free(&w->mem, data, cap);
     return GR_OK;
 }

@@ -110,11 +110,10 @@ gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char
 }
 
 /* A world def is checked before the world exists: messages go to the def's logger through a
- * stand-in world (see gr_world_create). */
-static gr_status validate_world_def(const gr_world *w, const gr_world_def *d, gr_dem_def *dem_out,
-                                    gr_pbd_def *pbd_out)
+ * stand-in world (see gr_world_create). gr_world_load checks a snapshot's settings here too. */
+gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const char *f, gr_dem_def *dem_out,
+                                gr_pbd_def *pbd_out)
 {
-    const char *f = "gr_world_create";
     GR_CHECK(gr_check_enum(w, (uint32_t)d->solver, 4, f, "def.solver"));
     GR_CHECK(gr_check_vec(w, d->gravity, f, "def.gravity"));
     GR_CHECK(gr_check_positive(w, d->substep, true, f, "def.substep"));
@@ -177,7 +176,7 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
         return gr_fail(&probe, GR_ERROR_NULL_ARGUMENT, func, "out is NULL");
     GR_CHECK(gr_def_read(&probe, GR_DEF_WORLD, user_def, &def, func, "def"));
     probe.def.logger = def.logger;
-    GR_CHECK(validate_world_def(&probe, &def, &dem, &pbd));
+    GR_CHECK(gr_validate_world_def(&probe, &def, func, &dem, &pbd));
     if (def.solver == GR_SOLVER_DEFAULT)
         def.solver = GR_SOLVER_DEM;
     if (def.worker_count == 0)

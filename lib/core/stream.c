@@ -112,7 +112,8 @@ void gr_reader_init(gr_stream_reader *r, const void *data, size_t size)
     r->size = size;
     r->pos = 0;
     r->bad = false;
-    r->fail_line = 0;
+    r->fail_what = NULL;
+    r->format = 0;
 }
 
 void gr_reader_bytes(gr_stream_reader *r, void *out, size_t size)

@@ -33,7 +33,8 @@ typedef struct gr_stream_reader {
     size_t size;
     size_t pos;
     bool bad;
-    int fail_line; ///< source line of the first failed consistency check (for the message)
+    const char *fail_what; ///< the first broken rule, a phrase for the error message (NULL: none)
+    uint32_t format;       ///< snapshot format being read (older ones lack some fields)
 } gr_stream_reader;
 
 void gr_reader_init(gr_stream_reader *r, const void *data, size_t size);
@@ -46,5 +47,22 @@ void gr_reader_u16s(gr_stream_reader *r, uint16_t *v, size_t n);
 void gr_reader_f64s(gr_stream_reader *r, double *v, size_t n);
 /// Bytes left (to bound counts read from the stream before allocating for them).
 static inline size_t gr_reader_left(const gr_stream_reader *r) { return r->bad ? 0 : r->size - r->pos; }
+
+/// Record why loading stops (the first reason wins; a read past the end is named as such).
+static inline void gr_reader_fail(gr_stream_reader *r, const char *what)
+{
+    if (!r->fail_what)
+        r->fail_what = r->bad ? "its content ends before everything it declares was read" : what;
+}
+
+/// A loader's consistency check: unless `cond` holds (and nothing was read past the end),
+/// stop with GR_ERROR_CORRUPT_DATA, `what` saying in words which rule the snapshot breaks.
+#define GR_LOAD_CHECK(r, cond, what)          \
+    do {                                      \
+        if ((r)->bad || !(cond)) {            \
+            gr_reader_fail((r), (what));      \
+            return GR_ERROR_CORRUPT_DATA;     \
+        }                                     \
+    } while (0)
 
 #endif /* GR_CORE_STREAM_H */

@@ -637,6 +637,10 @@ gr_status dem_step_rkf45(dem_state *st, double T)
             evaluate(st, 0.0, 0.0);
             if (++aborts > 1)
                 h = 0.5 * step;
+            if (h < h_min) { /* a grain outruns any list (loaded absurd state): never loop */
+                result = GR_ERROR_UNSTABLE;
+                break;
+            }
             continue;
         }
         if (!(err <= 1.0)) {

@@ -12,6 +12,8 @@
 
 static void put_v3s(gr_stream_writer *w, const gr_vec3 *v, uint32_t n) { gr_writer_f64s(w, (const double *)v, (size_t)n * 3); }
 static void get_v3s(gr_stream_reader *r, gr_vec3 *v, uint32_t n) { gr_reader_f64s(r, (double *)v, (size_t)n * 3); }
+/* As pbd_bodies.c decides it: such bodies' particles do not move with forces. */
+static bool is_fixed_motion(gr_motion_type m) { return m == GR_MOTION_STATIC || m == GR_MOTION_KINEMATIC; }
 
 gr_status pbd_save(const void *state, gr_stream_writer *w)
 {
@@ -74,13 +76,7 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
     return GR_OK;
 }
 
-#define LOAD_CHECK(cond)                  \
-    do {                                  \
-        if (!(cond) || r->bad) {          \
-            r->fail_line = -__LINE__;     \
-            return GR_ERROR_CORRUPT_DATA; \
-        }                                 \
-    } while (0)
+#define LOAD_CHECK(cond, what) GR_LOAD_CHECK(r, cond, what)
 
 /* Load into a fresh state created for the snapshot's world (bodies, materials and the grain
  * table already restored and validated by the caller). */
@@ -88,10 +84,12 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
 {
     pbd_state *st = (pbd_state *)state;
     gr_world *world = st->world;
-    LOAD_CHECK(gr_reader_u32(r) == PBD_SECTION_TAG);
+    LOAD_CHECK(gr_reader_u32(r) == PBD_SECTION_TAG, "the PBD section is missing");
+    const bool sleep_state = r->format >= 6; /* format 5 predates deep sleep */
     const uint32_t n = gr_reader_u32(r), n_grains = gr_reader_u32(r);
     /* 15 doubles, 4 words and a byte per particle must still be in the stream */
-    LOAD_CHECK(n <= GR_MAX_GRAINS && n_grains <= n && n <= gr_reader_left(r) / (8 * 15 + 4 * 4 + 1));
+    LOAD_CHECK(n <= GR_MAX_GRAINS && n_grains <= n && n <= gr_reader_left(r) / (8 * 15 + 4 * 4 + 1),
+               "the particle counts are out of range");
     if (pbd_reserve_particles(st, GR_MAX(n, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
     get_v3s(r, st->x, n);
@@ -99,7 +97,10 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     get_v3s(r, st->f, n);
     get_v3s(r, st->rest, n);
     gr_reader_f64s(r, st->calm, n);
-    gr_reader_bytes(r, st->stir, n);
+    if (sleep_state)
+        gr_reader_bytes(r, st->stir, n);
+    else
+        memset(st->stir, 0, n);
     gr_reader_f64s(r, st->r, n);
     gr_reader_f64s(r, st->inv_m, n);
     gr_reader_u32s(r, st->mat, n);
@@ -107,7 +108,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     gr_reader_u32s(r, st->slot, n);
     gr_reader_u32s(r, st->touch, n);
     const uint32_t nb = gr_reader_u32(r);
-    LOAD_CHECK(nb <= n && nb <= gr_reader_left(r) / (4 * 4 + 8 * 14));
+    LOAD_CHECK(nb <= n && nb <= gr_reader_left(r) / (4 * 4 + 8 * 14), "the body record count is out of range");
     const gr_body_store *bs = &world->bodies;
     for (uint32_t b = 0; b < nb; b++) {
         pbd_body pb;
@@ -120,12 +121,17 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         gr_reader_f64s(r, (double *)&pb.rot, 4);
         gr_reader_f64s(r, (double *)&pb.momentum, 3);
         gr_reader_f64s(r, (double *)&pb.spin, 3);
-        LOAD_CHECK(pb.slot < bs->slot_count && bs->alive[pb.slot] && bs->data[pb.slot].particles);
-        LOAD_CHECK(pb.first <= n && pb.count >= 1 && pb.count <= n - pb.first && pb.fixed <= 1);
-        LOAD_CHECK(pb.count == bs->data[pb.slot].particle_count);
+        LOAD_CHECK(pb.slot < bs->slot_count && bs->alive[pb.slot] && bs->data[pb.slot].particles,
+                   "a body record names no live particle-covered body");
+        LOAD_CHECK(pb.first <= n && pb.count >= 1 && pb.count <= n - pb.first,
+                   "a body record's particle range lies outside the particles");
+        LOAD_CHECK(pb.count == bs->data[pb.slot].particle_count, "a body record's particle count is not its body's");
+        LOAD_CHECK(pb.fixed == (is_fixed_motion(bs->data[pb.slot].motion) ? 1u : 0u),
+                   "a body record's fixed flag does not match its body's motion");
         LOAD_CHECK(isfinite(pb.particle_mass) && pb.particle_mass > 0 && v3_finite(pb.centroid) &&
-                   quat_finite(pb.rot) && fabs(quat_len2(pb.rot) - 1.0) < 1e-6 && v3_finite(pb.momentum) &&
-                   v3_finite(pb.spin));
+                       quat_finite(pb.rot) && fabs(quat_len2(pb.rot) - 1.0) < 1e-6 && v3_finite(pb.momentum) &&
+                       v3_finite(pb.spin),
+                   "a body record's state is not finite or not normalised");
         if (pbd_reserve_records(st, st->nb + 1) != GR_OK)
             return GR_ERROR_OUT_OF_MEMORY;
         st->bodies[st->nb++] = pb;
@@ -133,26 +139,31 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     st->contact_pairs = gr_reader_u64(r);
     st->body_pairs = gr_reader_u64(r);
     st->rebuilds = gr_reader_u64(r);
-    const uint32_t thaw = gr_reader_u32(r);
-    LOAD_CHECK(thaw <= 1);
+    /* format 5: nothing was frozen, so no force records, and the next substep thaws all */
+    const uint32_t thaw = sleep_state ? gr_reader_u32(r) : 1u;
+    LOAD_CHECK(thaw <= 1, "the thaw flag is invalid");
     st->thaw = thaw == 1;
-    const uint32_t records = gr_reader_u32(r);
-    LOAD_CHECK(records <= 2 * n && records <= gr_reader_left(r) / (2 * 4 + 6 * 8));
+    const uint32_t records = sleep_state ? gr_reader_u32(r) : 0u;
+    LOAD_CHECK(records <= 2 * n && records <= gr_reader_left(r) / (2 * 4 + 6 * 8),
+               "the force record count is out of range");
     if (pbd_reserve_sensing(st) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
     for (uint32_t e = 0; e < records; e++) {
         const uint32_t k = gr_reader_u32(r), slot = gr_reader_u32(r);
-        LOAD_CHECK(k < 2 * n && slot < bs->slot_count && bs->alive[slot] && st->sense_slot[k] == GR_INVALID_INDEX);
+        LOAD_CHECK(k < 2 * n && st->sense_slot[k] == GR_INVALID_INDEX,
+                   "a force record's place is out of range or taken twice");
+        LOAD_CHECK(slot < bs->slot_count && bs->alive[slot], "a force record names no live body");
         st->sense_slot[k] = slot;
         get_v3s(r, &st->sense_force[k], 1);
         get_v3s(r, &st->sense_torque[k], 1);
-        LOAD_CHECK(v3_finite(st->sense_force[k]) && v3_finite(st->sense_torque[k]));
+        LOAD_CHECK(v3_finite(st->sense_force[k]) && v3_finite(st->sense_torque[k]), "a force record is not finite");
     }
-    LOAD_CHECK(n <= gr_reader_left(r));
+    LOAD_CHECK(n <= gr_reader_left(r), "");
     gr_reader_bytes(r, st->sampled, n);
     st->hr_batches = gr_reader_u64(r);
     const uint32_t hr_n = gr_reader_u32(r);
-    LOAD_CHECK(hr_n <= GR_MAX_GRAINS && hr_n <= gr_reader_left(r) / sizeof(pbd_point));
+    LOAD_CHECK(hr_n <= GR_MAX_GRAINS && hr_n <= gr_reader_left(r) / sizeof(pbd_point),
+               "the render point count is out of range");
     if (pbd_reserve_points(st, GR_MAX(hr_n, 1u)) != GR_OK)
         return GR_ERROR_OUT_OF_MEMORY;
     for (uint32_t id = 0; id < hr_n; id++)
@@ -164,7 +175,10 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         memcpy(p, words, sizeof *p);
         /* finite, and the render indices a permutation */
         LOAD_CHECK(isfinite(p->x) && isfinite(p->y) && isfinite(p->z) && isfinite(p->vx) && isfinite(p->vy) &&
-                   isfinite(p->vz) && p->rest <= 1 && p->id < hr_n && st->hr_at[p->id] == GR_INVALID_INDEX);
+                       isfinite(p->vz) && p->rest <= 1,
+                   "a render point is not finite");
+        LOAD_CHECK(p->id < hr_n && st->hr_at[p->id] == GR_INVALID_INDEX,
+                   "the render points' indices are not each index once");
         st->hr_at[p->id] = q;
     }
     st->hr_n = hr_n;
@@ -180,44 +194,50 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     st->body_of_slot = map;
     st->b_slot_cap = slots;
     for (uint32_t b = 0; b < nb; b++) {
-        LOAD_CHECK(map[st->bodies[b].slot] == GR_INVALID_INDEX); /* one record per body */
+        LOAD_CHECK(map[st->bodies[b].slot] == GR_INVALID_INDEX, "a body has two records");
         map[st->bodies[b].slot] = b;
     }
     /* every body with particles has its record */
     for (uint32_t a = 0; a < bs->count; a++)
-        LOAD_CHECK(!bs->data[bs->active[a]].particles || map[bs->active[a]] != GR_INVALID_INDEX);
+        LOAD_CHECK(!bs->data[bs->active[a]].particles || map[bs->active[a]] != GR_INVALID_INDEX,
+                   "a particle-covered body has no record");
     /* particles: owners and grain slots consistent with the records and the grain table */
     gr_grain_table *t = &world->grains;
-    LOAD_CHECK(n_grains == t->count);
+    LOAD_CHECK(n_grains == t->count, "the grain count differs from the live grain slots");
     uint32_t grains = 0;
     st->r_min = INFINITY;
     st->r_max = 0;
     for (uint32_t i = 0; i < n; i++) {
         LOAD_CHECK(v3_finite(st->x[i]) && v3_finite(st->v[i]) && v3_finite(st->f[i]) && v3_finite(st->rest[i]) &&
-                   isfinite(st->calm[i]) && st->calm[i] >= 0 && st->stir[i] <= PBD_STIR_SUBSTEPS);
-        LOAD_CHECK(isfinite(st->r[i]) && st->r[i] > 0 && isfinite(st->inv_m[i]) && st->inv_m[i] >= 0);
-        LOAD_CHECK(st->mat[i] < world->materials.count);
+                       isfinite(st->calm[i]) && st->calm[i] >= 0 && st->stir[i] <= PBD_STIR_SUBSTEPS,
+                   "a particle's state is not finite");
+        LOAD_CHECK(isfinite(st->r[i]) && st->r[i] > 0 && isfinite(st->inv_m[i]) && st->inv_m[i] >= 0,
+                   "a particle's radius or mass is invalid");
+        LOAD_CHECK(st->mat[i] < world->materials.count, "a particle's material is not one of its materials");
         const uint32_t o = st->owner[i];
         if (o == GR_INVALID_INDEX) {
             const uint32_t slot = st->slot[i];
-            LOAD_CHECK(slot < t->slot_count && t->alive[slot] && t->dense[slot] == GR_INVALID_INDEX &&
-                       st->inv_m[i] > 0);
+            LOAD_CHECK(slot < t->slot_count && t->alive[slot] && t->dense[slot] == GR_INVALID_INDEX,
+                       "a grain's slot is not live or is taken twice");
+            LOAD_CHECK(st->inv_m[i] > 0 && st->r[i] <= 1e3, "a grain's radius or mass is out of range");
             t->dense[slot] = i;
             grains++;
         } else {
             LOAD_CHECK(o < nb && i >= st->bodies[o].first && i < st->bodies[o].first + st->bodies[o].count &&
-                       st->slot[i] == GR_INVALID_INDEX);
-            LOAD_CHECK((st->inv_m[i] == 0) == (st->bodies[o].fixed == 1));
+                           st->slot[i] == GR_INVALID_INDEX,
+                       "a body particle lies outside its body record's range");
+            LOAD_CHECK((st->inv_m[i] == 0) == (st->bodies[o].fixed == 1),
+                       "a body particle's mass does not match its body's motion");
         }
         st->xp[i] = st->x[i];
         if (st->inv_m[i] != 0)
             st->r_min = GR_MIN(st->r_min, st->r[i]);
         st->r_max = GR_MAX(st->r_max, st->r[i]);
     }
-    LOAD_CHECK(grains == n_grains);
+    LOAD_CHECK(grains == n_grains, "the grain count differs from the grain particles");
     for (uint32_t b = 0; b < nb; b++) /* every particle of a record's range is its own */
         for (uint32_t i = st->bodies[b].first; i < st->bodies[b].first + st->bodies[b].count; i++)
-            LOAD_CHECK(st->owner[i] == b);
+            LOAD_CHECK(st->owner[i] == b, "a body record's range holds a particle not its own");
     st->n = n;
     st->n_grains = n_grains;
     return GR_OK;
