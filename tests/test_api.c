@@ -542,6 +542,161 @@ static void test_stale_handles_after_reuse(void)
     gr_world_destroy(w);
 }
 
+/* ---- handles never alias (gr_base.h) ---- */
+
+/* An arena: a level reload hands the next world exactly the memory of the last one. */
+typedef struct arena {
+    unsigned char *base;
+    size_t size, used;
+} arena;
+static void *arena_alloc(size_t size, size_t align, void *user)
+{
+    arena *a = (arena *)user;
+    size_t at = (a->used + align - 1) & ~(align - 1);
+    if (at + size > a->size)
+        return NULL;
+    a->used = at + size;
+    return a->base + at;
+}
+static void arena_free(void *ptr, size_t size, void *user) { (void)ptr, (void)size, (void)user; }
+
+static void test_handles_arena_reload(void)
+{
+    arena ar = {(unsigned char *)malloc(64u << 20), 64u << 20, 0};
+    const gr_allocator alloc = {arena_alloc, arena_free, &ar};
+    gr_world *a, *b;
+    CHECK_OK(NULL, tu_world(&a, 1, &alloc));
+    gr_grain_def gd = grain_def();
+    gr_grain ga;
+    gr_body floor_a;
+    CHECK_OK(a, gr_add_grain(a, &gd, &ga));
+    gr_body_def pd = body_def(GR_SHAPE_PLANE);
+    CHECK_OK(a, gr_add_body(a, &pd, &floor_a));
+    const gr_material ma = gr_world_get_default_material(a);
+    gr_world_destroy(a);
+    ar.used = 0; /* the reload: same memory, same def, same seed */
+    CHECK_OK(NULL, tu_world(&b, 1, &alloc));
+    CHECK((void *)b == (void *)a);
+    gr_grain gb;
+    gr_body floor_b;
+    CHECK_OK(b, gr_add_grain(b, &gd, &gb));
+    CHECK_OK(b, gr_add_body(b, &pd, &floor_b));
+    gr_grain_state st;
+    CHECK(!gr_grain_is_valid(b, ga) && !gr_body_is_valid(b, floor_a));
+    CHECK_STATUS(GR_ERROR_WRONG_WORLD, gr_grain_get_state(b, ga, &st));
+    CHECK_STATUS(GR_ERROR_WRONG_WORLD, gr_remove_body(b, floor_a));
+    gr_material_def md;
+    md.size = sizeof md;
+    CHECK_STATUS(GR_ERROR_WRONG_WORLD, gr_material_get_def(b, ma, &md));
+    CHECK_OK(b, gr_grain_get_state(b, gb, &st));
+    gr_world_destroy(b);
+    free(ar.base);
+}
+
+/* Many live worlds: none accepts another's handles. */
+static void test_handles_many_worlds(void)
+{
+    enum { N = 1000 }; /* 16-bit tags from addresses collided among ~420 */
+    gr_world **w = (gr_world **)calloc(N, sizeof *w);
+    gr_grain *g = (gr_grain *)calloc(N, sizeof *g);
+    gr_body *b = (gr_body *)calloc(N, sizeof *b);
+    gr_grain_def gd = grain_def();
+    gr_body_def pd = body_def(GR_SHAPE_PLANE);
+    for (int i = 0; i < N; i++) {
+        CHECK_OK(NULL, tu_world(&w[i], 1, NULL));
+        CHECK_OK(w[i], gr_add_grain(w[i], &gd, &g[i]));
+        CHECK_OK(w[i], gr_add_body(w[i], &pd, &b[i]));
+    }
+    int accepted = 0;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            const int own = i == j;
+            double r;
+            gr_vec3 p;
+            gr_quat q;
+            accepted += gr_grain_is_valid(w[i], g[j]) != own || gr_body_is_valid(w[i], b[j]) != own;
+            if (!own)
+                accepted += gr_grain_get_radius(w[i], g[j], &r) != GR_ERROR_WRONG_WORLD ||
+                            gr_body_get_pose(w[i], b[j], &p, &q) != GR_ERROR_WRONG_WORLD;
+        }
+    CHECK(accepted == 0);
+    for (int i = 0; i < N; i++)
+        gr_world_destroy(w[i]);
+    free(w);
+    free(g);
+    free(b);
+}
+
+/* One grain slot and one body slot reused past the 16-bit generation: no handle ever issued
+ * becomes valid again. */
+static void test_handles_slot_reuse(void)
+{
+    gr_world *w;
+    CHECK_OK(NULL, tu_world(&w, 1, NULL));
+    enum { CYCLES = 65536 + 64 };
+    gr_grain_def gd = grain_def();
+    gr_body_def pd = body_def(GR_SHAPE_PLANE);
+    gr_grain first_g, g;
+    gr_body first_b, b;
+    CHECK_OK(w, gr_add_grain(w, &gd, &first_g));
+    CHECK_OK(w, gr_add_body(w, &pd, &first_b));
+    gr_grain prev_g = first_g;
+    gr_body prev_b = first_b;
+    int revived = 0;
+    for (int k = 0; k < CYCLES; k++) {
+        CHECK_OK(w, gr_remove_grain(w, prev_g));
+        CHECK_OK(w, gr_remove_body(w, prev_b));
+        CHECK_OK(w, gr_add_grain(w, &gd, &g));
+        CHECK_OK(w, gr_add_body(w, &pd, &b));
+        revived += gr_grain_is_valid(w, first_g) + gr_grain_is_valid(w, prev_g) + gr_body_is_valid(w, first_b) +
+                   gr_body_is_valid(w, prev_b) + (g.id == first_g.id) + (b.id == first_b.id);
+        prev_g = g;
+        prev_b = b;
+    }
+    CHECK(revived == 0);
+    CHECK(gr_world_get_grain_count(w) == 1 && gr_grain_is_valid(w, g) && gr_body_is_valid(w, b));
+    gr_world_destroy(w);
+}
+
+/* A world that loads another's snapshot keeps its own tag: the other's handles stay foreign. */
+static void test_handles_load_keeps_tag(void)
+{
+    gr_world *a, *b;
+    CHECK_OK(NULL, tu_world(&a, 1, NULL));
+    CHECK_OK(NULL, tu_world(&b, 1, NULL));
+    gr_grain_def gd = grain_def();
+    gr_grain ga[3];
+    gr_body fa;
+    gr_body_def pd = body_def(GR_SHAPE_PLANE);
+    CHECK_OK(a, gr_add_body(a, &pd, &fa));
+    for (int i = 0; i < 3; i++) {
+        gd.position.x = 0.01 * i;
+        CHECK_OK(a, gr_add_grain(a, &gd, &ga[i]));
+    }
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(a, gr_world_save(a, tu_stream_write, &s));
+    CHECK_OK(b, gr_world_load(b, tu_stream_read, &s));
+    CHECK(gr_world_get_grain_count(b) == 3);
+    gr_grain_state st;
+    for (int i = 0; i < 3; i++) {
+        CHECK(!gr_grain_is_valid(b, ga[i]));
+        CHECK_STATUS(GR_ERROR_WRONG_WORLD, gr_grain_get_state(b, ga[i], &st));
+    }
+    CHECK(!gr_body_is_valid(b, fa));
+    /* b's own handles of the restored grains work in b and only there */
+    uint64_t ids[3];
+    CHECK_OK(b, gr_read_grains(b, GR_FIELD_HANDLE, GR_TYPE_U64, 0, 3, ids, 0));
+    for (int i = 0; i < 3; i++) {
+        gr_grain gb = {ids[i]};
+        CHECK(gr_grain_is_valid(b, gb) && !gr_grain_is_valid(a, gb));
+        CHECK((ids[i] & 0x7ffffffffffull) == (ga[i].id & 0x7ffffffffffull)); /* same slot and generation */
+    }
+    tu_stream_free(&s);
+    gr_world_destroy(a);
+    gr_world_destroy(b);
+}
+
 /* Defs built against an older, shorter header work: missing fields take the defaults. */
 typedef struct old_material_def {
     uint32_t size;
@@ -586,6 +741,10 @@ int main(int argc, char **argv)
         {"bad_world_defs", test_bad_world_defs},
         {"stale_handles_after_reuse", test_stale_handles_after_reuse},
         {"shorter_def_gets_defaults", test_shorter_def_gets_defaults},
+        {"handles_arena_reload", test_handles_arena_reload},
+        {"handles_many_worlds", test_handles_many_worlds},
+        {"handles_slot_reuse", test_handles_slot_reuse},
+        {"handles_load_keeps_tag", test_handles_load_keeps_tag},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -223,7 +223,18 @@ static void test_handles(void)
 {
     uint64_t id = gr_handle_make(0xbeef, 7, 123456);
     CHECK(gr_handle_tag(id) == 0xbeef && gr_handle_gen(id) == 7 && gr_handle_slot(id) == 123456);
-    CHECK(gr_next_generation(0xffff) == 1);
+    /* the fields at their limits do not spill into each other */
+    const uint32_t top_slot = GR_HANDLE_SLOT_LIMIT - 1u;
+    CHECK(GR_MAX_GRAINS <= top_slot && GR_MAX_BODIES <= top_slot && GR_MAX_MATERIALS <= top_slot &&
+          GR_MAX_CLUMP_TEMPLATES <= top_slot);
+    id = gr_handle_make(GR_HANDLE_TAG_MAX, GR_HANDLE_GEN_MAX, top_slot);
+    CHECK(id == UINT64_MAX && gr_handle_tag(id) == GR_HANDLE_TAG_MAX && gr_handle_gen(id) == GR_HANDLE_GEN_MAX &&
+          gr_handle_slot(id) == top_slot);
+    id = gr_handle_make(1, 1, 0);
+    CHECK(gr_handle_tag(id) == 1 && gr_handle_gen(id) == 1 && gr_handle_slot(id) == 0);
+    /* tags: never 0, distinct for the next GR_HANDLE_TAG_MAX worlds */
+    const uint32_t t0 = gr_handle_new_tag(), t1 = gr_handle_new_tag();
+    CHECK(t0 != 0 && t1 != 0 && t1 != t0 && t0 <= GR_HANDLE_TAG_MAX && t1 <= GR_HANDLE_TAG_MAX);
     gr_mem mem;
     gr_mem_init(&mem, NULL);
     gr_grain_table t;
@@ -244,6 +255,49 @@ static void test_handles(void)
     CHECK(d == a); /* reused slot, new generation */
     CHECK(gr_handle_check(ha, 5, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
     CHECK(gr_handle_check(hb, 5, t.gen, t.alive, t.slot_count, &s) == GR_OK);
+    /* malformed values: no tag or no slot field is never a handle (INVALID, not WRONG_WORLD) */
+    CHECK(gr_handle_check(hb & ~((uint64_t)GR_HANDLE_TAG_MAX << 43), 5, t.gen, t.alive, t.slot_count, &s) ==
+          GR_ERROR_INVALID_HANDLE);
+    CHECK(gr_handle_check(hb & ~(uint64_t)GR_HANDLE_SLOT_LIMIT, 5, t.gen, t.alive, t.slot_count, &s) ==
+          GR_ERROR_INVALID_HANDLE);
+    gr_grain_table_free(&t, &mem);
+    CHECK(mem.in_use == 0);
+}
+
+/* One slot taken and released over and over: every handle it ever issued stays dead, and at
+ * the last generation the slot is retired instead of wrapping (GR_HANDLE_GEN_MAX + 5 uses). */
+static void test_handle_slot_retires(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    gr_grain_table t;
+    gr_grain_table_init(&t);
+    enum { CYCLES = GR_HANDLE_GEN_MAX + 5 };
+    uint64_t *ids = (uint64_t *)malloc(sizeof(uint64_t) * CYCLES);
+    uint32_t s, first_slot = GR_INVALID_INDEX, retired_at = 0;
+    for (uint32_t k = 0; k < CYCLES; k++) {
+        CHECK(gr_grain_table_reserve(&t, &mem, 1));
+        const uint32_t slot = gr_grain_table_take(&t);
+        if (k == 0)
+            first_slot = slot;
+        ids[k] = gr_handle_make(9, t.gen[slot], slot);
+        CHECK(gr_handle_check(ids[k], 9, t.gen, t.alive, t.slot_count, &s) == GR_OK && s == slot);
+        /* the first handle never comes back to life */
+        CHECK(k == 0 || gr_handle_check(ids[0], 9, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
+        if (slot != first_slot && !retired_at)
+            retired_at = k;
+        gr_grain_table_release(&t, slot);
+    }
+    CHECK(retired_at == GR_HANDLE_GEN_MAX); /* the slot gave 65535 lifetimes, then a new slot */
+    CHECK(t.retired == 1 && t.count == 0 && t.alive[first_slot] == 0);
+    for (uint32_t k = 0; k < CYCLES; k++) {
+        CHECK(gr_handle_check(ids[k], 9, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
+        CHECK(k == 0 || ids[k] != ids[k - 1]);
+    }
+    /* a retired slot counts against GR_MAX_GRAINS */
+    CHECK(!gr_grain_table_reserve(&t, &mem, GR_MAX_GRAINS));
+    CHECK(gr_grain_table_reserve(&t, &mem, 1));
+    free(ids);
     gr_grain_table_free(&t, &mem);
     CHECK(mem.in_use == 0);
 }
@@ -949,6 +1003,7 @@ int main(int argc, char **argv)
         {"dem_neighbor_list_matches_brute_force", test_dem_neighbor_list_matches_brute_force},
         {"parallel_for_covers_each_index_once", test_parallel_for_covers_each_index_once},
         {"handles", test_handles},
+        {"handle_slot_retires", test_handle_slot_retires},
         {"crc_and_streams", test_crc_and_streams},
         {"material_mixing", test_material_mixing},
         {"body_distances", test_body_distances},

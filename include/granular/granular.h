@@ -10,7 +10,8 @@
  * world is exactly as it was and gr_world_last_error() tells why.
  *
  * Threading: a world is used by one thread at a time. Distinct worlds are fully independent
- * (no global state). gr_step may use worker threads internally (see gr_world_def).
+ * (the only process-wide state is the lock-free counter that gives each world its handle tag,
+ * gr_base.h). gr_step may use worker threads internally (see gr_world_def).
  */
 #ifndef GRANULAR_GRANULAR_H
 #define GRANULAR_GRANULAR_H
@@ -164,7 +165,17 @@ GR_API gr_status gr_body_get_pose(const gr_world *world, gr_body body, gr_vec3 *
 /// on the body, averaged over the last gr_step (force sensing: an excavator's load). Either
 /// output may be NULL.
 GR_API gr_status gr_body_get_force(const gr_world *world, gr_body body, gr_vec3 *force, gr_vec3 *torque);
+/// The body's user data (gr_body_def.user_data or the last gr_body_set_user_data); NULL for
+/// NULL, an invalid handle, or a body a snapshot load restored without one. Never fails.
 GR_API void *gr_body_get_user_data(const gr_world *world, gr_body body);
+/// Set the pointer the host hooks receive with the body (and gr_body_get_user_data returns).
+/// Not saved in snapshots: after gr_world_load into another world every body's is NULL; set it
+/// again (gr_world_get_bodies lists the bodies).
+/// Returns GR_OK, NULL_ARGUMENT (world), BUSY, INVALID_HANDLE, STALE_HANDLE, WRONG_WORLD.
+GR_API gr_status gr_body_set_user_data(gr_world *world, gr_body body, void *user_data);
+/// Handles of the live bodies, in creation-slot order: writes min(count, capacity) of them to
+/// out (may be NULL when capacity is 0) and returns the count (0 for NULL). Never fails.
+GR_API uint32_t gr_world_get_bodies(const gr_world *world, gr_body *out, uint32_t capacity);
 /// Mass [kg] of a dynamic or host-owned body (from its shape and material), 0 for others.
 GR_API gr_status gr_body_get_mass(const gr_world *world, gr_body body, double *mass);
 /// Number of surface particles of a particle-covered body (0 for others).

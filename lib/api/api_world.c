@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* World entry points: version, status text, create/destroy, step, queries. */
-#include "../core/rng.h"
 #include "api_internal.h"
 
 GR_API uint32_t gr_get_version(void) { return GR_VERSION_NUMBER; }
@@ -150,13 +149,6 @@ static gr_status validate_world_def(const gr_world *w, const gr_world_def *d, gr
     return GR_OK;
 }
 
-static uint16_t make_tag(const void *ptr, uint64_t seed)
-{
-    gr_rng r = {(uint64_t)(uintptr_t)ptr ^ seed};
-    uint16_t t = (uint16_t)(gr_rng_next(&r) >> 48);
-    return t ? t : 1;
-}
-
 GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
 {
     /* a stand-in world so that messages reach the caller's logger before a world exists */
@@ -194,7 +186,7 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
     tmp->def.dem = &tmp->dem;
     tmp->pbd = pbd;
     tmp->def.pbd = &tmp->pbd;
-    tmp->tag = make_tag(tmp, def.seed);
+    tmp->tag = gr_handle_new_tag();
     gr_materials_init(&tmp->materials);
     gr_clump_store_init(&tmp->clumps);
     gr_grain_table_init(&tmp->grains);

@@ -16,7 +16,7 @@ struct gr_world {
     gr_world_def def; ///< resolved; def.dem points at `dem`
     gr_dem_def dem;
     gr_pbd_def pbd;   ///< resolved; def.pbd points at `pbd`
-    uint16_t tag;      ///< stamped into every handle this world issues
+    uint32_t tag;      ///< stamped into every handle this world issues (gr_handle_new_tag)
     bool busy;         ///< inside gr_step
     char last_error[256];
     gr_tasks tasks;
