@@ -366,10 +366,24 @@ static const bad_case cases[] = {
     ENTRY(body_pose_null, GR_ERROR_NULL_ARGUMENT),
 };
 
+/* Failures logged on the matrix's world: each refused call logs once (the message is kept
+ * until the next failure, so a fresh log line shows this call set it). */
+static int matrix_logs;
+static void matrix_log(gr_log_level level, const char *message, void *user)
+{
+    (void)user;
+    if (level == GR_LOG_ERROR && message && message[0])
+        matrix_logs++;
+}
+
 static int make_ctx(ctx *c)
 {
     memset(c, 0, sizeof *c);
-    if (tu_world(&c->w, 2, NULL) != GR_OK || tu_world(&c->other, 1, NULL) != GR_OK)
+    gr_world_def wd;
+    gr_world_def_init(&wd, GR_SOLVER_DEM);
+    wd.worker_count = 2;
+    wd.logger.func = matrix_log;
+    if (gr_world_create(&wd, &c->w) != GR_OK || tu_world(&c->other, 1, NULL) != GR_OK)
         return -1;
     gr_material_def md = mat_def();
     gr_add_material(c->w, &md, &c->mat);
@@ -415,11 +429,13 @@ static void test_bad_input_matrix(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gr_counters k0, k1;
         uint64_t h0 = world_fingerprint(&c, &k0);
+        const int logs = matrix_logs;
         gr_status s = cases[i].run(&c);
         char msg[256];
         snprintf(msg, sizeof msg, "%s", gr_world_last_error(c.w));
+        const bool logged = matrix_logs == logs + 1;
         uint64_t h1 = world_fingerprint(&c, &k1);
-        bool message_ok = s == GR_ERROR_NULL_ARGUMENT && strstr(cases[i].name, "null") ? true : msg[0] != 0;
+        bool message_ok = s == GR_ERROR_NULL_ARGUMENT && strstr(cases[i].name, "null") ? true : msg[0] != 0 && logged;
         if (cases[i].name[0] == 's' && strcmp(cases[i].name, "step_null") == 0)
             message_ok = true; /* no world to hold a message */
         if (s != cases[i].expected || h0 != h1 || k0.grain_count != k1.grain_count || k0.body_count != k1.body_count ||
@@ -697,6 +713,36 @@ static void test_handles_load_keeps_tag(void)
     gr_world_destroy(b);
 }
 
+/* gr_world_last_error keeps the most recent failure's message through successful calls. */
+static void test_last_error_kept(void)
+{
+    gr_world *w;
+    CHECK_OK(NULL, tu_world(&w, 1, NULL));
+    CHECK(gr_world_last_error(w)[0] == 0);
+    gr_grain_def gd = grain_def();
+    gr_grain g;
+    CHECK_OK(w, gr_add_grain(w, &gd, &g));
+    gd.radius = -1;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_add_grain(w, &gd, NULL));
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", gr_world_last_error(w));
+    CHECK(strstr(msg, "radius") != NULL);
+    /* getters, setters, a step: all succeed and leave the message */
+    gr_grain_state st;
+    gr_counters k;
+    k.size = sizeof k;
+    CHECK_OK(w, gr_grain_get_state(w, g, &st));
+    CHECK_OK(w, gr_world_get_counters(w, &k));
+    CHECK_OK(w, gr_world_set_gravity(w, (gr_vec3){0, -9.81, 0}));
+    CHECK_OK(w, gr_grain_set_state(w, g, &st));
+    CHECK_OK(w, gr_step(w, 0.001));
+    CHECK(strcmp(gr_world_last_error(w), msg) == 0);
+    /* the next failure replaces it */
+    CHECK_STATUS(GR_ERROR_NULL_ARGUMENT, gr_grain_get_state(w, g, NULL));
+    CHECK(strcmp(gr_world_last_error(w), msg) != 0 && gr_world_last_error(w)[0] != 0);
+    gr_world_destroy(w);
+}
+
 /* Defs built against an older, shorter header work: missing fields take the defaults. */
 typedef struct old_material_def {
     uint32_t size;
@@ -741,6 +787,7 @@ int main(int argc, char **argv)
         {"bad_world_defs", test_bad_world_defs},
         {"stale_handles_after_reuse", test_stale_handles_after_reuse},
         {"shorter_def_gets_defaults", test_shorter_def_gets_defaults},
+        {"last_error_kept", test_last_error_kept},
         {"handles_arena_reload", test_handles_arena_reload},
         {"handles_many_worlds", test_handles_many_worlds},
         {"handles_slot_reuse", test_handles_slot_reuse},

@@ -53,7 +53,9 @@ GR_API void gr_world_destroy(gr_world *world);
 /// non-finite (the offending grains keep their last finite state; see docs/guide.md).
 GR_API gr_status gr_step(gr_world *world, double dt);
 
-/// Message of the last failed call on this world ("" if none). Valid until the next call.
+/// Message of the most recent failed call on this world ("" if none failed yet). Successful
+/// calls leave it as it is, so it may describe an earlier failure: look at it when a call
+/// returned an error. Valid until the next call on the world.
 GR_API const char *gr_world_last_error(const gr_world *world);
 /// Simulated time [s]. 0 for NULL.
 GR_API double gr_world_get_time(const gr_world *world);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Grain entry points: add, remove, per-grain state, bulk read/write, render points. */
+#include <stdio.h>
+
 #include "api_internal.h"
 #include "api_grains.h"
 
@@ -88,15 +90,11 @@ GR_API gr_status gr_add_grains(gr_world *w, const gr_grain_def *defs, uint32_t c
             break;
         }
         gr_grain_def def;
-        s = gr_def_read(w, GR_DEF_GRAIN, p, &def, f, "def");
+        char fk[48]; /* messages name the element (and are logged once) */
+        snprintf(fk, sizeof fk, "%s: defs[%u]", f, k);
+        s = gr_def_read(w, GR_DEF_GRAIN, p, &def, fk, "def");
         if (s == GR_OK)
-            s = resolve_grain_def(w, &def, &g[k], f);
-        if (s != GR_OK) {
-            /* name the element */
-            char msg[sizeof w->last_error];
-            memcpy(msg, w->last_error, sizeof msg);
-            s = gr_fail(w, s, f, "defs[%u]: %s", k, msg + sizeof(f) + 1);
-        }
+            s = resolve_grain_def(w, &def, &g[k], fk);
     }
     if (s == GR_OK)
         s = gr_add_resolved_grains(w, g, count, out, count, f);

@@ -39,7 +39,7 @@ static inline gr_status gr_check_world(const gr_world *w, const char *func)
         return GR_ERROR_NULL_ARGUMENT;
     if (w->busy)
         return gr_fail(w, GR_ERROR_BUSY, func, "the world is inside gr_step");
-    gr_clear_error(w);
+    /* a successful call leaves gr_world_last_error as it is: it tells the last failure */
     return GR_OK;
 }
 

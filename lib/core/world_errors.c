@@ -24,13 +24,6 @@ gr_status gr_fail(const gr_world *cw, gr_status status, const char *func, const 
     return status;
 }
 
-void gr_clear_error(const gr_world *cw)
-{
-    gr_world *w = (gr_world *)cw;
-    if (w)
-        w->last_error[0] = 0;
-}
-
 void gr_log(const gr_world *w, gr_log_level level, const char *fmt, ...)
 {
     if (!w || !w->def.logger.func)
