@@ -7,6 +7,7 @@
 #include "../lib/core/cpu.h"
 #include "../lib/core/hash.h"
 #include "../lib/core/rng.h"
+#include "../lib/core/sort.h"
 #include "../lib/core/stream.h"
 #include "../lib/dem/dem_batch.h"
 #include "../lib/dem/dem_internal.h"
@@ -300,6 +301,94 @@ static void test_handle_slot_retires(void)
     free(ids);
     gr_grain_table_free(&t, &mem);
     CHECK(mem.in_use == 0);
+}
+
+/* ---- sort: gr_sort against a reference (libc qsort on key then original index: the one
+ * stable order) on random and adversarial inputs, elements of 8 and 16 bytes ---------------- */
+
+typedef struct sort_rec {
+    uint64_t key, seq;
+} sort_rec;
+static int cmp_rec_key(const void *a, const void *b)
+{
+    const uint64_t x = ((const sort_rec *)a)->key, y = ((const sort_rec *)b)->key;
+    return (x > y) - (x < y);
+}
+static int cmp_rec_stable(const void *a, const void *b)
+{
+    const int c = cmp_rec_key(a, b);
+    if (c)
+        return c;
+    const uint64_t x = ((const sort_rec *)a)->seq, y = ((const sort_rec *)b)->seq;
+    return (x > y) - (x < y);
+}
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+typedef struct dbl_rec {
+    double v;
+    uint64_t seq;
+} dbl_rec;
+static int cmp_dbl_stable(const void *a, const void *b)
+{
+    const int c = cmp_dbl(a, b);
+    if (c)
+        return c;
+    const uint64_t x = ((const dbl_rec *)a)->seq, y = ((const dbl_rec *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+static uint64_t sort_key(int pattern, size_t i, size_t n, gr_rng *rng)
+{
+    switch (pattern) {
+    case 0: return gr_rng_next(rng);                 /* random, distinct */
+    case 1: return gr_rng_next(rng) % 4;             /* few keys: long runs of ties */
+    case 2: return i;                                /* sorted */
+    case 3: return n - i;                            /* reversed */
+    case 4: return 7;                                /* all equal */
+    case 5: return i < n / 2 ? i : n - i;            /* organ pipe */
+    case 6: return (i % 17) * 1000 + (i % 3);        /* saw-tooth */
+    default: return i ^ 1;                           /* sorted pairs swapped */
+    }
+}
+
+static void test_sort_matches_reference(void)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 100, 1000, 1024, 4099};
+    gr_rng rng = {7};
+    int bad = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int pattern = 0; pattern < 8; pattern++) {
+            const size_t n = sizes[si];
+            sort_rec *a = (sort_rec *)malloc(sizeof(sort_rec) * (n + 1)), *ref = (sort_rec *)malloc(sizeof(sort_rec) * (n + 1)),
+                     *scratch = (sort_rec *)malloc(sizeof(sort_rec) * (n + 1));
+            for (size_t i = 0; i < n; i++)
+                a[i] = ref[i] = (sort_rec){sort_key(pattern, i, n, &rng), i};
+            gr_sort(a, n, sizeof(sort_rec), cmp_rec_key, scratch);
+            qsort(ref, n, sizeof(sort_rec), cmp_rec_stable);
+            bad += n && memcmp(a, ref, sizeof(sort_rec) * n) != 0;
+            /* 8-byte elements: doubles with +0 and -0 ties (stability shows in the sign) */
+            double *d = (double *)malloc(sizeof(double) * (n + 1)), *ds = (double *)malloc(sizeof(double) * (n + 1));
+            dbl_rec *dref = (dbl_rec *)malloc(sizeof(dbl_rec) * (n + 1));
+            for (size_t i = 0; i < n; i++) {
+                const uint64_t k = sort_key(pattern, i, n, &rng);
+                d[i] = k % 5 == 0 ? (i % 2 ? -0.0 : 0.0) : (double)(k % 1000) - 500.0;
+                dref[i] = (dbl_rec){d[i], i};
+            }
+            gr_sort(d, n, sizeof(double), cmp_dbl, ds);
+            qsort(dref, n, sizeof(dbl_rec), cmp_dbl_stable);
+            for (size_t i = 0; i < n; i++)
+                bad += memcmp(&d[i], &dref[i].v, sizeof(double)) != 0;
+            free(a);
+            free(ref);
+            free(scratch);
+            free(d);
+            free(ds);
+            free(dref);
+        }
+    CHECK(bad == 0);
 }
 
 static void test_crc_and_streams(void)
@@ -1004,6 +1093,7 @@ int main(int argc, char **argv)
         {"parallel_for_covers_each_index_once", test_parallel_for_covers_each_index_once},
         {"handles", test_handles},
         {"handle_slot_retires", test_handle_slot_retires},
+        {"sort_matches_reference", test_sort_matches_reference},
         {"crc_and_streams", test_crc_and_streams},
         {"material_mixing", test_material_mixing},
         {"body_distances", test_body_distances},
