@@ -36,7 +36,8 @@ typedef enum gr_status {
     GR_ERROR_INVALID_ARGUMENT = 2, ///< a value out of its documented range (zero/negative size...)
     GR_ERROR_NOT_FINITE = 3,       ///< a NaN or infinite number
     GR_ERROR_UNKNOWN_ENUM = 4,     ///< an enum value this library does not know
-    GR_ERROR_STRUCT_SIZE = 5,      ///< a def whose size field is 0 or absurd: call its _init first
+    GR_ERROR_STRUCT_SIZE = 5,      ///< a struct's size field is 0, absurd, or ends inside a field (a size
+                                   ///< is sizeof the struct of this or an older header): call its _init
     GR_ERROR_TOO_MANY = 6,         ///< a count beyond the library's limits (GR_MAX_GRAINS, ...)
     /* 20..29: handles */
     GR_ERROR_INVALID_HANDLE = 20,  ///< a null handle, or one this world never issued

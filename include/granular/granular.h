@@ -43,7 +43,8 @@ static inline gr_status gr_check_version(void)
 
 /* ---- world -------------------------------------------------------------------------- */
 
-/// Create a world. *out is set only on success. Errors are also sent to def->logger.
+/// Create a world. *out is set only on success. Errors are also sent to def->logger, whenever
+/// def->size covers the logger field (a def of size 0, never initialised, cannot be logged).
 GR_API gr_status gr_world_create(const gr_world_def *def, gr_world **out);
 /// Destroy a world and free everything it owns. NULL is ignored.
 GR_API void gr_world_destroy(gr_world *world);

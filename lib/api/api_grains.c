@@ -73,8 +73,7 @@ GR_API gr_status gr_add_grains(gr_world *w, const gr_grain_def *defs, uint32_t c
         return gr_fail(w, GR_ERROR_TOO_MANY, f, "count %u exceeds GR_MAX_GRAINS (%u)", count, GR_MAX_GRAINS);
     uint32_t stride;
     memcpy(&stride, defs, sizeof stride);
-    if (stride < sizeof(uint32_t) || stride > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "defs[0].size is %u: initialise with gr_grain_def_init", stride);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_GRAIN_DEF, stride, f, "defs[0]"));
     size_t bytes = sizeof(gr_grain_init) * (size_t)count;
     gr_grain_init *g = (gr_grain_init *)gr_mem_alloc(&w->mem, bytes);
     if (!g)

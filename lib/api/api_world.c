@@ -162,7 +162,9 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
     if (user_def) {
         uint32_t size;
         memcpy(&size, user_def, sizeof size);
-        if (size >= offsetof(gr_world_def, logger) + sizeof(gr_logger) && size <= GR_MAX_DEF_SIZE)
+        /* errors go to the def's logger whenever its size covers the logger field (a def too
+         * short for it, such as an uninitialised one of size 0, cannot be logged) */
+        if (size >= offsetof(gr_world_def, logger) + sizeof(gr_logger))
             probe.def.logger = user_def->logger;
     }
     if (!out)
@@ -398,8 +400,7 @@ GR_API gr_status gr_world_get_counters(const gr_world *w, gr_counters *out)
     GR_CHECK(gr_check_world(w, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_counters)", out->size);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_COUNTERS, out->size, f, "out"));
     gr_counters c;
     memset(&c, 0, sizeof c);
     c.size = out->size;
@@ -427,10 +428,9 @@ GR_API gr_status gr_world_get_def(const gr_world *w, gr_world_def *out, gr_dem_d
     GR_CHECK(gr_check_world(w, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_world_def)", out->size);
-    if (dem_out && (dem_out->size < sizeof(uint32_t) || dem_out->size > GR_MAX_DEF_SIZE))
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "dem_out->size is %u: set it to sizeof(gr_dem_def)", dem_out->size);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_WORLD_DEF, out->size, f, "out"));
+    if (dem_out)
+        GR_CHECK(gr_check_struct_size(w, GR_STRUCT_DEM_DEF, dem_out->size, f, "dem_out"));
     gr_world_def d = w->def;
     d.dem = dem_out;
     d.pbd = NULL; /* gr_world_get_pbd_def reads it */
@@ -451,8 +451,7 @@ GR_API gr_status gr_world_get_pbd_def(const gr_world *w, gr_pbd_def *out)
     GR_CHECK(gr_check_world(w, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_pbd_def)", out->size);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_PBD_DEF, out->size, f, "out"));
     const uint32_t size = out->size;
     memcpy(out, &w->pbd, size < sizeof w->pbd ? size : sizeof w->pbd);
     out->size = size;
