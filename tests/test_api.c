@@ -778,6 +778,76 @@ static void test_last_error_kept(void)
     gr_world_destroy(w);
 }
 
+/* gr_body_set_user_data: checked like every entry point; the host hooks receive the pointer;
+ * after loading into another world it is NULL until the host sets it again. */
+static void *seen_user_data;
+static void ud_get_state(gr_body body, void *body_user_data, gr_host_body_state *state, void *user)
+{
+    (void)body, (void)state, (void)user;
+    seen_user_data = body_user_data;
+}
+static void ud_apply(gr_body body, void *body_user_data, gr_vec3 impulse, gr_vec3 angular, void *user)
+{
+    (void)body, (void)body_user_data, (void)impulse, (void)angular, (void)user;
+}
+
+static void test_body_user_data(void)
+{
+    gr_world_def wd;
+    gr_world_def_init(&wd, GR_SOLVER_DEM);
+    wd.host.get_state = ud_get_state;
+    wd.host.apply_impulse = ud_apply;
+    gr_world *a, *b, *other;
+    CHECK_OK(NULL, gr_world_create(&wd, &a));
+    CHECK_OK(NULL, gr_world_create(&wd, &b));
+    CHECK_OK(NULL, tu_world(&other, 1, NULL));
+    int tag_a = 1, tag_b = 2;
+    gr_body_def bd = body_def(GR_SHAPE_BOX);
+    bd.motion = GR_MOTION_HOST;
+    bd.half_extents = (gr_vec3){0.05, 0.05, 0.05};
+    bd.particle_radius = 0.01;
+    bd.user_data = &tag_a;
+    gr_body host, gone, foreign;
+    gr_body_def pd = body_def(GR_SHAPE_PLANE);
+    CHECK_OK(a, gr_add_body(a, &pd, &gone));
+    CHECK_OK(a, gr_add_body(a, &bd, &host));
+    CHECK_OK(a, gr_remove_body(a, gone));
+    CHECK_OK(other, gr_add_body(other, &pd, &foreign));
+    CHECK(gr_body_get_user_data(a, host) == &tag_a);
+    CHECK_OK(a, gr_body_set_user_data(a, host, &tag_b));
+    CHECK(gr_body_get_user_data(a, host) == &tag_b);
+    CHECK_OK(a, gr_step(a, 0.001));
+    CHECK(seen_user_data == &tag_b);
+    /* bad input: the world is unchanged */
+    CHECK_STATUS(GR_ERROR_NULL_ARGUMENT, gr_body_set_user_data(NULL, host, &tag_a));
+    CHECK_STATUS(GR_ERROR_INVALID_HANDLE, gr_body_set_user_data(a, (gr_body){0}, &tag_a));
+    CHECK_STATUS(GR_ERROR_STALE_HANDLE, gr_body_set_user_data(a, gone, &tag_a));
+    CHECK_STATUS(GR_ERROR_WRONG_WORLD, gr_body_set_user_data(a, foreign, &tag_a));
+    CHECK(gr_body_get_user_data(a, host) == &tag_b);
+    /* the list of bodies */
+    gr_body list[4];
+    CHECK(gr_world_get_bodies(a, NULL, 0) == 1 && gr_world_get_bodies(a, list, 4) == 1 && list[0].id == host.id);
+    /* a reload of the world's own snapshot keeps the pointer; another world's load has none */
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(a, gr_world_save(a, tu_stream_write, &s));
+    CHECK_OK(a, gr_world_load(a, tu_stream_read, &s));
+    CHECK(gr_body_get_user_data(a, host) == &tag_b);
+    s.pos = 0;
+    CHECK_OK(b, gr_world_load(b, tu_stream_read, &s));
+    CHECK(gr_world_get_bodies(b, list, 4) == 1 && gr_body_get_user_data(b, list[0]) == NULL);
+    seen_user_data = &tag_a;
+    CHECK_OK(b, gr_step(b, 0.001));
+    CHECK(seen_user_data == NULL);
+    CHECK_OK(b, gr_body_set_user_data(b, list[0], &tag_a));
+    CHECK_OK(b, gr_step(b, 0.001));
+    CHECK(seen_user_data == &tag_a);
+    tu_stream_free(&s);
+    gr_world_destroy(a);
+    gr_world_destroy(b);
+    gr_world_destroy(other);
+}
+
 /* Defs built against an older, shorter header work: missing fields take the defaults. */
 typedef struct old_material_def {
     uint32_t size;
@@ -829,6 +899,7 @@ int main(int argc, char **argv)
         {"stale_handles_after_reuse", test_stale_handles_after_reuse},
         {"shorter_def_gets_defaults", test_shorter_def_gets_defaults},
         {"last_error_kept", test_last_error_kept},
+        {"body_user_data", test_body_user_data},
         {"handles_arena_reload", test_handles_arena_reload},
         {"handles_many_worlds", test_handles_many_worlds},
         {"handles_slot_reuse", test_handles_slot_reuse},
