@@ -848,6 +848,147 @@ static void test_body_user_data(void)
     gr_world_destroy(other);
 }
 
+/* One documented code per kind of bad input, on every path: a quaternion that is no rotation
+ * (zero, or a length that overflows), a garbage handle of each class, a snapshot of another
+ * solver. */
+static gr_quat host_quat;
+static void bad_quat_get_state(gr_body body, void *ud, gr_host_body_state *state, void *user)
+{
+    (void)body, (void)ud, (void)user;
+    state->orientation = host_quat;
+}
+
+static const gr_vec3 zero3 = {0, 0, 0};
+
+static int handle_codes(gr_world *w, uint64_t id, gr_status expected)
+{
+    int bad = 0;
+    const gr_grain g = {id};
+    const gr_body b = {id};
+    const gr_material m = {id};
+    const gr_clump cl = {id};
+    gr_grain_state st;
+    memset(&st, 0, sizeof st);
+    st.orientation.w = 1;
+    double r;
+    uint32_t k;
+    gr_material mo;
+    gr_vec3 v, v2;
+    gr_quat q;
+    float pts[4];
+    gr_material_def md;
+    md.size = sizeof md;
+    gr_material_pair_def pd;
+    gr_material_pair_def_init(&pd);
+    gr_grain_def gd = grain_def();
+    gd.material = m;
+    gr_grain_def cd = grain_def();
+    cd.shape = GR_GRAIN_CLUMP;
+    cd.clump = cl;
+    gr_body_def bd = body_def(GR_SHAPE_BOX);
+    bd.material = m;
+    gr_fill_def fd = fill_def();
+    fd.material = m;
+    const gr_status got[] = {
+        gr_grain_get_state(w, g, &st), gr_grain_set_state(w, g, &st), gr_grain_get_radius(w, g, &r),
+        gr_grain_get_material(w, g, &mo), gr_grain_get_index(w, g, &k), gr_remove_grain(w, g),
+        gr_remove_grains(w, &g, 1), gr_remove_body(w, b), gr_body_set_velocity(w, b, zero3, zero3),
+        gr_body_get_velocity(w, b, &v, &v2), gr_body_set_pose(w, b, zero3, (gr_quat){0, 0, 0, 1}),
+        gr_body_get_pose(w, b, &v, &q), gr_body_get_force(w, b, &v, &v2), gr_body_set_user_data(w, b, NULL),
+        gr_body_get_mass(w, b, &r), gr_read_body_particles(w, b, 0, 0, pts, 0), gr_material_get_def(w, m, &md),
+        gr_set_material_pair(w, m, gr_world_get_default_material(w), &pd), gr_add_grain(w, &gd, NULL),
+        gr_add_grain(w, &cd, NULL), gr_add_body(w, &bd, NULL), gr_fill_box(w, &fd, NULL, NULL, 0),
+    };
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+        if (got[i] != expected) {
+            fprintf(stderr, "  handle 0x%016llx, call %zu: %s (expected %s)\n", (unsigned long long)id, i,
+                    gr_status_string(got[i]), gr_status_string(expected));
+            bad++;
+        }
+    bad += gr_grain_is_valid(w, g) + gr_body_is_valid(w, b) + (gr_body_get_user_data(w, b) != NULL) +
+           (gr_body_get_particle_count(w, b) != 0);
+    return bad;
+}
+
+static void test_codes_consistent(void)
+{
+    gr_world_def wd;
+    gr_world_def_init(&wd, GR_SOLVER_DEM);
+    wd.host.get_state = bad_quat_get_state;
+    wd.host.apply_impulse = ud_apply;
+    gr_world *w, *other, *pbd;
+    CHECK_OK(NULL, gr_world_create(&wd, &w));
+    CHECK_OK(NULL, tu_world(&other, 1, NULL));
+    gr_world_def pdf;
+    gr_world_def_init(&pdf, GR_SOLVER_PBD);
+    CHECK_OK(NULL, gr_world_create(&pdf, &pbd));
+    gr_grain_def gd = grain_def();
+    gr_grain g, og;
+    CHECK_OK(w, gr_add_grain(w, &gd, &g));
+    CHECK_OK(other, gr_add_grain(other, &gd, &og));
+    gr_body_def bd = body_def(GR_SHAPE_BOX);
+    bd.motion = GR_MOTION_KINEMATIC;
+    gr_body kin;
+    CHECK_OK(w, gr_add_body(w, &bd, &kin));
+    const uint64_t h0 = tu_state_hash(w, &kin, 1);
+    /* quaternions that are no rotation: INVALID_ARGUMENT on every path */
+    const gr_quat no_rotation[] = {{0, 0, 0, 0}, {1e-200, 0, 0, 1e-200}, {1e200, 0, 0, 0}, {0, 1e300, 1e300, 0}};
+    for (size_t i = 0; i < sizeof no_rotation / sizeof no_rotation[0]; i++) {
+        const gr_quat q = no_rotation[i];
+        gr_grain_def d = grain_def();
+        d.orientation = q;
+        CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_add_grain(w, &d, NULL));
+        gr_grain_state st;
+        CHECK_OK(w, gr_grain_get_state(w, g, &st));
+        st.orientation = q;
+        CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_grain_set_state(w, g, &st));
+        gr_body_def b = body_def(GR_SHAPE_BOX);
+        b.orientation = q;
+        CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_add_body(w, &b, NULL));
+        CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_body_set_pose(w, kin, zero3, q));
+        const double qa[4] = {q.x, q.y, q.z, q.w};
+        CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_write_grains(w, GR_FIELD_ORIENTATION, GR_TYPE_F64, 0, 1, qa, 0));
+        CHECK(tu_state_hash(w, &kin, 1) == h0);
+    }
+    /* the host's engine reports one: the same code, nothing stepped */
+    gr_body_def hd = body_def(GR_SHAPE_BOX);
+    hd.motion = GR_MOTION_HOST;
+    hd.half_extents = (gr_vec3){0.05, 0.05, 0.05};
+    hd.particle_radius = 0.01;
+    gr_body host;
+    CHECK_OK(w, gr_add_body(w, &hd, &host));
+    host_quat = (gr_quat){0, 0, 0, 0};
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_step(w, 0.001));
+    host_quat = (gr_quat){0, 0, NAN, 1};
+    CHECK_STATUS(GR_ERROR_NOT_FINITE, gr_step(w, 0.001));
+    host_quat = (gr_quat){0, 0, 0, 1};
+    CHECK_OK(w, gr_step(w, 0.001));
+    /* garbage handles: no tag or slot bits, or a slot never issued -> INVALID_HANDLE; another
+     * world's tag -> WRONG_WORLD; on every call that takes a handle */
+    int bad = 0;
+    const uint64_t tag_bits = g.id & ~0x7ffffffffffull;
+    bad += handle_codes(w, 12345, GR_ERROR_INVALID_HANDLE);
+    bad += handle_codes(w, 0xdeadbeefull, GR_ERROR_INVALID_HANDLE);
+    bad += handle_codes(w, tag_bits | (1ull << 27), GR_ERROR_INVALID_HANDLE);           /* slot bits 0 */
+    bad += handle_codes(w, tag_bits | (1ull << 27) | 5000000u, GR_ERROR_INVALID_HANDLE); /* slot never used */
+    bad += handle_codes(w, og.id, GR_ERROR_WRONG_WORLD);
+    bad += handle_codes(w, UINT64_MAX, (g.id >> 43) == 0x1fffff ? GR_ERROR_INVALID_HANDLE : GR_ERROR_WRONG_WORLD);
+    CHECK(bad == 0);
+    /* a snapshot of another solver: INVALID_ARGUMENT, both ways */
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(other, gr_world_save(other, tu_stream_write, &s));
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_load(pbd, tu_stream_read, &s));
+    tu_stream_free(&s);
+    tu_stream_init(&s);
+    CHECK_OK(pbd, gr_world_save(pbd, tu_stream_write, &s));
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_load(other, tu_stream_read, &s));
+    tu_stream_free(&s);
+    gr_world_destroy(w);
+    gr_world_destroy(other);
+    gr_world_destroy(pbd);
+}
+
 /* Defs built against an older, shorter header work: missing fields take the defaults. */
 typedef struct old_material_def {
     uint32_t size;
@@ -900,6 +1041,7 @@ int main(int argc, char **argv)
         {"shorter_def_gets_defaults", test_shorter_def_gets_defaults},
         {"last_error_kept", test_last_error_kept},
         {"body_user_data", test_body_user_data},
+        {"codes_consistent", test_codes_consistent},
         {"handles_arena_reload", test_handles_arena_reload},
         {"handles_many_worlds", test_handles_many_worlds},
         {"handles_slot_reuse", test_handles_slot_reuse},

@@ -364,8 +364,11 @@ GR_API gr_status gr_write_grains(gr_world *w, gr_field field, gr_scalar_type typ
             if (!isfinite(v[c]))
                 return gr_fail(w, GR_ERROR_NOT_FINITE, f, "element %u component %u is not finite", k, c);
         }
-        if (field == GR_FIELD_ORIENTATION && !(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3] > 1e-12))
-            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "element %u: orientation of zero length", k);
+        /* the rule of gr_check_quat: a length that is (nearly) zero or overflows is no rotation */
+        const double l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+        if (field == GR_FIELD_ORIENTATION && (!(l2 > 1e-12) || !isfinite(l2)))
+            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "element %u: orientation has length %g: not a rotation", k,
+                           sqrt(l2));
     }
     const gr_grain_table *t = &w->grains;
     uint32_t dense[BULK_CHUNK];

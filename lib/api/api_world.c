@@ -297,10 +297,13 @@ static gr_status pull_host_states(gr_world *w, const char *f)
         w->def.host.get_state(handle, b->user_data, hs, w->def.host.user);
         const double l2 = quat_len2(hs->orientation);
         if (!v3_finite(hs->position) || !v3_finite(hs->linear_velocity) || !v3_finite(hs->angular_velocity) ||
-            !quat_finite(hs->orientation) || !(l2 > 1e-12) || !isfinite(l2))
+            !quat_finite(hs->orientation))
             return gr_fail(w, GR_ERROR_NOT_FINITE, f,
-                           "host get_state gave body slot %u a non-finite or zero-length state; nothing was stepped",
-                           slot);
+                           "host get_state gave body slot %u a non-finite state; nothing was stepped", slot);
+        if (!(l2 > 1e-12) || !isfinite(l2)) /* as every zero quaternion: INVALID_ARGUMENT (gr_check_quat) */
+            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                           "host get_state gave body slot %u an orientation of length %g: not a rotation; nothing "
+                           "was stepped", slot, sqrt(l2));
     }
     for (uint32_t a = 0; a < bs->count; a++) {
         const uint32_t slot = bs->active[a];
