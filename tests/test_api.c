@@ -706,6 +706,19 @@ static void test_handles_slot_reuse(void)
     }
     CHECK(revived == 0);
     CHECK(gr_world_get_grain_count(w) == 1 && gr_grain_is_valid(w, g) && gr_body_is_valid(w, b));
+    /* the retired slots survive a snapshot: still dead after a reload, and never reused */
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
+    CHECK_OK(w, gr_world_load(w, tu_stream_read, &s));
+    CHECK(gr_grain_is_valid(w, g) && gr_body_is_valid(w, b) && !gr_grain_is_valid(w, first_g) &&
+          !gr_body_is_valid(w, first_b));
+    gr_grain g2;
+    gr_body b2;
+    CHECK_OK(w, gr_add_grain(w, &gd, &g2));
+    CHECK_OK(w, gr_add_body(w, &pd, &b2));
+    CHECK(!gr_grain_is_valid(w, first_g) && !gr_body_is_valid(w, first_b) && g2.id != first_g.id && b2.id != first_b.id);
+    tu_stream_free(&s);
     gr_world_destroy(w);
 }
 
