@@ -23,4 +23,13 @@ if [ -n "$needed" ]; then
     echo "unexpected dependencies: $needed"
     exit 1
 fi
-echo "$count gr_ symbols exported, SONAME $soname, dependencies ok"
+# every allocation goes through the world's allocator: no libc call that allocates on the
+# library's behalf (qsort may malloc; the library sorts with gr_sort). malloc/free/calloc
+# are the default allocator's (lib/core/alloc.c).
+allocating=$(nm -D --undefined-only "$lib" | awk '{print $2}' | sed 's/@.*//' |
+    grep -x -E 'qsort|qsort_r|strdup|strndup|asprintf|vasprintf|open_memstream|getline' || true)
+if [ -n "$allocating" ]; then
+    echo "libc functions that allocate are called: $allocating"
+    exit 1
+fi
+echo "$count gr_ symbols exported, SONAME $soname, dependencies ok, no allocating libc calls"

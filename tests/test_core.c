@@ -7,6 +7,7 @@
 #include "../lib/core/cpu.h"
 #include "../lib/core/hash.h"
 #include "../lib/core/rng.h"
+#include "../lib/core/sort.h"
 #include "../lib/core/stream.h"
 #include "../lib/dem/dem_batch.h"
 #include "../lib/dem/dem_internal.h"
@@ -223,7 +224,18 @@ static void test_handles(void)
 {
     uint64_t id = gr_handle_make(0xbeef, 7, 123456);
     CHECK(gr_handle_tag(id) == 0xbeef && gr_handle_gen(id) == 7 && gr_handle_slot(id) == 123456);
-    CHECK(gr_next_generation(0xffff) == 1);
+    /* the fields at their limits do not spill into each other */
+    const uint32_t top_slot = GR_HANDLE_SLOT_LIMIT - 1u;
+    CHECK(GR_MAX_GRAINS <= top_slot && GR_MAX_BODIES <= top_slot && GR_MAX_MATERIALS <= top_slot &&
+          GR_MAX_CLUMP_TEMPLATES <= top_slot);
+    id = gr_handle_make(GR_HANDLE_TAG_MAX, GR_HANDLE_GEN_MAX, top_slot);
+    CHECK(id == UINT64_MAX && gr_handle_tag(id) == GR_HANDLE_TAG_MAX && gr_handle_gen(id) == GR_HANDLE_GEN_MAX &&
+          gr_handle_slot(id) == top_slot);
+    id = gr_handle_make(1, 1, 0);
+    CHECK(gr_handle_tag(id) == 1 && gr_handle_gen(id) == 1 && gr_handle_slot(id) == 0);
+    /* tags: never 0, distinct for the next GR_HANDLE_TAG_MAX worlds */
+    const uint32_t t0 = gr_handle_new_tag(), t1 = gr_handle_new_tag();
+    CHECK(t0 != 0 && t1 != 0 && t1 != t0 && t0 <= GR_HANDLE_TAG_MAX && t1 <= GR_HANDLE_TAG_MAX);
     gr_mem mem;
     gr_mem_init(&mem, NULL);
     gr_grain_table t;
@@ -244,8 +256,139 @@ static void test_handles(void)
     CHECK(d == a); /* reused slot, new generation */
     CHECK(gr_handle_check(ha, 5, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
     CHECK(gr_handle_check(hb, 5, t.gen, t.alive, t.slot_count, &s) == GR_OK);
+    /* malformed values: no tag or no slot field is never a handle (INVALID, not WRONG_WORLD) */
+    CHECK(gr_handle_check(hb & ~((uint64_t)GR_HANDLE_TAG_MAX << 43), 5, t.gen, t.alive, t.slot_count, &s) ==
+          GR_ERROR_INVALID_HANDLE);
+    CHECK(gr_handle_check(hb & ~(uint64_t)GR_HANDLE_SLOT_LIMIT, 5, t.gen, t.alive, t.slot_count, &s) ==
+          GR_ERROR_INVALID_HANDLE);
     gr_grain_table_free(&t, &mem);
     CHECK(mem.in_use == 0);
+}
+
+/* One slot taken and released over and over: every handle it ever issued stays dead, and at
+ * the last generation the slot is retired instead of wrapping (GR_HANDLE_GEN_MAX + 5 uses). */
+static void test_handle_slot_retires(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    gr_grain_table t;
+    gr_grain_table_init(&t);
+    enum { CYCLES = GR_HANDLE_GEN_MAX + 5 };
+    uint64_t *ids = (uint64_t *)malloc(sizeof(uint64_t) * CYCLES);
+    uint32_t s, first_slot = GR_INVALID_INDEX, retired_at = 0;
+    for (uint32_t k = 0; k < CYCLES; k++) {
+        CHECK(gr_grain_table_reserve(&t, &mem, 1));
+        const uint32_t slot = gr_grain_table_take(&t);
+        if (k == 0)
+            first_slot = slot;
+        ids[k] = gr_handle_make(9, t.gen[slot], slot);
+        CHECK(gr_handle_check(ids[k], 9, t.gen, t.alive, t.slot_count, &s) == GR_OK && s == slot);
+        /* the first handle never comes back to life */
+        CHECK(k == 0 || gr_handle_check(ids[0], 9, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
+        if (slot != first_slot && !retired_at)
+            retired_at = k;
+        gr_grain_table_release(&t, slot);
+    }
+    CHECK(retired_at == GR_HANDLE_GEN_MAX); /* the slot gave 65535 lifetimes, then a new slot */
+    CHECK(t.retired == 1 && t.count == 0 && t.alive[first_slot] == 0);
+    for (uint32_t k = 0; k < CYCLES; k++) {
+        CHECK(gr_handle_check(ids[k], 9, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
+        CHECK(k == 0 || ids[k] != ids[k - 1]);
+    }
+    /* a retired slot counts against GR_MAX_GRAINS */
+    CHECK(!gr_grain_table_reserve(&t, &mem, GR_MAX_GRAINS));
+    CHECK(gr_grain_table_reserve(&t, &mem, 1));
+    free(ids);
+    gr_grain_table_free(&t, &mem);
+    CHECK(mem.in_use == 0);
+}
+
+/* ---- sort: gr_sort against a reference (libc qsort on key then original index: the one
+ * stable order) on random and adversarial inputs, elements of 8 and 16 bytes ---------------- */
+
+typedef struct sort_rec {
+    uint64_t key, seq;
+} sort_rec;
+static int cmp_rec_key(const void *a, const void *b)
+{
+    const uint64_t x = ((const sort_rec *)a)->key, y = ((const sort_rec *)b)->key;
+    return (x > y) - (x < y);
+}
+static int cmp_rec_stable(const void *a, const void *b)
+{
+    const int c = cmp_rec_key(a, b);
+    if (c)
+        return c;
+    const uint64_t x = ((const sort_rec *)a)->seq, y = ((const sort_rec *)b)->seq;
+    return (x > y) - (x < y);
+}
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+typedef struct dbl_rec {
+    double v;
+    uint64_t seq;
+} dbl_rec;
+static int cmp_dbl_stable(const void *a, const void *b)
+{
+    const int c = cmp_dbl(a, b);
+    if (c)
+        return c;
+    const uint64_t x = ((const dbl_rec *)a)->seq, y = ((const dbl_rec *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+static uint64_t sort_key(int pattern, size_t i, size_t n, gr_rng *rng)
+{
+    switch (pattern) {
+    case 0: return gr_rng_next(rng);                 /* random, distinct */
+    case 1: return gr_rng_next(rng) % 4;             /* few keys: long runs of ties */
+    case 2: return i;                                /* sorted */
+    case 3: return n - i;                            /* reversed */
+    case 4: return 7;                                /* all equal */
+    case 5: return i < n / 2 ? i : n - i;            /* organ pipe */
+    case 6: return (i % 17) * 1000 + (i % 3);        /* saw-tooth */
+    default: return i ^ 1;                           /* sorted pairs swapped */
+    }
+}
+
+static void test_sort_matches_reference(void)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 100, 1000, 1024, 4099};
+    gr_rng rng = {7};
+    int bad = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int pattern = 0; pattern < 8; pattern++) {
+            const size_t n = sizes[si];
+            sort_rec *a = (sort_rec *)malloc(sizeof(sort_rec) * (n + 1)), *ref = (sort_rec *)malloc(sizeof(sort_rec) * (n + 1)),
+                     *scratch = (sort_rec *)malloc(sizeof(sort_rec) * (n + 1));
+            for (size_t i = 0; i < n; i++)
+                a[i] = ref[i] = (sort_rec){sort_key(pattern, i, n, &rng), i};
+            gr_sort(a, n, sizeof(sort_rec), cmp_rec_key, scratch);
+            qsort(ref, n, sizeof(sort_rec), cmp_rec_stable);
+            bad += n && memcmp(a, ref, sizeof(sort_rec) * n) != 0;
+            /* 8-byte elements: doubles with +0 and -0 ties (stability shows in the sign) */
+            double *d = (double *)malloc(sizeof(double) * (n + 1)), *ds = (double *)malloc(sizeof(double) * (n + 1));
+            dbl_rec *dref = (dbl_rec *)malloc(sizeof(dbl_rec) * (n + 1));
+            for (size_t i = 0; i < n; i++) {
+                const uint64_t k = sort_key(pattern, i, n, &rng);
+                d[i] = k % 5 == 0 ? (i % 2 ? -0.0 : 0.0) : (double)(k % 1000) - 500.0;
+                dref[i] = (dbl_rec){d[i], i};
+            }
+            gr_sort(d, n, sizeof(double), cmp_dbl, ds);
+            qsort(dref, n, sizeof(dbl_rec), cmp_dbl_stable);
+            for (size_t i = 0; i < n; i++)
+                bad += memcmp(&d[i], &dref[i].v, sizeof(double)) != 0;
+            free(a);
+            free(ref);
+            free(scratch);
+            free(d);
+            free(ds);
+            free(dref);
+        }
+    CHECK(bad == 0);
 }
 
 static void test_crc_and_streams(void)
@@ -949,6 +1092,8 @@ int main(int argc, char **argv)
         {"dem_neighbor_list_matches_brute_force", test_dem_neighbor_list_matches_brute_force},
         {"parallel_for_covers_each_index_once", test_parallel_for_covers_each_index_once},
         {"handles", test_handles},
+        {"handle_slot_retires", test_handle_slot_retires},
+        {"sort_matches_reference", test_sort_matches_reference},
         {"crc_and_streams", test_crc_and_streams},
         {"material_mixing", test_material_mixing},
         {"body_distances", test_body_distances},

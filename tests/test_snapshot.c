@@ -85,13 +85,20 @@ static void test_roundtrip_bit_identical(void)
     CHECK_OK(b, gr_step(b, 0.01));
     CHECK_OK(b, gr_world_load(b, tu_stream_read, &s));
     CHECK(gr_world_get_time(b) == gr_world_get_time(a));
-    CHECK(gr_grain_is_valid(b, fresh)); /* handles of the saved world stay valid */
-    CHECK(!gr_grain_is_valid(b, g));
-    CHECK(tu_state_hash(a, ba, 2) == tu_state_hash(b, ba, 2));
+    /* b keeps its own tag: a's handles are foreign to it; b's handle of the same grain (read
+     * by bulk index) has a's slot and generation */
+    CHECK(!gr_grain_is_valid(b, fresh) && !gr_grain_is_valid(b, g));
+    uint32_t fresh_index;
+    uint64_t fresh_b;
+    CHECK_OK(a, gr_grain_get_index(a, fresh, &fresh_index));
+    CHECK_OK(b, gr_read_grains(b, GR_FIELD_HANDLE, GR_TYPE_U64, fresh_index, 1, &fresh_b, 0));
+    CHECK(gr_grain_is_valid(b, (gr_grain){fresh_b}) && (fresh_b & 0x7ffffffffffull) == (fresh.id & 0x7ffffffffffull));
+    /* b's bodies were made in the order of a's: its own handles name the restored ones */
+    CHECK(tu_state_hash(a, ba, 2) == tu_state_hash(b, bb, 2));
     for (int k = 0; k < 4; k++) {
         CHECK_OK(a, gr_step(a, 0.02));
         CHECK_OK(b, gr_step(b, 0.02));
-        CHECK(tu_state_hash(a, ba, 2) == tu_state_hash(b, ba, 2));
+        CHECK(tu_state_hash(a, ba, 2) == tu_state_hash(b, bb, 2));
     }
     gr_counters ca, cb;
     ca.size = cb.size = sizeof ca;
@@ -312,7 +319,7 @@ static void expect_refused(gr_world *w, const gr_body *bodies, const tu_stream *
         printf("  %s: %s\n", what, msg);
     CHECK(st == GR_ERROR_CORRUPT_DATA);
     CHECK(tu_state_hash(w, bodies, 2) == h);
-    CHECK(strstr(msg, ".c:") == NULL && strstr(msg, "check") == NULL);
+    CHECK(strstr(msg, ".c:") == NULL && strstr(msg, "(check") == NULL);
     if (st == GR_OK) /* put it back for the next case */
         CHECK_OK(w, gr_world_load(w, tu_stream_read, &(tu_stream){orig->data, orig->size, orig->size, 0, SIZE_MAX}));
     free(s.data);

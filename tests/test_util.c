@@ -77,9 +77,9 @@ uint64_t tu_state_hash(const gr_world *w, const gr_body *bodies, int nbodies)
     }
     uint64_t *ids = (uint64_t *)buf;
     gr_read_grains(w, GR_FIELD_HANDLE, GR_TYPE_U64, 0, n, ids, 0);
-    /* the world tag in the top 16 bits differs between world instances by design */
+    /* the world tag in the top 21 bits differs between world instances by design */
     for (uint32_t i = 0; i < n; i++)
-        ids[i] &= 0x0000ffffffffffffull;
+        ids[i] &= 0x000007ffffffffffull;
     h = fnv(h, ids, sizeof(uint64_t) * n);
     free(buf);
     for (int b = 0; b < nbodies; b++) {

@@ -36,7 +36,8 @@ typedef enum gr_status {
     GR_ERROR_INVALID_ARGUMENT = 2, ///< a value out of its documented range (zero/negative size...)
     GR_ERROR_NOT_FINITE = 3,       ///< a NaN or infinite number
     GR_ERROR_UNKNOWN_ENUM = 4,     ///< an enum value this library does not know
-    GR_ERROR_STRUCT_SIZE = 5,      ///< a def whose size field is 0 or absurd: call its _init first
+    GR_ERROR_STRUCT_SIZE = 5,      ///< a struct's size field is 0, absurd, or ends inside a field (a size
+                                   ///< is sizeof the struct of this or an older header): call its _init
     GR_ERROR_TOO_MANY = 6,         ///< a count beyond the library's limits (GR_MAX_GRAINS, ...)
     /* 20..29: handles */
     GR_ERROR_INVALID_HANDLE = 20,  ///< a null handle, or one this world never issued
@@ -68,9 +69,21 @@ typedef struct gr_quat {
 /// The world: opaque. Create with gr_world_create(), destroy with gr_world_destroy().
 typedef struct gr_world gr_world;
 
-/// Handles are small values. An all-zero handle is null. A handle carries a generation (a
-/// removed object's handle is reported as stale, never aliased) and a tag of the world that
-/// issued it (a handle from another world is refused). Store them as a uint64_t freely.
+/// Handles are small values: store them as a uint64_t freely; their bits are opaque. An
+/// all-zero handle is null. What holds, exactly:
+/// - A handle of a removed object is refused (GR_ERROR_STALE_HANDLE) for ever: a slot reused
+///   65,535 times is retired, never reused, so no handle becomes valid again.
+/// - A handle of another world is refused (GR_ERROR_WRONG_WORLD), live or destroyed, whatever
+///   allocator, unless 2^21 - 1 = 2,097,151 or more worlds were created in this process
+///   between the two (each world takes the next of 2^21 - 1 tags from a process-wide atomic
+///   counter: the library's only process-wide state, lock-free).
+/// - A value no world issued (zero tag or slot bits, an index never used) is refused
+///   (GR_ERROR_INVALID_HANDLE); one with another world's tag bits, GR_ERROR_WRONG_WORLD.
+/// - gr_world_load: the world keeps its tag. The snapshot's objects get handles of this world
+///   with the slots and generations they had when saved: the saving world's own handles are
+///   refused here (read GR_FIELD_HANDLE, gr_world_get_bodies for this world's), and this
+///   world's handles from before the load name the snapshot's object in that slot and
+///   generation, if any.
 typedef struct gr_grain { uint64_t id; } gr_grain;
 typedef struct gr_body { uint64_t id; } gr_body;
 typedef struct gr_material { uint64_t id; } gr_material;
@@ -148,6 +161,7 @@ typedef size_t gr_read_fn(void *user, void *data, size_t size);
 #define GR_MAX_GRAINS 100000000u
 #define GR_MAX_BODIES 65536u
 #define GR_MAX_MATERIALS 256u
+#define GR_MAX_CLUMP_TEMPLATES 1000000u ///< the built-in ones included
 #define GR_MAX_WORKERS 64u
 
 #ifdef __cplusplus

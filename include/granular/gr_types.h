@@ -449,6 +449,7 @@ typedef struct gr_counters {
 /* Def initialisers: header-inline so that `size` is the size *your* header knows.       */
 
 /// Fill the library's defaults into every field within def->size. Used by the _init helpers.
+/// Errors: UNKNOWN_ENUM (kind), NULL_ARGUMENT, STRUCT_SIZE.
 GR_API gr_status gr_def_set_defaults(gr_def_kind kind, void *def);
 
 #define GR__DEF_INIT(kind, def) \

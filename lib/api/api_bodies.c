@@ -99,8 +99,9 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
     GR_CHECK(gr_def_read(w, GR_DEF_BODY, user, &def, f, "def"));
     gr_body_data b;
     GR_CHECK(resolve_body_def(w, &def, &b, f));
-    if (w->bodies.count >= GR_MAX_BODIES)
-        return gr_fail(w, GR_ERROR_TOO_MANY, f, "a world holds at most %u bodies", GR_MAX_BODIES);
+    if (w->bodies.count + w->bodies.retired >= GR_MAX_BODIES)
+        return gr_fail(w, GR_ERROR_TOO_MANY, f, "a world holds at most %u bodies (%u slots are retired)", GR_MAX_BODIES,
+                       w->bodies.retired);
     if (!gr_body_store_reserve(&w->bodies, &w->mem))
         return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating the body failed");
     /* mesh copy, mass properties and the surface particles, before the store changes */
@@ -119,11 +120,17 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
                            w->solver->name);
         }
     }
+    const uint32_t slot_count = w->bodies.slot_count;
     uint32_t slot = gr_body_store_insert(&w->bodies, &b);
+    const uint16_t gen = w->bodies.gen[slot];
     s = w->solver->body_added ? w->solver->body_added(w->solver_state, slot) : GR_OK;
     if (s != GR_OK) {
         gr_body_store_remove(&w->bodies, &w->mem, slot);
-        w->bodies.revision -= 2; /* as it was: nothing happened */
+        /* as it was: nothing happened (the slot's generation and the high-water mark too) */
+        w->bodies.gen[slot] = slot < slot_count ? gen : 0;
+        w->bodies.slot_count = slot_count;
+        gr_body_store_rebuild_active(&w->bodies);
+        w->bodies.revision -= 2;
         if (s == GR_ERROR_TOO_MANY)
             return gr_fail(w, s, f, "the body's %u particles would pass GR_MAX_GRAINS spheres in the solver",
                            b.particle_count);
@@ -253,6 +260,28 @@ GR_API void *gr_body_get_user_data(const gr_world *w, gr_body body)
     if (!w || gr_handle_check(body.id, w->tag, w->bodies.gen, w->bodies.alive, w->bodies.slot_count, &slot) != GR_OK)
         return NULL;
     return w->bodies.data[slot].user_data;
+}
+
+GR_API gr_status gr_body_set_user_data(gr_world *w, gr_body body, void *user_data)
+{
+    static const char f[] = "gr_body_set_user_data";
+    GR_CHECK(gr_check_world(w, f));
+    uint32_t slot;
+    GR_CHECK(gr_resolve_body(w, body, &slot, f));
+    w->bodies.data[slot].user_data = user_data;
+    return GR_OK;
+}
+
+GR_API uint32_t gr_world_get_bodies(const gr_world *w, gr_body *out, uint32_t capacity)
+{
+    if (!w)
+        return 0;
+    const gr_body_store *bs = &w->bodies;
+    for (uint32_t a = 0; a < bs->count && a < capacity && out; a++) {
+        const uint32_t slot = bs->active[a];
+        out[a].id = gr_handle_make(w->tag, bs->gen[slot], slot);
+    }
+    return bs->count;
 }
 
 GR_API gr_status gr_body_get_mass(const gr_world *w, gr_body body, double *mass)

@@ -13,8 +13,8 @@ GR_API gr_status gr_add_clump_template(gr_world *w, const gr_clump_def *user, gr
                        def.count);
     if (!def.centres || !def.radii)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "def.centres and def.radii must not be NULL");
-    if (w->clumps.count >= 0x7fffffffu)
-        return gr_fail(w, GR_ERROR_TOO_MANY, f, "too many clump templates");
+    if (w->clumps.count >= GR_MAX_CLUMP_TEMPLATES)
+        return gr_fail(w, GR_ERROR_TOO_MANY, f, "a world holds at most %u clump templates", GR_MAX_CLUMP_TEMPLATES);
     double rmax = 0;
     for (uint32_t k = 0; k < def.count; k++) {
         if (!v3_finite(def.centres[k]))

@@ -146,7 +146,7 @@ GR_API gr_status gr_def_set_defaults(gr_def_kind kind, void *def)
     if (!def)
         return GR_ERROR_NULL_ARGUMENT;
     uint32_t size = *(const uint32_t *)def;
-    if (size < sizeof(uint32_t) || size > GR_MAX_DEF_SIZE)
+    if (!gr_struct_size_ok((gr_struct_kind)kind, size))
         return GR_ERROR_STRUCT_SIZE;
     union {
         gr_world_def w;
@@ -166,16 +166,27 @@ GR_API gr_status gr_def_set_defaults(gr_def_kind kind, void *def)
     return GR_OK;
 }
 
+gr_status gr_check_struct_size(const gr_world *w, gr_struct_kind kind, uint32_t size, const char *func,
+                               const char *what)
+{
+    if (size == 0)
+        return gr_fail(w, GR_ERROR_STRUCT_SIZE, func, "%s.size is 0: initialise it with its _init function", what);
+    if (size < sizeof(uint32_t) || size > GR_MAX_DEF_SIZE)
+        return gr_fail(w, GR_ERROR_STRUCT_SIZE, func, "%s.size is %u: not a struct of this library", what, size);
+    if (!gr_struct_size_ok(kind, size))
+        return gr_fail(w, GR_ERROR_STRUCT_SIZE, func,
+                       "%s.size is %u: it ends inside a field (set it to sizeof the struct of a granular header)",
+                       what, size);
+    return GR_OK;
+}
+
 gr_status gr_def_read(const gr_world *w, gr_def_kind kind, const void *user, void *out, const char *func, const char *what)
 {
     if (!user)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, func, "%s is NULL", what);
     uint32_t size;
     memcpy(&size, user, sizeof size);
-    if (size == 0)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, func, "%s.size is 0: initialise it with its _init function", what);
-    if (size < sizeof(uint32_t) || size > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, func, "%s.size is %u: not a def of this library", what, size);
+    GR_CHECK(gr_check_struct_size(w, (gr_struct_kind)kind, size, func, what));
     size_t full = gr_def_full_size(kind);
     gr_def_defaults_full(kind, out);
     /* an older (shorter) def keeps the defaults of the newer fields; a newer (longer) one's

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Grain entry points: add, remove, per-grain state, bulk read/write, render points. */
+#include <stdio.h>
+
 #include "api_internal.h"
 #include "api_grains.h"
 
@@ -71,8 +73,7 @@ GR_API gr_status gr_add_grains(gr_world *w, const gr_grain_def *defs, uint32_t c
         return gr_fail(w, GR_ERROR_TOO_MANY, f, "count %u exceeds GR_MAX_GRAINS (%u)", count, GR_MAX_GRAINS);
     uint32_t stride;
     memcpy(&stride, defs, sizeof stride);
-    if (stride < sizeof(uint32_t) || stride > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "defs[0].size is %u: initialise with gr_grain_def_init", stride);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_GRAIN_DEF, stride, f, "defs[0]"));
     size_t bytes = sizeof(gr_grain_init) * (size_t)count;
     gr_grain_init *g = (gr_grain_init *)gr_mem_alloc(&w->mem, bytes);
     if (!g)
@@ -88,15 +89,11 @@ GR_API gr_status gr_add_grains(gr_world *w, const gr_grain_def *defs, uint32_t c
             break;
         }
         gr_grain_def def;
-        s = gr_def_read(w, GR_DEF_GRAIN, p, &def, f, "def");
+        char fk[48]; /* messages name the element (and are logged once) */
+        snprintf(fk, sizeof fk, "%s: defs[%u]", f, k);
+        s = gr_def_read(w, GR_DEF_GRAIN, p, &def, fk, "def");
         if (s == GR_OK)
-            s = resolve_grain_def(w, &def, &g[k], f);
-        if (s != GR_OK) {
-            /* name the element */
-            char msg[sizeof w->last_error];
-            memcpy(msg, w->last_error, sizeof msg);
-            s = gr_fail(w, s, f, "defs[%u]: %s", k, msg + sizeof(f) + 1);
-        }
+            s = resolve_grain_def(w, &def, &g[k], fk);
     }
     if (s == GR_OK)
         s = gr_add_resolved_grains(w, g, count, out, count, f);
@@ -367,8 +364,11 @@ GR_API gr_status gr_write_grains(gr_world *w, gr_field field, gr_scalar_type typ
             if (!isfinite(v[c]))
                 return gr_fail(w, GR_ERROR_NOT_FINITE, f, "element %u component %u is not finite", k, c);
         }
-        if (field == GR_FIELD_ORIENTATION && !(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3] > 1e-12))
-            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "element %u: orientation of zero length", k);
+        /* the rule of gr_check_quat: a length that is (nearly) zero or overflows is no rotation */
+        const double l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+        if (field == GR_FIELD_ORIENTATION && (!(l2 > 1e-12) || !isfinite(l2)))
+            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "element %u: orientation has length %g: not a rotation", k,
+                           sqrt(l2));
     }
     const gr_grain_table *t = &w->grains;
     uint32_t dense[BULK_CHUNK];

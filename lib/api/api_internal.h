@@ -11,6 +11,26 @@
 /// Larger size fields are not a def of any version of this library.
 #define GR_MAX_DEF_SIZE 4096u
 
+/// Every struct with a size field: the defs (by gr_def_kind) and the outputs.
+typedef enum gr_struct_kind {
+    GR_STRUCT_WORLD_DEF = GR_DEF_WORLD,
+    GR_STRUCT_DEM_DEF = GR_DEF_DEM,
+    GR_STRUCT_MATERIAL_DEF = GR_DEF_MATERIAL,
+    GR_STRUCT_GRAIN_DEF = GR_DEF_GRAIN,
+    GR_STRUCT_BODY_DEF = GR_DEF_BODY,
+    GR_STRUCT_FILL_DEF = GR_DEF_FILL,
+    GR_STRUCT_PAIR_DEF = GR_DEF_MATERIAL_PAIR,
+    GR_STRUCT_CLUMP_DEF = GR_DEF_CLUMP,
+    GR_STRUCT_PBD_DEF = GR_DEF_PBD,
+    GR_STRUCT_COUNTERS = 100
+} gr_struct_kind;
+/// A size field this library accepts: within [4, GR_MAX_DEF_SIZE] and either at least the
+/// whole struct or on a boundary between two of its fields (api_def_layout.c).
+bool gr_struct_size_ok(gr_struct_kind kind, uint32_t size);
+/// The check above with its message (GR_ERROR_STRUCT_SIZE).
+gr_status gr_check_struct_size(const gr_world *w, gr_struct_kind kind, uint32_t size, const char *func,
+                               const char *what);
+
 size_t gr_def_full_size(gr_def_kind kind);
 void gr_def_defaults_full(gr_def_kind kind, void *def);
 /// Copy a caller's def (any version) into a complete one with defaults for missing fields.
@@ -42,7 +62,7 @@ static inline gr_status gr_check_world(const gr_world *w, const char *func)
         return GR_ERROR_NULL_ARGUMENT;
     if (w->busy)
         return gr_fail(w, GR_ERROR_BUSY, func, "the world is inside gr_step");
-    gr_clear_error(w);
+    /* a successful call leaves gr_world_last_error as it is: it tells the last failure */
     return GR_OK;
 }
 

@@ -34,8 +34,7 @@ GR_API gr_status gr_material_get_def(const gr_world *w, gr_material m, gr_materi
     GR_CHECK(gr_resolve_material(w, m, &idx, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_material_def)", out->size);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_MATERIAL_DEF, out->size, f, "out"));
     uint32_t size = out->size;
     const gr_material_def *d = &w->materials.defs[idx];
     memcpy(out, d, size < sizeof *d ? size : sizeof *d);

@@ -165,7 +165,9 @@ static void get_material(gr_stream_reader *r, gr_material_def *m)
 static void write_payload(const gr_world *w, gr_stream_writer *s)
 {
     /* world */
-    gr_writer_u32(s, (uint32_t)w->tag);
+    /* formerly the saving world's tag; a loading world keeps its own, so this is a constant
+     * (any value in 1 .. 0xffff is accepted by every reader of this format) */
+    gr_writer_u32(s, 1u);
     put_vec(s, w->def.gravity);
     gr_writer_f64(s, w->def.substep);
     gr_writer_u64(s, w->def.seed);
@@ -314,7 +316,6 @@ typedef struct world_parts {
     uint64_t step_count, substep_count, fill_count, grains_removed;
     gr_vec3 bounds_min, bounds_max;
     uint32_t default_material;
-    uint16_t tag;
     gr_materials materials;
     gr_clump_store clumps;
     gr_body_store bodies;
@@ -342,9 +343,7 @@ static gr_status refuse_settings(gr_stream_reader *r, world_parts *p, const gr_w
 
 static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts *p)
 {
-    uint32_t tag = gr_reader_u32(r);
-    RCHECK(tag > 0 && tag <= 0xffffu, "the world tag is out of range");
-    p->tag = (uint16_t)tag;
+    (void)gr_reader_u32(r); /* the saving world's tag: not adopted, the loading world keeps its own */
     p->gravity = get_vec(r);
     p->substep = gr_reader_f64(r);
     p->seed = gr_reader_u64(r);
@@ -414,8 +413,8 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
     p->materials.revision = gr_reader_u32(r);
 
     const uint32_t ntemplates = gr_reader_u32(r), nspheres = gr_reader_u32(r);
-    RCHECK(ntemplates >= GR_CLUMP_BUILTIN_COUNT && ntemplates < 0x7fffffffu && gr_reader_left(r) / 48 >= ntemplates &&
-               gr_reader_left(r) / 32 >= nspheres,
+    RCHECK(ntemplates >= GR_CLUMP_BUILTIN_COUNT && ntemplates <= GR_MAX_CLUMP_TEMPLATES &&
+               gr_reader_left(r) / 48 >= ntemplates && gr_reader_left(r) / 32 >= nspheres,
            "the grain shape counts are out of range or beyond its size");
     gr_clump_store *cs = &p->clumps;
     {
@@ -593,10 +592,24 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
     for (uint32_t k = 0; k < count; k++)
         RCHECK(t->list[k] < slots && t->alive[t->list[k]] && t->pos[t->list[k]] == k,
                "the grain list and the grain slots disagree");
+    /* every dead slot is on the free chain (marked through dense) or retired */
     uint32_t chain = 0;
-    for (uint32_t s = free_head; s != GR_INVALID_INDEX; s = t->pos[s])
-        RCHECK(s < slots && !t->alive[s] && ++chain <= slots, "the chain of free grain slots is broken");
-    RCHECK(chain == slots - count, "the chain of free grain slots misses some");
+    for (uint32_t s = free_head; s != GR_INVALID_INDEX; s = t->pos[s]) {
+        RCHECK(s < slots && !t->alive[s] && t->dense[s] == GR_INVALID_INDEX && ++chain <= slots,
+               "the chain of free grain slots is broken");
+        t->dense[s] = 0;
+    }
+    t->retired = 0;
+    for (uint32_t i = 0; i < slots; i++) {
+        if (!t->alive[i] && t->dense[i] == GR_INVALID_INDEX) {
+            RCHECK(gr_slot_retired(t->gen[i], 0), "a dead grain slot is neither free nor retired");
+            t->pos[i] = GR_INVALID_INDEX;
+            t->retired++;
+        }
+        t->dense[i] = GR_INVALID_INDEX;
+    }
+    RCHECK(chain + t->retired == slots - count && (uint64_t)count + t->retired <= GR_MAX_GRAINS,
+           "the chain of free grain slots misses some");
     return GR_OK;
 }
 
@@ -766,7 +779,6 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     gr_clump_store_free(&old_clumps, &w->mem);
     gr_body_store_free(&old_bodies, &w->mem);
     gr_grain_table_free(&old_grains, &w->mem);
-    w->tag = p.tag;
     w->def.gravity = p.gravity;
     w->def.substep = p.substep;
     w->def.seed = p.seed;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* World entry points: version, status text, create/destroy, step, queries. */
-#include "../core/rng.h"
 #include "api_internal.h"
 
 GR_API uint32_t gr_get_version(void) { return GR_VERSION_NUMBER; }
@@ -149,13 +148,6 @@ gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const 
     return GR_OK;
 }
 
-static uint16_t make_tag(const void *ptr, uint64_t seed)
-{
-    gr_rng r = {(uint64_t)(uintptr_t)ptr ^ seed};
-    uint16_t t = (uint16_t)(gr_rng_next(&r) >> 48);
-    return t ? t : 1;
-}
-
 GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
 {
     /* a stand-in world so that messages reach the caller's logger before a world exists */
@@ -169,7 +161,9 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
     if (user_def) {
         uint32_t size;
         memcpy(&size, user_def, sizeof size);
-        if (size >= offsetof(gr_world_def, logger) + sizeof(gr_logger) && size <= GR_MAX_DEF_SIZE)
+        /* errors go to the def's logger whenever its size covers the logger field (a def too
+         * short for it, such as an uninitialised one of size 0, cannot be logged) */
+        if (size >= offsetof(gr_world_def, logger) + sizeof(gr_logger))
             probe.def.logger = user_def->logger;
     }
     if (!out)
@@ -193,7 +187,7 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
     tmp->def.dem = &tmp->dem;
     tmp->pbd = pbd;
     tmp->def.pbd = &tmp->pbd;
-    tmp->tag = make_tag(tmp, def.seed);
+    tmp->tag = gr_handle_new_tag();
     gr_materials_init(&tmp->materials);
     gr_clump_store_init(&tmp->clumps);
     gr_grain_table_init(&tmp->grains);
@@ -302,10 +296,13 @@ static gr_status pull_host_states(gr_world *w, const char *f)
         w->def.host.get_state(handle, b->user_data, hs, w->def.host.user);
         const double l2 = quat_len2(hs->orientation);
         if (!v3_finite(hs->position) || !v3_finite(hs->linear_velocity) || !v3_finite(hs->angular_velocity) ||
-            !quat_finite(hs->orientation) || !(l2 > 1e-12) || !isfinite(l2))
+            !quat_finite(hs->orientation))
             return gr_fail(w, GR_ERROR_NOT_FINITE, f,
-                           "host get_state gave body slot %u a non-finite or zero-length state; nothing was stepped",
-                           slot);
+                           "host get_state gave body slot %u a non-finite state; nothing was stepped", slot);
+        if (!(l2 > 1e-12) || !isfinite(l2)) /* as every zero quaternion: INVALID_ARGUMENT (gr_check_quat) */
+            return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                           "host get_state gave body slot %u an orientation of length %g: not a rotation; nothing "
+                           "was stepped", slot, sqrt(l2));
     }
     for (uint32_t a = 0; a < bs->count; a++) {
         const uint32_t slot = bs->active[a];
@@ -405,8 +402,7 @@ GR_API gr_status gr_world_get_counters(const gr_world *w, gr_counters *out)
     GR_CHECK(gr_check_world(w, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_counters)", out->size);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_COUNTERS, out->size, f, "out"));
     gr_counters c;
     memset(&c, 0, sizeof c);
     c.size = out->size;
@@ -434,10 +430,9 @@ GR_API gr_status gr_world_get_def(const gr_world *w, gr_world_def *out, gr_dem_d
     GR_CHECK(gr_check_world(w, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_world_def)", out->size);
-    if (dem_out && (dem_out->size < sizeof(uint32_t) || dem_out->size > GR_MAX_DEF_SIZE))
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "dem_out->size is %u: set it to sizeof(gr_dem_def)", dem_out->size);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_WORLD_DEF, out->size, f, "out"));
+    if (dem_out)
+        GR_CHECK(gr_check_struct_size(w, GR_STRUCT_DEM_DEF, dem_out->size, f, "dem_out"));
     gr_world_def d = w->def;
     d.dem = dem_out;
     d.pbd = NULL; /* gr_world_get_pbd_def reads it */
@@ -458,8 +453,7 @@ GR_API gr_status gr_world_get_pbd_def(const gr_world *w, gr_pbd_def *out)
     GR_CHECK(gr_check_world(w, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    if (out->size < sizeof(uint32_t) || out->size > GR_MAX_DEF_SIZE)
-        return gr_fail(w, GR_ERROR_STRUCT_SIZE, f, "out->size is %u: set it to sizeof(gr_pbd_def)", out->size);
+    GR_CHECK(gr_check_struct_size(w, GR_STRUCT_PBD_DEF, out->size, f, "out"));
     const uint32_t size = out->size;
     memcpy(out, &w->pbd, size < sizeof w->pbd ? size : sizeof w->pbd);
     out->size = size;

@@ -26,7 +26,7 @@ void gr_body_store_free(gr_body_store *s, gr_mem *mem)
 
 bool gr_body_store_reserve(gr_body_store *s, gr_mem *mem)
 {
-    if (s->count < s->slot_count)
+    if (s->count + s->retired < s->slot_count)
         return true; /* a free slot will be reused */
     return gr_body_store_reserve_slots(s, mem, s->slot_count + 1);
 }
@@ -50,25 +50,30 @@ bool gr_body_store_reserve_slots(gr_body_store *s, gr_mem *mem, uint32_t slots)
 
 void gr_body_store_rebuild_active(gr_body_store *s)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < s->slot_count; i++)
+    uint32_t n = 0, retired = 0;
+    for (uint32_t i = 0; i < s->slot_count; i++) {
         if (s->alive[i])
             s->active[n++] = i;
+        retired += gr_slot_retired(s->gen[i], s->alive[i]);
+    }
     s->count = n;
+    s->retired = retired;
 }
 
 uint32_t gr_body_store_insert(gr_body_store *s, const gr_body_data *body)
 {
     uint32_t slot = 0;
-    while (slot < s->slot_count && s->alive[slot])
+    while (slot < s->slot_count && (s->alive[slot] || gr_slot_retired(s->gen[slot], 0)))
         slot++;
     if (slot == s->slot_count) {
-        s->gen[slot] = 0;
+        s->gen[slot] = 1;
         s->slot_count++;
     }
+    /* a reused slot's generation was moved on at removal: no handle carries it yet */
+    if (s->gen[slot] == 0)
+        s->gen[slot] = 1;
     s->data[slot] = *body;
     gr_body_update_frame(&s->data[slot]);
-    s->gen[slot] = gr_next_generation(s->gen[slot]);
     s->alive[slot] = 1;
     gr_body_store_rebuild_active(s);
     s->revision++;
@@ -79,7 +84,9 @@ void gr_body_store_remove(gr_body_store *s, gr_mem *mem, uint32_t slot)
 {
     gr_body_release(&s->data[slot], mem);
     s->alive[slot] = 0;
-    s->gen[slot] = gr_next_generation(s->gen[slot]);
+    /* at the last generation the slot is retired (never reused): no old handle comes back */
+    if (s->gen[slot] < GR_HANDLE_GEN_MAX)
+        s->gen[slot]++;
     gr_body_store_rebuild_active(s);
     s->revision++;
 }

@@ -56,6 +56,7 @@ typedef struct gr_body_store {
     uint32_t cap;
     uint32_t slot_count;
     uint32_t count;
+    uint32_t retired;   ///< dead slots at the last generation: never reused (gr_slot_retired)
     gr_body_data *data;
     uint16_t *gen;
     uint8_t *alive;
@@ -66,15 +67,16 @@ typedef struct gr_body_store {
 void gr_body_store_init(gr_body_store *s);
 /// Frees the store and every live body's particles and mesh.
 void gr_body_store_free(gr_body_store *s, gr_mem *mem);
-/// Room for one more body. All or nothing.
+/// Room for one more body (a free slot or a new one). All or nothing.
 bool gr_body_store_reserve(gr_body_store *s, gr_mem *mem);
 /// Room for `slots` slots in total. All or nothing.
 bool gr_body_store_reserve_slots(gr_body_store *s, gr_mem *mem, uint32_t slots);
 /// Recompute the active list from the alive flags.
 void gr_body_store_rebuild_active(gr_body_store *s);
-/// Insert (after reserve): returns the slot, reusing the lowest free one.
+/// Insert (after reserve): returns the slot, reusing the lowest free (not retired) one.
 uint32_t gr_body_store_insert(gr_body_store *s, const gr_body_data *body);
-/// Remove a body and free its particles and mesh.
+/// Remove a body and free its particles and mesh; its slot's generation moves on, or the
+/// slot is retired at the last one.
 void gr_body_store_remove(gr_body_store *s, gr_mem *mem, uint32_t slot);
 
 /// Number of contact features of a body (container: 6 faces; others 1).

@@ -34,7 +34,7 @@ gr_status gr_clump_store_add(gr_clump_store *s, gr_mem *mem, const gr_vec3 *cent
             return GR_ERROR_OUT_OF_MEMORY;
         s->sphere_cap = cap;
     }
-    double *scratch = (double *)gr_mem_alloc(mem, sizeof(double) * 2 * count);
+    double *scratch = (double *)gr_mem_alloc(mem, sizeof(double) * 4 * count);
     if (!scratch)
         return GR_ERROR_OUT_OF_MEMORY;
     double rmin = INFINITY;
@@ -42,7 +42,7 @@ gr_status gr_clump_store_add(gr_clump_store *s, gr_mem *mem, const gr_vec3 *cent
         rmin = GR_MIN(rmin, radii[k]);
     gr_mass_props mp;
     gr_mass_props_spheres(centres, radii, count, rmin / 24.0, scratch, &mp);
-    gr_mem_free(mem, scratch, sizeof(double) * 2 * count);
+    gr_mem_free(mem, scratch, sizeof(double) * 4 * count);
 
     /* principal frame: offsets b = V^T (c - centre); bounding radius scaled to 1 */
     double values[3], vec[3][3];

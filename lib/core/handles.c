@@ -1,21 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 #include "handles.h"
 
-gr_status gr_handle_check(uint64_t id, uint16_t tag, const uint16_t *gens, const uint8_t *alive,
+/* null, no tag or no slot: not a handle any world issues */
+static bool malformed(uint64_t id) { return id == 0 || gr_handle_tag(id) == 0 || gr_handle_slot_field(id) == 0; }
+
+gr_status gr_handle_check(uint64_t id, uint32_t tag, const uint16_t *gens, const uint8_t *alive,
                           uint32_t slot_count, uint32_t *slot)
 {
-    if (id == 0)
+    if (malformed(id))
         return GR_ERROR_INVALID_HANDLE;
     if (gr_handle_tag(id) != tag)
         return GR_ERROR_WRONG_WORLD;
     uint32_t s = gr_handle_slot(id);
     uint16_t g = gr_handle_gen(id);
-    if ((id & 0xffffffffu) == 0 || s >= slot_count || g == 0)
-        return GR_ERROR_INVALID_HANDLE;
-    if (gens[s] == 0)
+    if (s >= slot_count || g == 0 || gens[s] == 0)
         return GR_ERROR_INVALID_HANDLE; /* slot never issued */
     if (gens[s] != g || !alive[s])
         return GR_ERROR_STALE_HANDLE;
+    *slot = s;
+    return GR_OK;
+}
+
+gr_status gr_handle_check_permanent(uint64_t id, uint32_t tag, uint32_t first, uint32_t count, uint32_t *slot)
+{
+    if (malformed(id))
+        return GR_ERROR_INVALID_HANDLE;
+    if (gr_handle_tag(id) != tag)
+        return GR_ERROR_WRONG_WORLD;
+    uint32_t s = gr_handle_slot(id);
+    if (s < first || s >= count || gr_handle_gen(id) != 1)
+        return GR_ERROR_INVALID_HANDLE;
     *slot = s;
     return GR_OK;
 }
@@ -45,10 +59,12 @@ void gr_grain_table_free(gr_grain_table *t, gr_mem *mem)
 
 bool gr_grain_table_reserve(gr_grain_table *t, gr_mem *mem, uint32_t more)
 {
-    /* Free slots below slot_count are reused first; only growth past them needs room. */
-    uint64_t need = (uint64_t)t->count + more;
+    /* Retired slots count against the limit: slot_count never passes GR_MAX_GRAINS, so every
+     * slot fits a handle's slot field. */
+    uint64_t need = (uint64_t)t->count + t->retired + more;
     if (need > GR_MAX_GRAINS)
         return false;
+    /* Free slots below slot_count are reused first; only growth past them needs room. */
     uint64_t need_slots = (uint64_t)t->slot_count + more; /* worst case: no reuse */
     if (need_slots <= t->cap)
         return true;
@@ -67,11 +83,13 @@ uint32_t gr_grain_table_take(gr_grain_table *t)
     if (t->free_head != GR_INVALID_INDEX) {
         s = t->free_head;
         t->free_head = t->pos[s];
+        /* its generation was moved on at release: no handle carries it yet */
+        if (t->gen[s] == 0)
+            t->gen[s] = 1;
     } else {
         s = t->slot_count++;
-        t->gen[s] = 0;
+        t->gen[s] = 1;
     }
-    t->gen[s] = gr_next_generation(t->gen[s]);
     t->alive[s] = 1;
     t->dense[s] = GR_INVALID_INDEX;
     t->pos[s] = t->count;
@@ -87,7 +105,14 @@ void gr_grain_table_release(gr_grain_table *t, uint32_t s)
     t->pos[last] = k;
     t->alive[s] = 0;
     t->dense[s] = GR_INVALID_INDEX;
-    t->gen[s] = gr_next_generation(t->gen[s]);
+    if (t->gen[s] >= GR_HANDLE_GEN_MAX) {
+        /* every generation was issued: the slot is retired, so no old handle comes back */
+        t->gen[s] = GR_HANDLE_GEN_MAX;
+        t->pos[s] = GR_INVALID_INDEX;
+        t->retired++;
+        return;
+    }
+    t->gen[s]++;
     t->pos[s] = t->free_head;
     t->free_head = s;
 }

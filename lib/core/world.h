@@ -16,7 +16,7 @@ struct gr_world {
     gr_world_def def; ///< resolved; def.dem points at `dem`
     gr_dem_def dem;
     gr_pbd_def pbd;   ///< resolved; def.pbd points at `pbd`
-    uint16_t tag;      ///< stamped into every handle this world issues
+    uint32_t tag;      ///< stamped into every handle this world issues (gr_handle_new_tag)
     bool busy;         ///< inside gr_step
     char last_error[256];
     gr_tasks tasks;
@@ -35,11 +35,10 @@ struct gr_world {
     uint32_t default_material;
 };
 
-/// Record an error on the world (message + log hook) and return `status`.
+/// Record an error on the world (message + log hook) and return `status`. The message stays
+/// until the next failure (gr_world_last_error).
 gr_status gr_fail(const gr_world *world, gr_status status, const char *func, const char *fmt, ...)
     GR_PRINTF_LIKE(4, 5);
-/// Clear the last error (every successful public call does this).
-void gr_clear_error(const gr_world *world);
 /// Log through the world's hook (no-op without one).
 void gr_log(const gr_world *world, gr_log_level level, const char *fmt, ...) GR_PRINTF_LIKE(3, 4);
 

@@ -24,13 +24,6 @@ gr_status gr_fail(const gr_world *cw, gr_status status, const char *func, const 
     return status;
 }
 
-void gr_clear_error(const gr_world *cw)
-{
-    gr_world *w = (gr_world *)cw;
-    if (w)
-        w->last_error[0] = 0;
-}
-
 void gr_log(const gr_world *w, gr_log_level level, const char *fmt, ...)
 {
     if (!w || !w->def.logger.func)
@@ -80,13 +73,8 @@ gr_status gr_resolve_material(const gr_world *w, gr_material m, uint32_t *index,
         *index = w->default_material;
         return GR_OK;
     }
-    if (gr_handle_tag(m.id) != w->tag)
-        return handle_error(w, GR_ERROR_WRONG_WORLD, func, "material", m.id);
-    uint32_t i = gr_handle_slot(m.id);
-    if ((m.id & 0xffffffffu) == 0 || i >= w->materials.count || gr_handle_gen(m.id) != 1)
-        return handle_error(w, GR_ERROR_INVALID_HANDLE, func, "material", m.id);
-    *index = i;
-    return GR_OK;
+    gr_status s = gr_handle_check_permanent(m.id, w->tag, 0, w->materials.count, index);
+    return s == GR_OK ? GR_OK : handle_error(w, s, func, "material", m.id);
 }
 
 gr_status gr_resolve_grain_shape(const gr_world *w, gr_grain_shape shape, gr_clump clump, uint32_t *index,
@@ -103,11 +91,6 @@ gr_status gr_resolve_grain_shape(const gr_world *w, gr_grain_shape shape, gr_clu
     }
     if (clump.id == 0)
         return gr_fail(w, GR_ERROR_INVALID_HANDLE, func, "shape GR_GRAIN_CLUMP needs a clump template handle");
-    if (gr_handle_tag(clump.id) != w->tag)
-        return handle_error(w, GR_ERROR_WRONG_WORLD, func, "clump", clump.id);
-    uint32_t i = gr_handle_slot(clump.id);
-    if ((clump.id & 0xffffffffu) == 0 || i < GR_CLUMP_BUILTIN_COUNT || i >= w->clumps.count || gr_handle_gen(clump.id) != 1)
-        return handle_error(w, GR_ERROR_INVALID_HANDLE, func, "clump", clump.id);
-    *index = i;
-    return GR_OK;
+    gr_status s = gr_handle_check_permanent(clump.id, w->tag, GR_CLUMP_BUILTIN_COUNT, w->clumps.count, index);
+    return s == GR_OK ? GR_OK : handle_error(w, s, func, "clump", clump.id);
 }

@@ -2,7 +2,8 @@
 #include "mass_props.h"
 
 #include <math.h>
-#include <stdlib.h>
+
+#include "../core/sort.h"
 
 /* ---- union of spheres ----------------------------------------------------------------- */
 
@@ -30,7 +31,7 @@ void gr_mass_props_spheres(const gr_vec3 *c, const double *r, uint32_t count, do
         hi.y = GR_MAX(hi.y, c[k].y + r[k]);
     }
     const int nx = (int)ceil((hi.x - lo.x) / cell), ny = (int)ceil((hi.y - lo.y) / cell);
-    interval *iv = (interval *)(void *)scratch;
+    interval *iv = (interval *)(void *)scratch, *iv_scratch = iv + count;
     /* raw moments: M0 = V, M1 = sum x, M2 = sum x x^T (about the origin) */
     double m0 = 0, m1[3] = {0, 0, 0}, m2[3][3] = {{0}};
     const double da = cell * cell;
@@ -50,7 +51,7 @@ void gr_mass_props_spheres(const gr_vec3 *c, const double *r, uint32_t count, do
             }
             if (n == 0)
                 continue;
-            qsort(iv, n, sizeof(interval), cmp_interval);
+            gr_sort(iv, n, sizeof(interval), cmp_interval, iv_scratch);
             /* integrate 1, z, z^2 over the union of the chords */
             double a = iv[0].lo, b = iv[0].hi;
             for (uint32_t k = 1; k <= n; k++) {

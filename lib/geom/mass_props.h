@@ -16,7 +16,7 @@ typedef struct gr_mass_props {
 /// Union of `count` spheres (overlaps counted once). Each sphere's disc is integrated on a
 /// grid of cell `cell` in x and y; along z the union of the spheres' chords is integrated
 /// exactly. Error O(cell^2); deterministic. Pass cell <= min radius / 20. `scratch` holds
-/// 2 * count doubles.
+/// 4 * count doubles.
 void gr_mass_props_spheres(const gr_vec3 *centres, const double *radii, uint32_t count, double cell,
                            double *scratch, gr_mass_props *out);
 

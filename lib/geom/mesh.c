@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../core/sort.h"
+
 #include "triangle.h"
 #include "vec3.h"
 
@@ -18,14 +20,14 @@ static int cmp_u64(const void *a, const void *b)
 gr_status gr_mesh_check_closed(gr_mem *mem, const gr_vec3 *v, const uint32_t *idx, uint32_t nt, char *err, size_t errlen)
 {
     const size_t ne = (size_t)nt * 3;
-    uint64_t *edges = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * ne);
+    uint64_t *edges = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * 2 * ne); /* + the sort's scratch */
     if (!edges)
         return GR_ERROR_OUT_OF_MEMORY;
     for (uint32_t t = 0; t < nt; t++) {
         const uint32_t a = idx[3 * t], b = idx[3 * t + 1], c = idx[3 * t + 2];
         const gr_vec3 n = v3_cross(v3_sub(v[b], v[a]), v3_sub(v[c], v[a]));
         if (a == b || b == c || a == c || !(v3_len2(n) > 0)) {
-            gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
+            gr_mem_free(mem, edges, sizeof(uint64_t) * 2 * ne);
             snprintf(err, errlen, "mesh triangle %u is degenerate (zero area)", t);
             return GR_ERROR_INVALID_ARGUMENT;
         }
@@ -33,7 +35,7 @@ gr_status gr_mesh_check_closed(gr_mem *mem, const gr_vec3 *v, const uint32_t *id
         edges[3 * t + 1] = (uint64_t)b << 32 | c;
         edges[3 * t + 2] = (uint64_t)c << 32 | a;
     }
-    qsort(edges, ne, sizeof(uint64_t), cmp_u64);
+    gr_sort(edges, ne, sizeof(uint64_t), cmp_u64, edges + ne);
     gr_status s = GR_OK;
     for (size_t k = 0; k < ne && s == GR_OK; k++) {
         if (k + 1 < ne && edges[k + 1] == edges[k]) {
@@ -49,7 +51,7 @@ gr_status gr_mesh_check_closed(gr_mem *mem, const gr_vec3 *v, const uint32_t *id
             s = GR_ERROR_INVALID_ARGUMENT;
         }
     }
-    gr_mem_free(mem, edges, sizeof(uint64_t) * ne);
+    gr_mem_free(mem, edges, sizeof(uint64_t) * 2 * ne);
     return s;
 }
 
@@ -58,7 +60,7 @@ gr_status gr_mesh_pseudo_normals(gr_mem *mem, const gr_vec3 *v, uint32_t nv, con
 {
     const size_t ne = (size_t)nt * 3;
     /* (undirected edge key, slot 3 t + k) pairs, sorted by key: both faces of an edge meet */
-    uint64_t *keys = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * 2 * (ne ? ne : 1));
+    uint64_t *keys = (uint64_t *)gr_mem_alloc(mem, sizeof(uint64_t) * 4 * (ne ? ne : 1)); /* + the sort's scratch */
     if (!keys)
         return GR_ERROR_OUT_OF_MEMORY;
     bool ok = true;
@@ -78,7 +80,7 @@ gr_status gr_mesh_pseudo_normals(gr_mem *mem, const gr_vec3 *v, uint32_t nv, con
             keys[2 * (3 * t + k) + 1] = 3 * t + (uint32_t)k;
         }
     }
-    qsort(keys, ne, 2 * sizeof(uint64_t), cmp_u64);
+    gr_sort(keys, ne, 2 * sizeof(uint64_t), cmp_u64, keys + 2 * ne);
     for (size_t k = 0; k + 1 < ne; k += 2) {
         const uint32_t s0 = (uint32_t)keys[2 * k + 1], s1 = (uint32_t)keys[2 * k + 3];
         const gr_vec3 sum = v3_add(fn[s0 / 3], fn[s1 / 3]);
@@ -91,7 +93,7 @@ gr_status gr_mesh_pseudo_normals(gr_mem *mem, const gr_vec3 *v, uint32_t nv, con
               forward0 != forward1 && (keys[2 * k] >> 32) != (keys[2 * k] & 0xffffffffu);
     }
     ok &= ne % 2 == 0;
-    gr_mem_free(mem, keys, sizeof(uint64_t) * 2 * (ne ? ne : 1));
+    gr_mem_free(mem, keys, sizeof(uint64_t) * 4 * (ne ? ne : 1));
     *closed = ok && nt > 0;
     return GR_OK;
 }

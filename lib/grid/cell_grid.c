@@ -2,7 +2,8 @@
 #include "cell_grid.h"
 
 #include <math.h>
-#include <stdlib.h>
+
+#include "../core/sort.h"
 
 void gr_cell_grid_init(gr_cell_grid *g) { memset(g, 0, sizeof *g); }
 
@@ -24,11 +25,11 @@ static int cmp_double(const void *a, const void *b)
 
 static void robust_range(const double *pos, size_t stride, uint32_t n, int axis, double *lo, double *hi)
 {
-    double sample[1024];
+    double sample[1024], scratch[1024];
     uint32_t m = n < 1024u ? n : 1024u;
     for (uint32_t k = 0; k < m; k++)
         sample[k] = pos[(size_t)((uint64_t)k * n / m) * stride + (size_t)axis];
-    qsort(sample, m, sizeof(double), cmp_double);
+    gr_sort(sample, m, sizeof(double), cmp_double, scratch);
     double a = sample[m / 100], b = sample[m - 1 - m / 100];
     double margin = 0.25 * (b - a);
     *lo = GR_MAX(*lo, a - margin);

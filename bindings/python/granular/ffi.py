@@ -922,6 +922,8 @@ _PROTOTYPES = [
     ("gr_body_get_pose", c_enum, [gr_world_p, gr_body, _P(gr_vec3), _P(gr_quat)]),
     ("gr_body_get_force", c_enum, [gr_world_p, gr_body, _P(gr_vec3), _P(gr_vec3)]),
     ("gr_body_get_user_data", c_void_p, [gr_world_p, gr_body]),
+    ("gr_body_set_user_data", c_enum, [gr_world_p, gr_body, c_void_p]),
+    ("gr_world_get_bodies", c_uint32, [gr_world_p, _P(gr_body), c_uint32]),
     ("gr_body_get_mass", c_enum, [gr_world_p, gr_body, _P(c_double)]),
     ("gr_body_get_particle_count", c_uint32, [gr_world_p, gr_body]),
     ("gr_read_body_particles", c_enum, [gr_world_p, gr_body, c_uint32, c_uint32, _P(c_float), c_size_t]),

@@ -600,13 +600,16 @@ def test_bad_inputs_raise_with_status(world):
         world.add_body("none")
     with pytest.raises(granular.InvalidHandleError):
         world.add_grain((0, 0, 0), material=world.default_material + 50)  # never issued
+    with pytest.raises(granular.InvalidHandleError):
+        world.add_grain((0, 0, 0), material=12345)  # no tag bits: not a handle
     with pytest.raises(granular.WrongWorldError):
-        world.add_grain((0, 0, 0), material=12345)  # no world's tag
+        world.add_grain((0, 0, 0), material=granular.World().default_material)  # another world's
     with pytest.raises(ValueError):
         world.add_grain((0, 0))
-    assert world.last_error  # the last failure's message
+    message = world.last_error  # the last failure's message
+    assert message
     world.step(0.001)
-    assert world.last_error == ""  # cleared by the next successful call
+    assert world.last_error == message  # kept through successful calls
 
 
 def test_error_classes():
