@@ -1272,7 +1272,23 @@ class Body:
 
     @property
     def user_data(self):
-        """The ``user_data`` object given to :meth:`World.add_body` (None if none or stale)."""
+        """The ``user_data`` object given to :meth:`World.add_body` or set here (None if none
+        or stale; None after loading another world's snapshot until set again)."""
         w = self.world
         key = lib.gr_body_get_user_data(w.ptr, self.handle)
         return w._body_user_data.get(key) if key else None
+
+    @user_data.setter
+    def user_data(self, value) -> None:
+        """``gr_body_set_user_data``: any Python object (None clears it)."""
+        w = self.world
+        old = lib.gr_body_get_user_data(w.ptr, self.handle)
+        key = None
+        if value is not None:
+            key = w._next_key
+        w._check(lib.gr_body_set_user_data(w.ptr, self.handle, key))
+        if old:
+            w._body_user_data.pop(old, None)
+        if key is not None:
+            w._next_key += 1
+            w._body_user_data[key] = value

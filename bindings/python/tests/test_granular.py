@@ -1192,3 +1192,16 @@ def test_fill_mesh_refuses_open_mesh(world):
     with pytest.raises(ValueError):
         world.fill_mesh((v, [(0, 1)]), radius=0.002)
     assert world.grain_count == 0
+
+
+def test_body_user_data_setter():
+    with granular.World() as w:
+        b = w.add_plane((0, 0, 0), user_data="floor")
+        assert b.user_data == "floor"
+        b.user_data = {"name": "ground"}
+        assert b.user_data == {"name": "ground"}
+        b.user_data = None
+        assert b.user_data is None
+        b.remove()
+        with pytest.raises(granular.StaleHandleError):
+            b.user_data = 1
