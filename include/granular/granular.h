@@ -165,8 +165,22 @@ GR_API gr_status gr_body_get_pose(const gr_world *world, gr_body body, gr_vec3 *
 /// output may be NULL.
 GR_API gr_status gr_body_get_force(const gr_world *world, gr_body body, gr_vec3 *force, gr_vec3 *torque);
 GR_API void *gr_body_get_user_data(const gr_world *world, gr_body body);
-/// Mass [kg] of a dynamic or host-owned body (from its shape and material), 0 for others.
+/// Mass [kg] of a dynamic or host-owned body (given, or from its shape and material), 0 for
+/// others.
 GR_API gr_status gr_body_get_mass(const gr_world *world, gr_body body, double *mass);
+/// Change a dynamic or host-owned body's mass [kg] and principal moments of inertia [kg m^2]
+/// with their axes in the body frame (as gr_body_def.mass, .inertia, .inertia_rotation: mass 0
+/// = density x shape, inertia (0, 0, 0) = the shape's for that mass; same bounds). Engines
+/// change masses: call it when yours does, so that the library's copy of a host-owned body
+/// keeps the engine's mass. Takes effect at the next step; the velocities are kept.
+/// GR_ERROR_INVALID_ARGUMENT for other bodies or out-of-bounds values (nothing changes).
+GR_API gr_status gr_body_set_mass_properties(gr_world *world, gr_body body, double mass, gr_vec3 inertia,
+                                             gr_quat inertia_rotation);
+/// A dynamic or host-owned body's mass, principal moments of inertia and their axes in the body
+/// frame (R diag(inertia) R^T is its inertia tensor about the centre of mass in body
+/// coordinates). Any output may be NULL. GR_ERROR_INVALID_ARGUMENT for other bodies.
+GR_API gr_status gr_body_get_mass_properties(const gr_world *world, gr_body body, double *mass, gr_vec3 *inertia,
+                                             gr_quat *inertia_rotation);
 /// Number of surface particles of a particle-covered body (0 for others).
 GR_API uint32_t gr_body_get_particle_count(const gr_world *world, gr_body body);
 /// The body's surface particles [first, first+count) as x, y, z, radius floats (world frame),
