@@ -1093,6 +1093,60 @@ static void test_pbd_hr_resting_points_follow_world_changes(void)
     gr_world_destroy(w);
 }
 
+/* Render points of grains far apart (issue 19): a grain 2e5 m or 5e6 m from the others made
+ * the sampler's lattice span the box between them (TOO_MANY from every step, or an int
+ * overflow and an 18 EB request). Now far grains are sampled on their own: every step is
+ * GR_OK, memory stays small, and every grain has points near it. Denormal hr inputs are
+ * refused. */
+static void test_pbd_hr_far_grains(void)
+{
+    const double r = 0.01, rh = 0.003;
+    gr_world *w = NULL;
+    CHECK_OK(NULL, hr_world(&w, rh, (gr_vec3){0, 0, 0}, 7));
+    CHECK_OK(w, grain_block(w, (gr_vec3){0, 0, 0}, 4, 3, 4, r, (gr_vec3){0, 0, 0}));
+    const gr_vec3 far[] = {{2e5, 0, 0}, {-3e5, 1e5, 2e5}, {5e6, 0, -5e6}, {0, 3e7, 0}};
+    for (int k = 0; k < 4; k++)
+        CHECK_OK(w, add_sphere(w, (gr_material){0}, r, far[k], (gr_vec3){0, 0, 0}, NULL));
+    for (int k = 0; k < 3; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    gr_counters c;
+    c.size = sizeof c;
+    gr_world_get_counters(w, &c);
+    uint32_t np, ng = 0;
+    float *p = render_points(w, &np);
+    double *x = grain_positions(w, &ng);
+    printf("  %u grains, %u points, peak %.1f MB\n", ng, np, c.bytes_peak / 1e6);
+    CHECK(c.bytes_peak < 64e6);
+    for (uint32_t i = 0; i < ng; i++) {
+        /* single-precision points: within the sampling ball, give or take a float's spacing */
+        const double mag = fmax(fabs(x[3 * i]), fmax(fabs(x[3 * i + 1]), fabs(x[3 * i + 2])));
+        const double reach = 1.3 * r + 2 * rh + 4 * mag * 1.2e-7;
+        uint32_t near = 0;
+        for (uint32_t q = 0; q < np; q++) {
+            const double d[3] = {p[4 * q] - x[3 * i], p[4 * q + 1] - x[3 * i + 1], p[4 * q + 2] - x[3 * i + 2]};
+            near += d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= reach * reach;
+        }
+        CHECK(near > 0);
+    }
+    free(p);
+    free(x);
+    gr_world_destroy(w);
+    w = NULL;
+    /* denormal or runaway inputs */
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.hr_radius = 5e-324;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, pbd_world(&w, 1, &pbd, (gr_vec3){0, -9.81, 0}));
+    gr_pbd_def_init(&pbd);
+    pbd.hr_radius = 0.001;
+    pbd.hr_substep = 1e-300;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, pbd_world(&w, 1, &pbd, (gr_vec3){0, -9.81, 0}));
+    gr_pbd_def_init(&pbd);
+    pbd.hr_support = 1e6;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, pbd_world(&w, 1, &pbd, (gr_vec3){0, -9.81, 0}));
+    CHECK(w == NULL);
+}
+
 static void test_pbd_bad_parameters(void)
 {
     gr_world *w = NULL;
@@ -1324,6 +1378,7 @@ int main(int argc, char **argv)
         {"pbd_hr_resting_points_follow_world_changes", test_pbd_hr_resting_points_follow_world_changes},
         {"pbd_hr_region_sampling", test_pbd_hr_region_sampling},
         {"pbd_bad_parameters", test_pbd_bad_parameters},
+        {"pbd_hr_far_grains", test_pbd_hr_far_grains},
         {"pbd_repose_angle_grows_with_friction", test_pbd_repose_angle_grows_with_friction},
         {"pbd_friction_depends_on_iterations", test_pbd_friction_depends_on_iterations},
         {"pbd_block_on_incline", test_pbd_block_on_incline},

@@ -142,10 +142,12 @@ typedef struct gr_host_hooks {
     /// At the end of gr_step, for each host-owned body: the impulse [N s] and angular impulse
     /// [N m s] (world frame, about the body's centre of mass) the grains gave it over the step.
     /// Within the step the library moves its copy of the body as a free body (gravity and the
-    /// grains, at the grains' time step) of the mass its shape and material give: set the
-    /// material's density to match the engine's mass. The impulse is the one that makes an
-    /// engine integrating symplectic Euler (v += J/m + g dt; x += v dt, likewise for rotation)
-    /// land the body where the library moved it: a resting body stays put, it does not jitter.
+    /// grains, at the grains' time step) with the body's mass and inertia: give it the
+    /// engine's (gr_body_def.mass, .inertia, .inertia_rotation; gr_body_set_mass_properties
+    /// when the engine's change), else density x shape is used and must match the engine's.
+    /// The impulse is the one that makes an engine of that mass and inertia integrating
+    /// symplectic Euler (v += J/m + g dt; x += v dt, likewise for rotation) land the body
+    /// where the library moved it: a resting body stays put, it does not jitter.
     /// On average it is the contact impulse (gr_body_get_force reports the contact force).
     void (*apply_impulse)(gr_body body, void *body_user_data, gr_vec3 impulse, gr_vec3 angular_impulse,
                           void *user);
@@ -163,6 +165,17 @@ typedef size_t gr_read_fn(void *user, void *data, size_t size);
 #define GR_MAX_MATERIALS 256u
 #define GR_MAX_CLUMP_TEMPLATES 1000000u ///< the built-in ones included
 #define GR_MAX_WORKERS 64u
+
+/// Bounds on bodies (GR_ERROR_INVALID_ARGUMENT beyond them): a body's sizes (radius,
+/// half_height, half_extents, particle_radius, |particle_offset|, a mesh's vertices' distance
+/// from its origin) are at most GR_MAX_BODY_SIZE [m]; a dynamic or host-owned body's mass [kg]
+/// and principal moments of inertia [kg m^2], given or derived from density x shape, lie in
+/// these ranges.
+#define GR_MAX_BODY_SIZE 1e6
+#define GR_MIN_BODY_MASS 1e-12
+#define GR_MAX_BODY_MASS 1e18
+#define GR_MIN_BODY_INERTIA 1e-24
+#define GR_MAX_BODY_INERTIA 1e30
 
 #ifdef __cplusplus
 }

@@ -244,16 +244,21 @@ typedef struct gr_pbd_def {
     double max_substep;
     /// High-resolution upsampling (Ihmsen et al. 2012 as Sommer & Schwanecke use it): radius
     /// [m] of points that fill the grains' volume and follow their flow; they become the
-    /// world's render points. 0 (default): off (the render points are the grains).
+    /// world's render points. 0 (default): off (the render points are the grains); else in
+    /// [1e-5, 1e3]. Points are single precision: grains farther than 1e15 m from the origin get
+    /// none.
     double hr_radius;
     /// Support radius of the point-to-grain weights, as a multiple of the grain radius.
-    /// > 1, default 2.5 (2 to 3 for position-based grains; the gather cost grows as its cube).
+    /// In (1, 10], default 2.5 (2 to 3 for position-based grains; the gather cost grows as its
+    /// cube).
     double hr_support;
     /// Sparse-region blend c: a point is guided fully where its weights sum to at least c x
-    /// the weight at one grain radius, and falls freely where no grain is near. > 0, default 2.
+    /// the weight at one grain radius, and falls freely where no grain is near. In [1e-6, 1e6],
+    /// default 2.
     double hr_density;
-    /// Largest step of the points' advection [s] > 0, default 1/30 (decoupled from the
-    /// grains' substep; the points move after the grains each gr_step).
+    /// Largest step of the points' advection [s] in [1e-5, 10], default 1/30 (decoupled from
+    /// the grains' substep; the points move after the grains each gr_step, in at most 1000
+    /// steps).
     double hr_substep;
     /// Random candidates tried per sampling cell, 1..1000, default 20.
     uint32_t hr_candidates;
@@ -378,6 +383,24 @@ typedef struct gr_body_def {
     const uint32_t *mesh_indices;
     uint32_t mesh_vertex_count;
     uint32_t mesh_triangle_count;
+    /// Dynamic and host-owned bodies: mass [kg], in [GR_MIN_BODY_MASS, GR_MAX_BODY_MASS].
+    /// 0 (default): the material's density x the shape's volume. Give a host-owned body its
+    /// engine's mass (here or with gr_body_set_mass_properties): the library moves its copy
+    /// through the step with this mass and hands back the impulse an engine of this mass needs
+    /// to land where the copy did; with another mass the two fight (a resting crate jitters).
+    /// Static and kinematic bodies have no mass: leave it 0.
+    double mass;
+    /// Dynamic and host-owned bodies: principal moments of inertia [kg m^2] about the centre
+    /// of mass (the shape's centroid), each in [GR_MIN_BODY_INERTIA, GR_MAX_BODY_INERTIA]
+    /// (any positive moments: the triangle inequality of a real solid is not required).
+    /// (0, 0, 0) (default): the shape's, for the body's mass (the shape's density scaled).
+    gr_vec3 inertia;
+    /// The principal axes of `inertia` in the body frame: the inertia tensor in body
+    /// coordinates is R diag(inertia) R^T with R this rotation (as Unity's
+    /// inertiaTensorRotation or PhysX's mass-space pose; identity when the engine's tensor is
+    /// diagonal in the body frame, as Bullet's). Read only when the inertia is given; default
+    /// identity, normalised on input, must be non-zero.
+    gr_quat inertia_rotation;
 } gr_body_def;
 
 /// Fill a region with grains: an axis-aligned box (gr_fill_box) or the inside of a closed

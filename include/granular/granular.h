@@ -259,10 +259,24 @@ GR_API gr_status gr_body_set_user_data(gr_world *world, gr_body body, void *user
 /// Handles of the live bodies, in creation-slot order: writes min(count, capacity) of them to
 /// out (may be NULL when capacity is 0) and returns the count (0 for NULL). Never fails.
 GR_API uint32_t gr_world_get_bodies(const gr_world *world, gr_body *out, uint32_t capacity);
-/// Mass [kg] of a dynamic or host-owned body (from its shape and material), 0 for others.
+/// Mass [kg] of a dynamic or host-owned body (given, or from its shape and material), 0 for
+/// others.
 /// Errors: NULL_ARGUMENT (world), BUSY, INVALID_HANDLE, STALE_HANDLE, WRONG_WORLD, NULL_ARGUMENT
 ///    (mass).
 GR_API gr_status gr_body_get_mass(const gr_world *world, gr_body body, double *mass);
+/// Change a dynamic or host-owned body's mass [kg] and principal moments of inertia [kg m^2]
+/// with their axes in the body frame (as gr_body_def.mass, .inertia, .inertia_rotation: mass 0
+/// = density x shape, inertia (0, 0, 0) = the shape's for that mass; same bounds). Engines
+/// change masses: call it when yours does, so that the library's copy of a host-owned body
+/// keeps the engine's mass. Takes effect at the next step; the velocities are kept.
+/// GR_ERROR_INVALID_ARGUMENT for other bodies or out-of-bounds values (nothing changes).
+GR_API gr_status gr_body_set_mass_properties(gr_world *world, gr_body body, double mass, gr_vec3 inertia,
+                                             gr_quat inertia_rotation);
+/// A dynamic or host-owned body's mass, principal moments of inertia and their axes in the body
+/// frame (R diag(inertia) R^T is its inertia tensor about the centre of mass in body
+/// coordinates). Any output may be NULL. GR_ERROR_INVALID_ARGUMENT for other bodies.
+GR_API gr_status gr_body_get_mass_properties(const gr_world *world, gr_body body, double *mass, gr_vec3 *inertia,
+                                             gr_quat *inertia_rotation);
 /// Number of surface particles of a particle-covered body (0 for others).
 GR_API uint32_t gr_body_get_particle_count(const gr_world *world, gr_body body);
 /// The body's surface particles [first, first+count) as x, y, z, radius floats (world frame),

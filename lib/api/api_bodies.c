@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Body entry points (the shared body layer; every solver sees the same bodies). */
+#include <stdio.h>
+
 #include "api_internal.h"
 
 static gr_status check_mesh_def(const gr_world *w, const gr_body_def *d, const char *f)
@@ -8,18 +10,60 @@ static gr_status check_mesh_def(const gr_world *w, const gr_body_def *d, const c
                                 "def.mesh_vertices", "def.mesh_indices");
 }
 
+/* A body's length: finite, > 0 (or >= 0) and at most GR_MAX_BODY_SIZE. */
+static gr_status check_size(const gr_world *w, double v, bool allow_zero, const char *f, const char *what)
+{
+    GR_CHECK(gr_check_positive(w, v, allow_zero, f, what));
+    if (v > GR_MAX_BODY_SIZE)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "%s = %g m is beyond GR_MAX_BODY_SIZE (%g m)", what, v,
+                       GR_MAX_BODY_SIZE);
+    return GR_OK;
+}
+
 static gr_status check_particle_params(const gr_world *w, const gr_body_def *d, const char *f)
 {
     if (!isfinite(d->particle_radius) || d->particle_radius < 0)
         return gr_fail(w, d->particle_radius < 0 ? GR_ERROR_INVALID_ARGUMENT : GR_ERROR_NOT_FINITE, f,
                        "def.particle_radius is %g: give a radius > 0, or 0 for the default", d->particle_radius);
+    GR_CHECK(check_size(w, d->particle_radius, true, f, "def.particle_radius"));
     GR_CHECK(gr_check_positive(w, d->particle_density, false, f, "def.particle_density"));
     if (!isfinite(d->particle_offset))
         return gr_fail(w, GR_ERROR_NOT_FINITE, f, "def.particle_offset is not finite");
+    GR_CHECK(check_size(w, fabs(d->particle_offset), true, f, "|def.particle_offset|"));
     return GR_OK;
 }
 
-static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_body_data *b, const char *f)
+/* Mass and inertia as a caller gives them (the bounds are checked on the values the body ends
+ * up with, given or derived: gr_body_set_mass). */
+static gr_status check_mass_given(const gr_world *w, gr_motion_type motion, double mass, gr_vec3 inertia,
+                                  gr_quat rotation, gr_body_mass_given *out, const char *f, const char *prefix)
+{
+    char what[48];
+    snprintf(what, sizeof what, "%smass", prefix);
+    GR_CHECK(gr_check_positive(w, mass, true, f, what));
+    snprintf(what, sizeof what, "%sinertia", prefix);
+    GR_CHECK(gr_check_vec(w, inertia, f, what));
+    const bool has_inertia = inertia.x != 0 || inertia.y != 0 || inertia.z != 0;
+    if (has_inertia && !(inertia.x > 0 && inertia.y > 0 && inertia.z > 0))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "%s = (%g, %g, %g) is not positive definite: give three moments > 0, or (0, 0, 0) for the "
+                       "shape's", what, inertia.x, inertia.y, inertia.z);
+    if ((mass > 0 || has_inertia) && motion != GR_MOTION_DYNAMIC && motion != GR_MOTION_HOST)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "%smass and %sinertia are for dynamic and host-owned bodies (this one does not move by "
+                       "forces): leave them 0", prefix, prefix);
+    out->mass = mass;
+    out->inertia = inertia;
+    out->rotation = quat_identity();
+    if (has_inertia) {
+        snprintf(what, sizeof what, "%sinertia_rotation", prefix);
+        GR_CHECK(gr_check_quat(w, rotation, &out->rotation, f, what));
+    }
+    return GR_OK;
+}
+
+static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_body_data *b, gr_body_mass_given *mass,
+                                  const char *f)
 {
     memset(b, 0, sizeof *b);
     GR_CHECK(gr_check_enum(w, (uint32_t)d->shape, 8, f, "def.shape"));
@@ -58,21 +102,27 @@ static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_bo
         break;
     }
     case GR_SHAPE_SPHERE:
-        GR_CHECK(gr_check_positive(w, d->radius, false, f, "def.radius"));
+        GR_CHECK(check_size(w, d->radius, false, f, "def.radius"));
         break;
     case GR_SHAPE_CAPSULE:
-        GR_CHECK(gr_check_positive(w, d->radius, false, f, "def.radius"));
-        GR_CHECK(gr_check_positive(w, d->half_height, true, f, "def.half_height"));
+        GR_CHECK(check_size(w, d->radius, false, f, "def.radius"));
+        GR_CHECK(check_size(w, d->half_height, true, f, "def.half_height"));
         break;
     case GR_SHAPE_MESH:
         GR_CHECK(check_mesh_def(w, d, f));
+        for (uint32_t k = 0; k < d->mesh_vertex_count; k++)
+            if (v3_len(d->mesh_vertices[k]) > GR_MAX_BODY_SIZE)
+                return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                               "def.mesh_vertices[%u] lies %g m from the body's origin, beyond GR_MAX_BODY_SIZE (%g m)",
+                               k, v3_len(d->mesh_vertices[k]), GR_MAX_BODY_SIZE);
         break;
     default: /* box, container */
-        GR_CHECK(gr_check_positive(w, d->half_extents.x, false, f, "def.half_extents.x"));
-        GR_CHECK(gr_check_positive(w, d->half_extents.y, false, f, "def.half_extents.y"));
-        GR_CHECK(gr_check_positive(w, d->half_extents.z, false, f, "def.half_extents.z"));
+        GR_CHECK(check_size(w, d->half_extents.x, false, f, "def.half_extents.x"));
+        GR_CHECK(check_size(w, d->half_extents.y, false, f, "def.half_extents.y"));
+        GR_CHECK(check_size(w, d->half_extents.z, false, f, "def.half_extents.z"));
         break;
     }
+    GR_CHECK(check_mass_given(w, motion, d->mass, d->inertia, d->inertia_rotation, mass, f, "def."));
     b->shape = d->shape;
     b->motion = motion;
     b->open_faces = d->open_faces;
@@ -98,7 +148,8 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
     gr_body_def def;
     GR_CHECK(gr_def_read(w, GR_DEF_BODY, user, &def, f, "def"));
     gr_body_data b;
-    GR_CHECK(resolve_body_def(w, &def, &b, f));
+    gr_body_mass_given mass;
+    GR_CHECK(resolve_body_def(w, &def, &b, &mass, f));
     if (w->bodies.count + w->bodies.retired >= GR_MAX_BODIES)
         return gr_fail(w, GR_ERROR_TOO_MANY, f, "a world holds at most %u bodies (%u slots are retired)", GR_MAX_BODIES,
                        w->bodies.retired);
@@ -107,7 +158,7 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
     /* mesh copy, mass properties and the surface particles, before the store changes */
     char err[160];
     const uint64_t seed = w->def.seed ^ ((uint64_t)w->bodies.revision + 1) * 0x9e3779b97f4a7c15ull;
-    gr_status s = gr_body_prepare(&b, &w->mem, w->materials.defs[b.material].density, def.mesh_vertices,
+    gr_status s = gr_body_prepare(&b, &w->mem, w->materials.defs[b.material].density, &mass, def.mesh_vertices,
                                   def.mesh_indices, seed, err, sizeof err);
     if (s == GR_ERROR_OUT_OF_MEMORY)
         return gr_fail(w, s, f, "allocating the body's mesh or particles failed");
@@ -293,6 +344,50 @@ GR_API gr_status gr_body_get_mass(const gr_world *w, gr_body body, double *mass)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "mass is NULL");
     const gr_body_data *b = &w->bodies.data[slot];
     *mass = b->motion == GR_MOTION_DYNAMIC || b->motion == GR_MOTION_HOST ? b->mass : 0.0;
+    return GR_OK;
+}
+
+GR_API gr_status gr_body_set_mass_properties(gr_world *w, gr_body body, double mass, gr_vec3 inertia,
+                                             gr_quat inertia_rotation)
+{
+    static const char f[] = "gr_body_set_mass_properties";
+    uint32_t slot;
+    GR_CHECK(body_slot(w, body, &slot, f));
+    gr_body_data *b = &w->bodies.data[slot];
+    if (b->motion != GR_MOTION_DYNAMIC && b->motion != GR_MOTION_HOST)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "only dynamic and host-owned bodies have a mass");
+    gr_body_mass_given given;
+    GR_CHECK(check_mass_given(w, b->motion, mass, inertia, inertia_rotation, &given, f, ""));
+    /* on a copy: the store's body changes only when every value is within bounds */
+    gr_body_data t = *b;
+    char err[200];
+    const gr_status s = gr_body_set_mass(&t, w->materials.defs[b->material].density, &given, err, sizeof err);
+    if (s != GR_OK)
+        return gr_fail(w, s, f, "%s", err);
+    b->mass = t.mass;
+    b->inertia = t.inertia;
+    b->com = t.com;
+    b->principal = t.principal;
+    if (w->solver->body_moved)
+        w->solver->body_moved(w->solver_state, slot); /* the solver's copy takes the new mass */
+    return GR_OK;
+}
+
+GR_API gr_status gr_body_get_mass_properties(const gr_world *w, gr_body body, double *mass, gr_vec3 *inertia,
+                                             gr_quat *inertia_rotation)
+{
+    static const char f[] = "gr_body_get_mass_properties";
+    uint32_t slot;
+    GR_CHECK(body_slot(w, body, &slot, f));
+    const gr_body_data *b = &w->bodies.data[slot];
+    if (b->motion != GR_MOTION_DYNAMIC && b->motion != GR_MOTION_HOST)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "only dynamic and host-owned bodies have a mass");
+    if (mass)
+        *mass = b->mass;
+    if (inertia)
+        *inertia = b->inertia;
+    if (inertia_rotation)
+        *inertia_rotation = b->principal;
     return GR_OK;
 }
 

@@ -60,8 +60,9 @@
     X(gr_body_def, radius) X(gr_body_def, half_height) X(gr_body_def, half_extents) X(gr_body_def, user_data)  \
     X(gr_body_def, particle_radius) X(gr_body_def, particle_density) X(gr_body_def, particle_offset)           \
     X(gr_body_def, mesh_vertices) X(gr_body_def, mesh_indices) X(gr_body_def, mesh_vertex_count)               \
-    X(gr_body_def, mesh_triangle_count)
-#define BODY_LAST mesh_triangle_count
+    X(gr_body_def, mesh_triangle_count) X(gr_body_def, mass) X(gr_body_def, inertia)                           \
+    X(gr_body_def, inertia_rotation)
+#define BODY_LAST inertia_rotation
 
 #define FILL_FIELDS(X)                                                                                         \
     X(gr_fill_def, size) X(gr_fill_def, pattern) X(gr_fill_def, material) X(gr_fill_def, min)                  \

@@ -91,6 +91,7 @@ static void body_defaults(gr_body_def *d)
     d->half_height = 0.5;
     d->half_extents = (gr_vec3){0.5, 0.5, 0.5};
     d->particle_density = 1.0;
+    d->inertia_rotation = (gr_quat){0, 0, 0, 1};
 }
 
 static void fill_defaults(gr_fill_def *d)

@@ -93,10 +93,15 @@ gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char
     GR_CHECK(gr_check_range(w, d->sleep_threshold, 0.0, 1.0, f, "pbd.sleep_threshold"));
     GR_CHECK(gr_check_range(w, d->cfl, 1e-6, 10.0, f, "pbd.cfl"));
     GR_CHECK(gr_check_positive(w, d->max_substep, false, f, "pbd.max_substep"));
+    /* render points: every input bounded (a denormal radius or step would ask for points or
+     * passes without end) */
     GR_CHECK(gr_check_range(w, d->hr_radius, 0.0, 1e3, f, "pbd.hr_radius"));
-    GR_CHECK(gr_check_range(w, d->hr_support, 1.0 + 1e-9, 100.0, f, "pbd.hr_support"));
+    if (d->hr_radius > 0 && d->hr_radius < 1e-5)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.hr_radius = %g m: give 0 (off) or a radius in [1e-5, 1e3] m",
+                       d->hr_radius);
+    GR_CHECK(gr_check_range(w, d->hr_support, 1.0 + 1e-9, 10.0, f, "pbd.hr_support"));
     GR_CHECK(gr_check_range(w, d->hr_density, 1e-6, 1e6, f, "pbd.hr_density"));
-    GR_CHECK(gr_check_positive(w, d->hr_substep, false, f, "pbd.hr_substep"));
+    GR_CHECK(gr_check_range(w, d->hr_substep, 1e-5, 10.0, f, "pbd.hr_substep"));
     if (d->hr_candidates < 1 || d->hr_candidates > 1000)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.hr_candidates = %u: must be in [1, 1000]",
                        d->hr_candidates);

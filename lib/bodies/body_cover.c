@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Particle-covered bodies (Bell 2005, 3.3): mass properties from the shape, and surface
+/* Particle-covered bodies (Bell 2005, 3.3): mass properties (body_mass.c), and surface
  * particles placed by "floaters". Seeds are drawn on the surface (Bell: floor(D A / (pi r^2))
  * per triangle plus one with the fractional probability), then each floater moves with
  *   V = -(f(P) - offset) N  +  sum_i K(|P - P_i|) (P - P_i) / |P - P_i|          (Bell eq. 20)
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 
 #include "../core/rng.h"
-#include "../geom/mass_props.h"
 #include "../geom/mesh.h"
 #include "../geom/triangle.h"
 #include "../geom/vec3.h"
@@ -20,47 +19,6 @@
 #include "body_store.h"
 
 enum { FLOATER_ITERATIONS = 100 };
-
-/* ---- mass properties ---------------------------------------------------------------------- */
-
-/* Volume, centre and inertia (unit density) of a shape in its body frame. */
-static void shape_mass_props(const gr_body_data *b, gr_mass_props *mp)
-{
-    memset(mp, 0, sizeof *mp);
-    const double r = b->radius;
-    switch (b->shape) {
-    case GR_SHAPE_SPHERE: {
-        const double v = 4.0 / 3.0 * GR_PI * r * r * r;
-        mp->volume = v;
-        for (int a = 0; a < 3; a++)
-            mp->inertia[a][a] = 0.4 * v * r * r;
-        break;
-    }
-    case GR_SHAPE_BOX: {
-        const gr_vec3 h = b->half_extents;
-        const double v = 8.0 * h.x * h.y * h.z;
-        mp->volume = v;
-        mp->inertia[0][0] = v * (h.y * h.y + h.z * h.z) / 3.0;
-        mp->inertia[1][1] = v * (h.x * h.x + h.z * h.z) / 3.0;
-        mp->inertia[2][2] = v * (h.x * h.x + h.y * h.y) / 3.0;
-        break;
-    }
-    case GR_SHAPE_CAPSULE: {
-        const double hh = b->half_height, H = 2 * hh;
-        const double vc = GR_PI * r * r * H, vs = 4.0 / 3.0 * GR_PI * r * r * r;
-        mp->volume = vc + vs;
-        mp->inertia[1][1] = vc * r * r / 2.0 + vs * 0.4 * r * r;
-        mp->inertia[0][0] = vc * (H * H / 12.0 + r * r / 4.0) + vs * (0.4 * r * r + H * H / 4.0 + 3.0 * H * r / 8.0);
-        mp->inertia[2][2] = mp->inertia[0][0];
-        break;
-    }
-    case GR_SHAPE_MESH:
-        gr_mass_props_mesh(b->mesh_vertices, b->mesh_indices, b->mesh_triangle_count, mp);
-        break;
-    default:
-        break;
-    }
-}
 
 /* ---- signed distance of a mesh: narrow-band voxel grid --------------------------------------- */
 
@@ -459,8 +417,8 @@ gr_status gr_body_build_mesh_query(gr_body_data *b, gr_mem *mem)
     return gr_mesh_query_build(&b->mesh_query, mem, b->mesh_vertices, b->mesh_indices, b->mesh_triangle_count);
 }
 
-gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr_vec3 *vertices, const uint32_t *indices,
-                          uint64_t seed, char *err, size_t errlen)
+gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr_body_mass_given *given,
+                          const gr_vec3 *vertices, const uint32_t *indices, uint64_t seed, char *err, size_t errlen)
 {
     err[0] = 0;
     memset(&b->mesh_query, 0, sizeof b->mesh_query);
@@ -495,25 +453,11 @@ gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr
     }
     if (!gr_body_needs_particles(b))
         return GR_OK;
-    gr_mass_props mp;
-    shape_mass_props(b, &mp);
-    if (!(mp.volume > 0)) {
-        snprintf(err, errlen, "the mesh encloses a negative volume (%g m^3): it is wound inside out", mp.volume);
+    gr_status ms = gr_body_set_mass(b, density, given, err, errlen);
+    if (ms != GR_OK) {
         gr_body_release(b, mem);
-        return GR_ERROR_INVALID_ARGUMENT;
+        return ms;
     }
-    double values[3], vec[3][3];
-    gr_eigen_symmetric3(mp.inertia, values, vec);
-    if (values[2] - values[0] < 1e-9 * values[2]) {
-        values[0] = values[1] = values[2] = (values[0] + values[1] + values[2]) / 3.0;
-        for (int a = 0; a < 3; a++)
-            for (int c = 0; c < 3; c++)
-                vec[a][c] = a == c ? 1.0 : 0.0;
-    }
-    b->mass = density * mp.volume;
-    b->inertia = v3(density * values[0], density * values[1], density * values[2]);
-    b->com = mp.centre;
-    b->principal = gr_quat_from_matrix((const double(*)[3])vec);
     /* particle radius: given, or a sixteenth of the enclosing radius */
     if (!(b->particle_radius > 0)) {
         double bound = gr_body_bound_radius(b);

@@ -34,7 +34,7 @@ typedef struct gr_body_data {
     double particle_offset;
     uint32_t particle_count;
     gr_vec3 *particles;     ///< [particle_count] centres in the body frame (world allocator)
-    double mass;            ///< from the shape and the material's density
+    double mass;            ///< given, or from the shape and the material's density (body_mass.c)
     gr_vec3 inertia;        ///< principal moments about the centre of mass
     gr_vec3 com;            ///< centre of mass in the body frame
     gr_quat principal;      ///< principal axes in the body frame
@@ -131,14 +131,28 @@ void gr_body_update_frame(gr_body_data *b);
 /// Advance a kinematic body's pose by h seconds with its velocities.
 void gr_body_integrate(gr_body_data *b, double h);
 
+/* body_mass.c */
+/// Mass properties a caller gives (gr_body_def.mass, .inertia, .inertia_rotation): mass 0 =
+/// density x shape, inertia (0, 0, 0) = the shape's for that mass (rotation then unused).
+typedef struct gr_body_mass_given {
+    double mass;
+    gr_vec3 inertia;
+    gr_quat rotation; ///< unit
+} gr_body_mass_given;
+/// Set a particle-covered body's mass, inertia, principal axes and centre of mass from its
+/// shape (a mesh's arrays in place), the density [kg/m^3] and what is given (NULL: nothing).
+/// GR_ERROR_INVALID_ARGUMENT with a message in err (b unchanged) when the mesh is inside out or
+/// the mass or a moment is outside the bounds of gr_base.h.
+gr_status gr_body_set_mass(gr_body_data *b, double density, const gr_body_mass_given *given, char *err, size_t errlen);
+
 /* body_cover.c */
 /// Whether the body is represented by surface particles (dynamic, host-owned, meshes).
 bool gr_body_needs_particles(const gr_body_data *b);
-/// Copy the mesh (meshes), check it, compute mass properties (density [kg/m^3]) and cover the
-/// surface with particles. On failure nothing stays allocated; err holds a message for
-/// GR_ERROR_INVALID_ARGUMENT / GR_ERROR_TOO_MANY.
-gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr_vec3 *vertices,
-                          const uint32_t *indices, uint64_t seed, char *err, size_t errlen);
+/// Copy the mesh (meshes), check it, compute mass properties (density [kg/m^3], or what is
+/// given: gr_body_set_mass) and cover the surface with particles. On failure nothing stays
+/// allocated; err holds a message for GR_ERROR_INVALID_ARGUMENT / GR_ERROR_TOO_MANY.
+gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr_body_mass_given *given,
+                          const gr_vec3 *vertices, const uint32_t *indices, uint64_t seed, char *err, size_t errlen);
 /// Free the particles and mesh.
 void gr_body_release(gr_body_data *b, gr_mem *mem);
 /// Meshes: bin the triangles for gr_body_contains (the mesh arrays must be in place).

@@ -5,9 +5,10 @@
  *   - dynamic bodies integrate exactly like clump grains (gravity, contact forces, the
  *     symplectic rotation) and hand their pose and velocity back to the body store;
  *   - host-owned bodies start every step from the pose and velocity the host reported and
- *     then move as dynamic bodies through the substeps: the motion the host's own integrator
- *     will give them (gravity and the grains' impulse), resolved at the grains' time step, so
- *     a crate rests on sand without the jitter of coupling once per frame;
+ *     then move as dynamic bodies through the substeps, with the mass and inertia the host
+ *     gave (gr_body_def.mass, gr_body_set_mass_properties): the motion the host's own
+ *     integrator will give them (gravity and the grains' impulse), resolved at the grains'
+ *     time step, so a crate rests on sand without the jitter of coupling once per frame;
  *   - static and kinematic bodies are "fixed" clumps: their pose comes from the body every
  *     substep, they do not answer forces, and pairs of fixed particles are never listed
  *     (they could not act on anything);
@@ -166,12 +167,29 @@ void dem_body_removed(void *state, uint32_t bs)
     st->forces_stale = true;
 }
 
+/* The clump's mass, inertia, frame and member offsets from the body (they change with
+ * gr_body_set_mass_properties; otherwise this recomputes the same values). */
+static void mass_from_body(dem_state *st, uint32_t c, const gr_body_data *b)
+{
+    if (st->c_fixed[c])
+        return;
+    st->c_m[c] = b->mass;
+    st->c_inertia[c] = b->inertia;
+    st->c_frame[c] = b->principal;
+    for (uint32_t k = 0; k < st->c_count[c]; k++) {
+        const uint32_t m = st->c_first[c] + k;
+        st->m_offset[m] = quat_rotate_inv(b->principal, v3_sub(b->particles[k], b->com));
+        st->m[st->m_sphere[m]] = b->mass;
+    }
+}
+
 void dem_body_moved(void *state, uint32_t bs)
 {
     dem_state *st = (dem_state *)state;
     const uint32_t c = clump_of(st, bs);
     if (c == GR_INVALID_INDEX)
         return;
+    mass_from_body(st, c, &st->world->bodies.data[bs]);
     pose_from_body(st, c, &st->world->bodies.data[bs]);
     st->c_L[c] = momentum_from(st->c_q[c], st->c_inertia[c], st->c_w[c]);
     dem_place_members(st, c);

@@ -204,6 +204,12 @@ void pbd_body_moved(void *state, uint32_t slot)
         return;
     pbd_body *pb = &st->bodies[st->body_of_slot[slot]];
     st->fixed_dirty |= pb->fixed != 0;
+    if (!pb->fixed) { /* the mass may have changed (gr_body_set_mass_properties) */
+        pb->particle_mass = st->world->bodies.data[slot].mass / (double)pb->count;
+        const double inv_m = 1.0 / pb->particle_mass;
+        for (uint32_t k = pb->first; k < pb->first + pb->count; k++)
+            st->inv_m[k] = inv_m;
+    }
     pb->rot = st->world->bodies.data[slot].orientation;
     pbd_place_body(st, pb, st->x);
     memcpy(st->xp + pb->first, st->x + pb->first, sizeof(gr_vec3) * pb->count);

@@ -361,35 +361,16 @@ static void mark_cells(const pbd_state *st, sample_lattice *L, const uint32_t *g
     }
 }
 
-/* Fill the volume of the grains not sampled yet with points. All or nothing. */
-gr_status pbd_sample_new_grains(pbd_state *st)
+/* One sampling pass over new grains (grains[k] at pos[k]): a lattice over their sampling balls'
+ * bounding box, the cells some ball reaches tried in lattice order. Appends points only. */
+static gr_status sample_group(pbd_state *st, const uint32_t *grains, const gr_vec3 *pos, uint32_t nnew, gr_rng *rngp)
 {
-    const double rh = st->world->pbd.hr_radius;
-    if (!(rh > 0))
-        return GR_OK;
-    uint32_t nnew = 0;
-    for (uint32_t i = 0; i < st->n; i++)
-        nnew += st->owner[i] == GR_INVALID_INDEX && !st->sampled[i];
-    if (!nnew)
-        return GR_OK;
     gr_mem *mem = st->mem;
-    /* the new grains, their bounding box and a grid over them */
-    uint32_t *grains = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * nnew);
-    gr_vec3 *pos = (gr_vec3 *)gr_mem_alloc(mem, sizeof(gr_vec3) * nnew);
-    if (!grains || !pos) {
-        gr_mem_free(mem, grains, sizeof(uint32_t) * nnew);
-        gr_mem_free(mem, pos, sizeof(gr_vec3) * nnew);
-        return GR_ERROR_OUT_OF_MEMORY;
-    }
+    const double rh = st->world->pbd.hr_radius, cover = st->world->pbd.hr_sample_radius;
     gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
     double rmax = 0;
-    uint32_t m = 0;
-    const double cover = st->world->pbd.hr_sample_radius;
-    for (uint32_t i = 0; i < st->n; i++) {
-        if (st->owner[i] != GR_INVALID_INDEX || st->sampled[i])
-            continue;
-        grains[m] = i;
-        pos[m++] = st->x[i];
+    for (uint32_t m = 0; m < nnew; m++) {
+        const uint32_t i = grains[m];
         const double r = cover * st->r[i];
         rmax = GR_MAX(rmax, r);
         lo = v3(GR_MIN(lo.x, st->x[i].x - r), GR_MIN(lo.y, st->x[i].y - r), GR_MIN(lo.z, st->x[i].z - r));
@@ -398,14 +379,13 @@ gr_status pbd_sample_new_grains(pbd_state *st)
     gr_cell_grid g;
     gr_cell_grid_init(&g);
     sample_lattice L;
-    const uint32_t first_new = st->hr_n;
+    const bool older = st->hr_n > 0;
     gr_status status = lattice_open(st, &L, lo, hi, rh, (double)nnew * 4.0 / 3.0 * GR_PI * rmax * rmax * rmax);
     if (status == GR_OK && !gr_cell_grid_build(&g, mem, (const double *)pos, 3, nnew, 2.0 * rmax, GR_MAX(4u * nnew, 64u)))
         status = GR_ERROR_OUT_OF_MEMORY;
     if (status == GR_OK) {
         mark_cells(st, &L, grains, nnew, cover);
-        const bool older = first_new > 0;
-        gr_rng rng = pass_rng(st);
+        gr_rng rng = *rngp;
         const uint32_t tries = st->world->pbd.hr_candidates;
         const double hd = 0.8660254037844386 * L.a;
         enum { ROOM = 128 };
@@ -447,18 +427,126 @@ gr_status pbd_sample_new_grains(pbd_state *st)
                         break;
                     }
                 }
+        *rngp = rng;
+    }
+    gr_cell_grid_free(&g, mem);
+    lattice_close(st, &L);
+    return status;
+}
+
+/* Grains farther than this from the origin [m] get no points: their points' single-precision
+ * coordinates could not tell them apart (and a lattice there could not be indexed). */
+#define PBD_HR_FAR 1e15
+/* A group of new grains is sampled in one lattice when its bounding box has at most this many
+ * cells, or at most PBD_GROUP_SPARSITY times the cells of its grains' balls: grains spread
+ * thinly (far apart) are split into groups instead, so that a far grain costs its own ball,
+ * not the box between it and the others. */
+#define PBD_GROUP_CELLS (1u << 20)
+#define PBD_GROUP_SPARSITY 64.0
+
+/* Lattice cells of a group (doubles: a sparse group's box may hold more than any integer). */
+static bool group_is_compact(const pbd_state *st, const gr_vec3 *pos, uint32_t n, double rmax)
+{
+    const double a = 2.0 * st->world->pbd.hr_radius / sqrt(3.0);
+    gr_vec3 lo = pos[0], hi = pos[0];
+    for (uint32_t k = 1; k < n; k++) {
+        lo = v3(GR_MIN(lo.x, pos[k].x), GR_MIN(lo.y, pos[k].y), GR_MIN(lo.z, pos[k].z));
+        hi = v3(GR_MAX(hi.x, pos[k].x), GR_MAX(hi.y, pos[k].y), GR_MAX(hi.z, pos[k].z));
+    }
+    double cells = 1;
+    for (int d = 0; d < 3; d++)
+        cells *= GR_MAX(1.0, ceil((v3_get(hi, d) - v3_get(lo, d) + 2.0 * rmax) / a));
+    const double ball = pow(2.0 * rmax / a + 1.0, 3.0);
+    return cells <= (double)PBD_MAX_SAMPLE_CELLS && (cells <= (double)PBD_GROUP_CELLS || cells <= PBD_GROUP_SPARSITY * ball * n);
+}
+
+/* Fill the volume of the grains not sampled yet with points. All or nothing. */
+gr_status pbd_sample_new_grains(pbd_state *st)
+{
+    const double rh = st->world->pbd.hr_radius;
+    if (!(rh > 0))
+        return GR_OK;
+    uint32_t nnew = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        nnew += st->owner[i] == GR_INVALID_INDEX && !st->sampled[i];
+    if (!nnew)
+        return GR_OK;
+    gr_mem *mem = st->mem;
+    /* the new grains within reach of single precision, their positions, and scratch for the
+     * groups (a split's halves, the stack of groups to do) */
+    const size_t bytes = (sizeof(uint32_t) * 4 + sizeof(gr_vec3) * 2) * (size_t)nnew + sizeof(uint32_t) * 2;
+    char *buf = (char *)gr_mem_alloc(mem, bytes);
+    if (!buf)
+        return GR_ERROR_OUT_OF_MEMORY;
+    gr_vec3 *pos = (gr_vec3 *)buf, *pos_tmp = pos + nnew;
+    uint32_t *grains = (uint32_t *)(pos_tmp + nnew), *grains_tmp = grains + nnew, *stack = grains_tmp + nnew;
+    const double cover = st->world->pbd.hr_sample_radius;
+    uint32_t m = 0;
+    double rmax = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        if (st->owner[i] != GR_INVALID_INDEX || st->sampled[i])
+            continue;
+        const gr_vec3 x = st->x[i];
+        if (!(fabs(x.x) <= PBD_HR_FAR && fabs(x.y) <= PBD_HR_FAR && fabs(x.z) <= PBD_HR_FAR))
+            continue; /* no points (it counts as sampled below) */
+        grains[m] = i;
+        pos[m++] = x;
+        rmax = GR_MAX(rmax, cover * st->r[i]);
+    }
+    const uint32_t first_new = st->hr_n;
+    gr_rng rng = pass_rng(st);
+    gr_status status = GR_OK;
+    /* groups [begin, end) of grains[], depth first: a group that is not compact is split in two
+     * at the middle of its centres' longest extent (stable, so the order is deterministic); the
+     * stack holds at most one group per level, and there are at most m levels */
+    uint32_t top = 0;
+    if (m) {
+        stack[top++] = 0;
+        stack[top++] = m;
+    }
+    while (top && status == GR_OK) {
+        const uint32_t end = stack[--top], begin = stack[--top], n = end - begin;
+        if (!group_is_compact(st, pos + begin, n, rmax)) {
+            gr_vec3 lo = pos[begin], hi = pos[begin];
+            for (uint32_t k = begin + 1; k < end; k++) {
+                lo = v3(GR_MIN(lo.x, pos[k].x), GR_MIN(lo.y, pos[k].y), GR_MIN(lo.z, pos[k].z));
+                hi = v3(GR_MAX(hi.x, pos[k].x), GR_MAX(hi.y, pos[k].y), GR_MAX(hi.z, pos[k].z));
+            }
+            int axis = 0;
+            for (int d = 1; d < 3; d++)
+                if (v3_get(hi, d) - v3_get(lo, d) > v3_get(hi, axis) - v3_get(lo, axis))
+                    axis = d;
+            const double mid = 0.5 * (v3_get(lo, axis) + v3_get(hi, axis));
+            uint32_t left = 0;
+            for (uint32_t k = begin; k < end; k++)
+                left += v3_get(pos[k], axis) < mid;
+            if (left > 0 && left < n) {
+                uint32_t l = 0, r = left;
+                for (uint32_t k = begin; k < end; k++) {
+                    const uint32_t to = v3_get(pos[k], axis) < mid ? l++ : r++;
+                    grains_tmp[to] = grains[k];
+                    pos_tmp[to] = pos[k];
+                }
+                memcpy(grains + begin, grains_tmp, sizeof(uint32_t) * n);
+                memcpy(pos + begin, pos_tmp, sizeof(gr_vec3) * n);
+                stack[top++] = begin + left; /* the right half after the left */
+                stack[top++] = end;
+                stack[top++] = begin;
+                stack[top++] = begin + left;
+                continue;
+            }
+        }
+        status = sample_group(st, grains + begin, pos + begin, n, &rng);
     }
     if (status != GR_OK) {
         st->hr_n = first_new; /* all or nothing (new points were only appended) */
     } else {
-        for (uint32_t k = 0; k < nnew; k++)
-            st->sampled[grains[k]] = 1;
+        for (uint32_t i = 0; i < st->n; i++)
+            if (st->owner[i] == GR_INVALID_INDEX)
+                st->sampled[i] = 1;
         st->hr_batches++;
     }
-    gr_cell_grid_free(&g, mem);
-    lattice_close(st, &L);
-    gr_mem_free(mem, grains, sizeof(uint32_t) * nnew);
-    gr_mem_free(mem, pos, sizeof(gr_vec3) * nnew);
+    gr_mem_free(mem, buf, bytes);
     return status;
 }
 
