@@ -67,6 +67,10 @@ GR_API gr_status gr_world_get_def(const gr_world *world, gr_world_def *out, gr_d
 /// Any solver kind answers (a DEM world reports the defaults it would use).
 GR_API gr_status gr_world_get_pbd_def(const gr_world *world, gr_pbd_def *out);
 /// Change gravity [m/s^2] between steps (tilting a scene, switching Y-up to Z-up).
+/// Setters given the value the world already has (this one, gr_body_set_pose,
+/// gr_grain_set_state; bitwise, after the API normalises orientations) change nothing: the
+/// trajectory is bit-identical to one without the call. (PBD: not yet for a dynamic body's
+/// pose, which re-places its particles.)
 GR_API gr_status gr_world_set_gravity(gr_world *world, gr_vec3 gravity);
 GR_API void *gr_world_get_user_data(const gr_world *world);
 
