@@ -504,6 +504,51 @@ static void test_unchanged_setters_change_nothing(void)
     CHECK(all_same);
 }
 
+/* ---- the work of one step is bounded ---------------------------------------------------------- */
+
+static void test_step_work_is_bounded(void)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    gr_world *w = NULL;
+    def.substep = GR_MIN_SUBSTEP / 2;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_create(&def, &w));
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.max_substep = 4.5e-22;
+    gr_world_def_init(&def, GR_SOLVER_PBD);
+    def.pbd = &pbd;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_create(&def, &w));
+    pbd.max_substep = 1.0 / 120;
+    pbd.hr_substep = 1e-15;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_create(&def, &w));
+
+    /* a legal substep, and a dt that would need more than GR_MAX_SUBSTEPS_PER_STEP of them:
+     * refused before anything moves */
+    const gr_solver_kind kinds[] = {GR_SOLVER_DEM, GR_SOLVER_PBD};
+    for (int k = 0; k < 2; k++) {
+        gr_world_def_init(&def, kinds[k]);
+        def.substep = 1e-9;
+        CHECK_OK(NULL, gr_world_create(&def, &w));
+        gr_grain_def gd;
+        gr_grain_def_init(&gd);
+        gd.radius = 0.01;
+        gd.velocity = (gr_vec3){1, 0, 0};
+        gr_grain g;
+        CHECK_OK(w, gr_add_grain(w, &gd, &g));
+        const uint64_t before = tu_state_hash(w, NULL, 0);
+        CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_step(w, 1.0));
+        CHECK(strstr(gr_world_last_error(w), "GR_MAX_SUBSTEPS_PER_STEP") != NULL);
+        CHECK(tu_state_hash(w, NULL, 0) == before);
+        gr_counters c;
+        c.size = sizeof c;
+        CHECK_OK(w, gr_world_get_counters(w, &c));
+        CHECK(c.step_count == 0 && c.substep_count == 0 && c.time == 0);
+        CHECK_OK(w, gr_step(w, 1e-5)); /* 10^4 substeps: fine */
+        gr_world_destroy(w);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -514,6 +559,7 @@ int main(int argc, char **argv)
         {"determinism_across_workers", test_determinism_across_workers},
         {"instability_detected", test_instability_detected},
         {"unchanged_setters_change_nothing", test_unchanged_setters_change_nothing},
+        {"step_work_is_bounded", test_step_work_is_bounded},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -50,6 +50,8 @@ GR_API void gr_world_destroy(gr_world *world);
 /// Advance the world by dt seconds (dt > 0, finite). The step is split into n equal substeps
 /// no longer than the world's substep. Returns GR_ERROR_UNSTABLE if the state became
 /// non-finite (the offending grains keep their last finite state; see docs/guide.md).
+/// A dt needing more than GR_MAX_SUBSTEPS_PER_STEP substeps is refused
+/// (GR_ERROR_INVALID_ARGUMENT) before anything moves.
 GR_API gr_status gr_step(gr_world *world, double dt);
 
 /// Message of the last failed call on this world ("" if none). Valid until the next call.
