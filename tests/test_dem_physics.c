@@ -500,6 +500,145 @@ static void test_pile_comes_to_rest(void)
     CHECK_NEAR(force.y, -9.81 * m, 0.01 * 9.81 * m);
 }
 
+/* ---- sliding on an incline while the host calls setters ------------------------------------ */
+
+/* What the host does before every frame of the incline runs. */
+typedef enum incline_setter {
+    SET_NOTHING,
+    SET_GRAVITY,      ///< gr_world_set_gravity with the world's gravity
+    SET_FLOOR_POSE,   ///< gr_body_set_pose with the floor's pose
+    SET_GRAIN_STATE,  ///< gr_grain_set_state with the grain's state
+    MOVE_FLOOR,       ///< a kinematic floor teleported along itself (a real change, same contact)
+} incline_setter;
+
+typedef struct incline_run {
+    double accel;  ///< mean acceleration along the slope after settling [m/s^2]
+    uint64_t hash; ///< the whole trajectory's state hashes, combined
+} incline_run;
+
+/* A grain on a floor under gravity tilted by theta (mu 0.5), stepped in 1 ms frames. A raft of
+ * 3 x 3 spheres slides without tipping; a sphere at 65 degrees slides (mu < 2/7 tan) while it
+ * spins up. */
+static int incline(gr_integrator integrator, int raft, double theta_deg, double restitution, incline_setter setter,
+                   incline_run *out)
+{
+    const double th = theta_deg * PI / 180, g = 9.81;
+    gr_dem_def dem;
+    gr_dem_def_init(&dem);
+    dem.integrator = integrator;
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.gravity = (gr_vec3){g * sin(th), -g * cos(th), 0};
+    def.dem = &dem;
+    gr_world *w = NULL;
+    if (gr_world_create(&def, &w) != GR_OK)
+        return -1;
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.friction = 0.5;
+    md.restitution = restitution;
+    md.youngs_modulus = 1e7;
+    gr_material m;
+    gr_add_material(w, &md, &m);
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_PLANE;
+    bd.material = m;
+    bd.motion = setter == MOVE_FLOOR ? GR_MOTION_KINEMATIC : GR_MOTION_STATIC;
+    gr_body floor;
+    gr_add_body(w, &bd, &floor);
+    gr_grain_def gd;
+    gr_grain_def_init(&gd);
+    gd.material = m;
+    gd.radius = 0.01;
+    gd.position = (gr_vec3){0, 0.0101, 0};
+    if (raft) {
+        gr_vec3 c[9];
+        double r[9];
+        for (int k = 0; k < 9; k++) {
+            c[k] = (gr_vec3){1.5 * (k % 3 - 1), 0, 1.5 * (k / 3 - 1)};
+            r[k] = 1;
+        }
+        gr_clump_def cd;
+        gr_clump_def_init(&cd);
+        cd.count = 9;
+        cd.centres = c;
+        cd.radii = r;
+        gr_clump raft_shape;
+        if (gr_add_clump_template(w, &cd, &raft_shape) != GR_OK)
+            return -1;
+        gd.shape = GR_GRAIN_CLUMP;
+        gd.clump = raft_shape;
+        gd.position = (gr_vec3){0, 0.0101 / (1.5 * sqrt(2.0) + 1), 0};
+    }
+    gr_grain h;
+    if (gr_add_grain(w, &gd, &h) != GR_OK)
+        return -1;
+    uint64_t hash = 1469598103934665603ull;
+    gr_grain_state a = {0}, b;
+    const int settle = 100, frames = 600;
+    for (int frame = 0; frame < settle + frames; frame++) {
+        if (frame == settle)
+            gr_grain_get_state(w, h, &a);
+        switch (setter) {
+        case SET_NOTHING: break;
+        case SET_GRAVITY: gr_world_set_gravity(w, def.gravity); break;
+        case SET_FLOOR_POSE: {
+            gr_vec3 p;
+            gr_quat q;
+            gr_body_get_pose(w, floor, &p, &q);
+            gr_body_set_pose(w, floor, p, q);
+            break;
+        }
+        case SET_GRAIN_STATE: {
+            gr_grain_state s;
+            gr_grain_get_state(w, h, &s);
+            gr_grain_set_state(w, h, &s);
+            break;
+        }
+        case MOVE_FLOOR:
+            gr_body_set_pose(w, floor, (gr_vec3){0, 0, 1e-3 * (frame % 7)}, (gr_quat){0, 0, 0, 1});
+            break;
+        }
+        if (gr_step(w, 1e-3) != GR_OK)
+            return -1;
+        hash = (hash ^ tu_state_hash(w, NULL, 0)) * 1099511628211ull;
+    }
+    gr_grain_get_state(w, h, &b);
+    gr_world_destroy(w);
+    const double T = frames * 1e-3;
+    out->accel = 2 * (b.position.x - a.position.x - a.velocity.x * T) / (T * T);
+    out->hash = hash;
+    return 0;
+}
+
+/* Setter calls with unchanged values change nothing (bit for bit), and a host that really
+ * moves a kinematic floor every frame keeps Coulomb's friction: a = g (sin - mu cos). */
+static void test_setters_keep_sliding_friction(void)
+{
+    static const char *const names[] = {"none", "gravity", "floor pose", "grain state", "moving floor"};
+    const gr_integrator integrators[] = {GR_INTEGRATOR_VELOCITY_VERLET, GR_INTEGRATOR_RKF45};
+    int coulomb_ok = 1, identical_ok = 1;
+    for (int ig = 0; ig < 2; ig++)
+        for (int raft = 0; raft < 2; raft++) {
+            const double theta = raft ? 30.0 : 65.0, th = theta * PI / 180;
+            const double expect = 9.81 * (sin(th) - 0.5 * cos(th));
+            incline_run ref;
+            CHECK(incline(integrators[ig], raft, theta, 0.5, SET_NOTHING, &ref) == 0);
+            for (int setter = SET_NOTHING; setter <= MOVE_FLOOR; setter++) {
+                incline_run r;
+                CHECK(incline(integrators[ig], raft, theta, 0.5, (incline_setter)setter, &r) == 0);
+                printf("  %s, %s at %.0f deg, %-12s: a = %.4f m/s^2 (Coulomb %.4f)%s\n",
+                       ig ? "rkf45" : "verlet", raft ? "raft" : "sphere", theta, names[setter], r.accel, expect,
+                       r.hash == ref.hash ? ", bit-identical" : "");
+                coulomb_ok &= fabs(r.accel - expect) < 0.01 * expect;
+                identical_ok &= setter == MOVE_FLOOR || r.hash == ref.hash;
+            }
+        }
+    CHECK(coulomb_ok);
+    CHECK(identical_ok);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -514,6 +653,7 @@ int main(int argc, char **argv)
         {"slide_to_roll", test_slide_to_roll},
         {"rolling_resistance_stops_rolling", test_rolling_resistance_stops_rolling},
         {"pile_comes_to_rest", test_pile_comes_to_rest},
+        {"setters_keep_sliding_friction", test_setters_keep_sliding_friction},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

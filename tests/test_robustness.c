@@ -397,6 +397,158 @@ static void test_instability_detected(void)
     gr_world_destroy(w);
 }
 
+/* ---- setters with unchanged values change nothing ------------------------------------------- */
+
+enum { SETTER_NONE, SETTER_GRAVITY, SETTER_BODY_POSE, SETTER_GRAIN_STATE, SETTER_ALL };
+
+/* A pile poured into a container with a dynamic box dropped on it (sliding, colliding and
+ * resting contacts), stepped in frames; before each frame the host sets values the world
+ * already has. Returns the combined state hashes of every frame. */
+static void setter_run(gr_solver_kind solver, gr_integrator integrator, int setter, uint64_t *out)
+{
+    *out = 0;
+    gr_world_def def;
+    gr_world_def_init(&def, solver);
+    gr_dem_def dem;
+    gr_dem_def_init(&dem);
+    dem.integrator = integrator;
+    def.dem = &dem;
+    def.worker_count = 2;
+    gr_world *w = NULL;
+    CHECK_OK(NULL, gr_world_create(&def, &w));
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.youngs_modulus = 1e5; /* soft: long substeps, a quick test */
+    gr_material soft;
+    CHECK_OK(w, gr_add_material(w, &md, &soft));
+    gr_body bodies[2];
+    gr_body_def cd;
+    gr_body_def_init(&cd);
+    cd.shape = GR_SHAPE_CONTAINER;
+    cd.open_faces = GR_FACE_POS_Y;
+    cd.half_extents = (gr_vec3){0.02, 0.06, 0.02};
+    cd.position = (gr_vec3){0, 0.06, 0};
+    cd.material = soft;
+    CHECK_OK(w, gr_add_body(w, &cd, &bodies[0]));
+    gr_grain grains[80];
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = (gr_vec3){-0.02, 0, -0.02};
+    fd.max = (gr_vec3){0.02, 0.03, 0.02};
+    fd.radius = 0.002;
+    fd.max_count = 80;
+    fd.seed = 7;
+    fd.material = soft;
+    fd.velocity = (gr_vec3){0.2, 0, 0.1}; /* sliding along the walls */
+    uint32_t n = 0;
+    CHECK_OK(w, gr_fill_box(w, &fd, &n, grains, 80));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_DYNAMIC;
+    bd.half_extents = (gr_vec3){0.006, 0.004, 0.006};
+    bd.position = (gr_vec3){0.003, 0.04, 0};
+    bd.orientation = (gr_quat){0.5, 0.5, 0.5, 0.5}; /* exactly unit: the API's normalisation keeps it */
+    bd.material = soft;
+    CHECK_OK(w, gr_add_body(w, &bd, &bodies[1]));
+    uint64_t hash = 1469598103934665603ull;
+    for (int frame = 0; frame < 16; frame++) {
+        if (setter == SETTER_GRAVITY || setter == SETTER_ALL) {
+            gr_world_def d;
+            gr_world_def_init(&d, solver);
+            CHECK_OK(w, gr_world_get_def(w, &d, NULL));
+            CHECK_OK(w, gr_world_set_gravity(w, d.gravity));
+        }
+        if (setter == SETTER_BODY_POSE || setter == SETTER_ALL)
+            /* PBD: the container only (a dynamic body's pose set again re-places its particles,
+             * pbd_bodies.c) */
+            for (int b = 0; b < (solver == GR_SOLVER_PBD ? 1 : 2); b++) {
+                gr_vec3 p;
+                gr_quat q;
+                CHECK_OK(w, gr_body_get_pose(w, bodies[b], &p, &q));
+                CHECK_OK(w, gr_body_set_pose(w, bodies[b], p, q));
+            }
+        if (setter == SETTER_GRAIN_STATE || setter == SETTER_ALL)
+            for (uint32_t k = 0; k < n; k += 1 + (uint32_t)frame % 3) {
+                gr_grain_state st;
+                CHECK_OK(w, gr_grain_get_state(w, grains[k], &st));
+                CHECK_OK(w, gr_grain_set_state(w, grains[k], &st));
+            }
+        CHECK_OK(w, gr_step(w, 1.0 / 240));
+        hash = (hash ^ tu_state_hash(w, bodies, 2)) * 1099511628211ull;
+    }
+    gr_world_destroy(w);
+    *out = hash;
+}
+
+static void test_unchanged_setters_change_nothing(void)
+{
+    static const char *const names[] = {"none", "gravity", "body pose", "grain state", "all three"};
+    const struct {
+        gr_solver_kind solver;
+        gr_integrator integrator;
+        const char *name;
+    } cases[] = {{GR_SOLVER_DEM, GR_INTEGRATOR_VELOCITY_VERLET, "dem verlet"},
+                 {GR_SOLVER_DEM, GR_INTEGRATOR_RKF45, "dem rkf45"},
+                 {GR_SOLVER_PBD, GR_INTEGRATOR_DEFAULT, "pbd"}};
+    int all_same = 1;
+    for (int c = 0; c < 3; c++) {
+        uint64_t ref, h;
+        setter_run(cases[c].solver, cases[c].integrator, SETTER_NONE, &ref);
+        for (int setter = SETTER_GRAVITY; setter <= SETTER_ALL; setter++) {
+            setter_run(cases[c].solver, cases[c].integrator, setter, &h);
+            printf("  %-10s %-12s %s\n", cases[c].name, names[setter], h == ref ? "bit-identical" : "DIFFERS");
+            all_same &= h == ref;
+        }
+    }
+    CHECK(all_same);
+}
+
+/* ---- the work of one step is bounded ---------------------------------------------------------- */
+
+static void test_step_work_is_bounded(void)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    gr_world *w = NULL;
+    def.substep = GR_MIN_SUBSTEP / 2;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_create(&def, &w));
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.max_substep = 4.5e-22;
+    gr_world_def_init(&def, GR_SOLVER_PBD);
+    def.pbd = &pbd;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_create(&def, &w));
+    pbd.max_substep = 1.0 / 120;
+    pbd.hr_substep = 1e-15;
+    CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_world_create(&def, &w));
+
+    /* a legal substep, and a dt that would need more than GR_MAX_SUBSTEPS_PER_STEP of them:
+     * refused before anything moves */
+    const gr_solver_kind kinds[] = {GR_SOLVER_DEM, GR_SOLVER_PBD};
+    for (int k = 0; k < 2; k++) {
+        gr_world_def_init(&def, kinds[k]);
+        def.substep = 1e-9;
+        CHECK_OK(NULL, gr_world_create(&def, &w));
+        gr_grain_def gd;
+        gr_grain_def_init(&gd);
+        gd.radius = 0.01;
+        gd.velocity = (gr_vec3){1, 0, 0};
+        gr_grain g;
+        CHECK_OK(w, gr_add_grain(w, &gd, &g));
+        const uint64_t before = tu_state_hash(w, NULL, 0);
+        CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_step(w, 1.0));
+        CHECK(strstr(gr_world_last_error(w), "GR_MAX_SUBSTEPS_PER_STEP") != NULL);
+        CHECK(tu_state_hash(w, NULL, 0) == before);
+        gr_counters c;
+        c.size = sizeof c;
+        CHECK_OK(w, gr_world_get_counters(w, &c));
+        CHECK(c.step_count == 0 && c.substep_count == 0 && c.time == 0);
+        CHECK_OK(w, gr_step(w, 1e-5)); /* 10^4 substeps: fine */
+        gr_world_destroy(w);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -406,6 +558,8 @@ int main(int argc, char **argv)
         {"steady_state_step_allocates_nothing", test_steady_state_step_allocates_nothing},
         {"determinism_across_workers", test_determinism_across_workers},
         {"instability_detected", test_instability_detected},
+        {"unchanged_setters_change_nothing", test_unchanged_setters_change_nothing},
+        {"step_work_is_bounded", test_step_work_is_bounded},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -165,6 +165,13 @@ typedef size_t gr_read_fn(void *user, void *data, size_t size);
 #define GR_MAX_MATERIALS 256u
 #define GR_MAX_CLUMP_TEMPLATES 1000000u ///< the built-in ones included
 #define GR_MAX_WORKERS 64u
+/// Most substeps one gr_step may run: a dt that needs more (dt / substep) is refused with
+/// GR_ERROR_INVALID_ARGUMENT before anything moves (step in shorter calls, or raise the
+/// substep). Bounds the work of one call.
+#define GR_MAX_SUBSTEPS_PER_STEP 16777216u
+/// Smallest substep limit [s] a def may give (gr_world_def.substep when not 0,
+/// gr_pbd_def.max_substep, gr_pbd_def.hr_substep); GR_ERROR_INVALID_ARGUMENT below it.
+#define GR_MIN_SUBSTEP 1e-12
 
 /// Bounds on bodies (GR_ERROR_INVALID_ARGUMENT beyond them): a body's sizes (radius,
 /// half_height, half_extents, particle_radius, |particle_offset|, a mesh's vertices' distance

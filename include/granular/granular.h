@@ -64,6 +64,8 @@ GR_API void gr_world_destroy(gr_world *world);
 /// Advance the world by dt seconds (dt > 0, finite). The step is split into n equal substeps
 /// no longer than the world's substep. Returns GR_ERROR_UNSTABLE if the state became
 /// non-finite (the offending grains keep their last finite state; see docs/guide.md).
+/// A dt needing more than GR_MAX_SUBSTEPS_PER_STEP substeps is refused
+/// (GR_ERROR_INVALID_ARGUMENT) before anything moves.
 /// Errors: NULL_ARGUMENT (world), BUSY, NOT_FINITE, INVALID_ARGUMENT (dt; a host body's zero
 ///    orientation), OUT_OF_MEMORY, TOO_MANY, UNSTABLE.
 GR_API gr_status gr_step(gr_world *world, double dt);
@@ -88,6 +90,10 @@ GR_API gr_status gr_world_get_def(const gr_world *world, gr_world_def *out, gr_d
 /// Errors: NULL_ARGUMENT (world), BUSY, NULL_ARGUMENT (out), STRUCT_SIZE.
 GR_API gr_status gr_world_get_pbd_def(const gr_world *world, gr_pbd_def *out);
 /// Change gravity [m/s^2] between steps (tilting a scene, switching Y-up to Z-up).
+/// Setters given the value the world already has (this one, gr_body_set_pose,
+/// gr_grain_set_state; bitwise, after the API normalises orientations) change nothing: the
+/// trajectory is bit-identical to one without the call. (PBD: not yet for a dynamic body's
+/// pose, which re-places its particles.)
 /// Errors: NULL_ARGUMENT (world), BUSY, NOT_FINITE.
 GR_API gr_status gr_world_set_gravity(gr_world *world, gr_vec3 gravity);
 GR_API void *gr_world_get_user_data(const gr_world *world);

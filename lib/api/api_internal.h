@@ -42,6 +42,9 @@ gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const 
                                 gr_pbd_def *pbd_out);
 gr_status gr_validate_dem_def(const gr_world *w, const gr_dem_def *d, const char *func);
 gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char *f);
+/// A substep limit [s]: finite, >= GR_MIN_SUBSTEP (or 0 when zero_ok). The loader checks a
+/// world def's substep with it too.
+gr_status gr_check_substep_limit(const gr_world *w, double v, bool zero_ok, const char *f, const char *what);
 gr_status gr_validate_material_def(const gr_world *w, const gr_material_def *d, const char *func);
 /// Mesh arrays from the caller: present, sized within limits, finite, indices in range.
 gr_status gr_check_mesh_arrays(const gr_world *w, const gr_vec3 *vertices, uint32_t vertex_count, const uint32_t *indices,

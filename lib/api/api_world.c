@@ -30,6 +30,17 @@ GR_API const char *gr_status_string(gr_status s)
     }
 }
 
+/* A substep limit: finite, at least GR_MIN_SUBSTEP (0 allowed when zero_ok: automatic), so
+ * that no def, given or loaded, asks one gr_step for an unbounded number of substeps. */
+gr_status gr_check_substep_limit(const gr_world *w, double v, bool zero_ok, const char *f, const char *what)
+{
+    GR_CHECK(gr_check_positive(w, v, zero_ok, f, what));
+    if (v != 0 && !(v >= GR_MIN_SUBSTEP))
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "%s = %g s is below GR_MIN_SUBSTEP (%g s)", what, v,
+                       GR_MIN_SUBSTEP);
+    return GR_OK;
+}
+
 gr_status gr_validate_dem_def(const gr_world *w, const gr_dem_def *d, const char *f)
 {
     GR_CHECK(gr_check_enum(w, (uint32_t)d->normal_law, 4, f, "dem.normal_law"));
@@ -92,7 +103,7 @@ gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char
     GR_CHECK(gr_check_range(w, d->mass_scaling, 0.0, 50.0, f, "pbd.mass_scaling"));
     GR_CHECK(gr_check_range(w, d->sleep_threshold, 0.0, 1.0, f, "pbd.sleep_threshold"));
     GR_CHECK(gr_check_range(w, d->cfl, 1e-6, 10.0, f, "pbd.cfl"));
-    GR_CHECK(gr_check_positive(w, d->max_substep, false, f, "pbd.max_substep"));
+    GR_CHECK(gr_check_substep_limit(w, d->max_substep, false, f, "pbd.max_substep"));
     /* render points: every input bounded (a denormal radius or step would ask for points or
      * passes without end) */
     GR_CHECK(gr_check_range(w, d->hr_radius, 0.0, 1e3, f, "pbd.hr_radius"));
@@ -120,7 +131,7 @@ gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const 
 {
     GR_CHECK(gr_check_enum(w, (uint32_t)d->solver, 4, f, "def.solver"));
     GR_CHECK(gr_check_vec(w, d->gravity, f, "def.gravity"));
-    GR_CHECK(gr_check_positive(w, d->substep, true, f, "def.substep"));
+    GR_CHECK(gr_check_substep_limit(w, d->substep, true, f, "def.substep"));
     if (d->worker_count > GR_MAX_WORKERS)
         return gr_fail(w, GR_ERROR_TOO_MANY, f, "def.worker_count %u exceeds GR_MAX_WORKERS (%u)", d->worker_count,
                        GR_MAX_WORKERS);
@@ -350,8 +361,11 @@ GR_API gr_status gr_step(gr_world *w, double dt)
     double nd = ceil(dt / hmax * (1.0 - 1e-12));
     if (nd < 1)
         nd = 1;
-    if (nd > 4.0e9)
-        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "dt = %g s needs %.3g substeps of %g s: too many", dt, nd, hmax);
+    if (nd > (double)GR_MAX_SUBSTEPS_PER_STEP)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "dt = %g s needs %.3g substeps of %g s: more than GR_MAX_SUBSTEPS_PER_STEP (%u); "
+                       "nothing was stepped (step in shorter calls)",
+                       dt, nd, hmax, GR_MAX_SUBSTEPS_PER_STEP);
     uint32_t n = (uint32_t)nd;
     double h = dt / (double)n;
     const double t0 = w->time;

@@ -169,10 +169,13 @@ void dem_body_removed(void *state, uint32_t bs)
 
 /* The clump's mass, inertia, frame and member offsets from the body (they change with
  * gr_body_set_mass_properties; otherwise this recomputes the same values). */
-static void mass_from_body(dem_state *st, uint32_t c, const gr_body_data *b)
+static bool mass_from_body(dem_state *st, uint32_t c, const gr_body_data *b)
 {
     if (st->c_fixed[c])
-        return;
+        return false;
+    const bool changed = memcmp(&st->c_m[c], &b->mass, sizeof b->mass) ||
+                         memcmp(&st->c_inertia[c], &b->inertia, sizeof b->inertia) ||
+                         memcmp(&st->c_frame[c], &b->principal, sizeof b->principal);
     st->c_m[c] = b->mass;
     st->c_inertia[c] = b->inertia;
     st->c_frame[c] = b->principal;
@@ -181,6 +184,31 @@ static void mass_from_body(dem_state *st, uint32_t c, const gr_body_data *b)
         st->m_offset[m] = quat_rotate_inv(b->principal, v3_sub(b->particles[k], b->com));
         st->m[st->m_sphere[m]] = b->mass;
     }
+    return changed;
+}
+
+/* The body's pose and velocity are those of its clump: as pose_from_body sets them from the
+ * body, or (a dynamic clump) as dem_write_back_bodies gave them to the body, its orientation
+ * possibly normalised once more by the API. */
+static bool body_as_clump_says(const dem_state *st, uint32_t c, const gr_body_data *b)
+{
+    gr_quat q;
+    gr_vec3 x, v;
+    const gr_vec3 w = st->c_w[c];
+    gr_body_principal_pose(b, &x, &q);
+    v = v3_add(b->linear_velocity, v3_cross(b->angular_velocity, v3_sub(x, b->position)));
+    if (!memcmp(&x, &st->c_x[c], sizeof x) && !memcmp(&q, &st->c_q[c], sizeof q) &&
+        !memcmp(&v, &st->c_v[c], sizeof v) && !memcmp(&b->angular_velocity, &w, sizeof w))
+        return true;
+    if (st->c_fixed[c])
+        return false;
+    q = quat_normalize(quat_mul(st->c_q[c], quat_conj(b->principal)));
+    const gr_quat qq = quat_normalize(q);
+    x = v3_sub(st->c_x[c], quat_rotate(q, b->com));
+    v = v3_add(st->c_v[c], v3_cross(w, v3_sub(x, st->c_x[c])));
+    return (!memcmp(&q, &b->orientation, sizeof q) || !memcmp(&qq, &b->orientation, sizeof q)) &&
+           !memcmp(&x, &b->position, sizeof x) && !memcmp(&v, &b->linear_velocity, sizeof v) &&
+           !memcmp(&w, &b->angular_velocity, sizeof w);
 }
 
 void dem_body_moved(void *state, uint32_t bs)
@@ -189,8 +217,11 @@ void dem_body_moved(void *state, uint32_t bs)
     const uint32_t c = clump_of(st, bs);
     if (c == GR_INVALID_INDEX)
         return;
-    mass_from_body(st, c, &st->world->bodies.data[bs]);
-    pose_from_body(st, c, &st->world->bodies.data[bs]);
+    const gr_body_data *b = &st->world->bodies.data[bs];
+    const bool mass_changed = mass_from_body(st, c, b);
+    if (!mass_changed && body_as_clump_says(st, c, b))
+        return; /* set to the pose and velocity it has: nothing to redo (bit-identical) */
+    pose_from_body(st, c, b);
     st->c_L[c] = momentum_from(st->c_q[c], st->c_inertia[c], st->c_w[c]);
     dem_place_members(st, c);
     st->need_rebuild = true;

@@ -173,15 +173,20 @@ static GR_FORCE_INLINE void batch_laws(struct dem_batch *restrict b, const dem_l
             const double ft2 = sx * sx + sy * sy + sz * sz;
             const double fmax = b->mu[k] * fn_abs;
             const int slide = ft2 > fmax * fmax;
+            /* sticking: spring plus dashpot, itself capped at fmax (the dashpot never lifts
+             * friction past Coulomb's bound; a contact re-evaluated at h = 0 sits at the cap) */
+            const double dx = sx - gamma_t * vtx, dy = sy - gamma_t * vty, dz = sz - gamma_t * vtz;
+            const double d2 = dx * dx + dy * dy + dz * dz;
+            const int over = d2 > fmax * fmax;
             /* both branches computed, one selected: no control flow, the loop vectorises */
-            const double slide_scale = fmax / sqrt(ft2 > 0 ? ft2 : 1.0);
-            const double scale = slide_scale;
+            const double q = slide ? ft2 : d2;
+            const double scale = fmax / sqrt(q > 0 ? q : 1.0);
             const double ikt_any = -1.0 / (kt > 0 ? kt : 1.0);
             const double ikt = kt > 0 ? ikt_any : 0.0;
             const double slx = sx * scale, sly = sy * scale, slz = sz * scale; /* sliding force */
-            ftx = slide ? slx : sx - gamma_t * vtx;
-            fty = slide ? sly : sy - gamma_t * vty;
-            ftz = slide ? slz : sz - gamma_t * vtz;
+            ftx = slide ? slx : over ? dx * scale : dx;
+            fty = slide ? sly : over ? dy * scale : dy;
+            ftz = slide ? slz : over ? dz * scale : dz;
             /* the spring after sliding is where the capped force puts it (selected below) */
             b->hx[k] = xx;
             b->hy[k] = xy;
@@ -428,7 +433,6 @@ static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, 
     const double *restrict m = st->m;
     gr_vec3 *restrict f = st->f, *restrict t = st->t;
     const gr_body_store *bodies = &st->world->bodies;
-    double *slab_body = st->slab_body + (size_t)s * st->body_slots * 6;
     uint64_t body_contacts = 0;
     gr_vec3 dummy_roll = zero;
     for (uint32_t i = first; i < last; i++) {
@@ -464,7 +468,8 @@ static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, 
             f[i] = v3_add(f[i], o.f);
             t[i] = v3_sub(t[i], v3_add(v3_scale(o.nxft, ai), o.mroll));
             /* reaction on the body, torque about its position */
-            double *sb = slab_body + (size_t)bs * 6;
+            /* indexed here, not before the loop: without bodies slab_body is NULL */
+            double *sb = st->slab_body + ((size_t)s * st->body_slots + bs) * 6;
             gr_vec3 tb = v3_add(v3_cross(v3_sub(pc, bd->position), v3_neg(o.f)), o.mroll);
             sb[0] -= o.f.x;
             sb[1] -= o.f.y;

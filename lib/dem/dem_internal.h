@@ -55,6 +55,14 @@ static inline gr_vec3 xr_pos(const dem_xr *a)
 struct dem_batch;
 struct dem_kernel_consts;
 
+/// A body as the current forces and lists saw it (dem_inputs.c).
+typedef struct dem_body_seen {
+    uint32_t gen, motion;
+    gr_vec3 x;
+    gr_quat q;
+    gr_vec3 v, w;
+} dem_body_seen;
+
 typedef struct dem_state {
     gr_world *world;
     gr_mem *mem;
@@ -131,6 +139,11 @@ typedef struct dem_state {
     gr_vec3 *body_impulse;         ///< [body_slots * 2] over the current step
     double *body_bound;            ///< [body_slots] motion bound since the last rebuild [m]
     double *body_reach;            ///< [body_slots] distance of the farthest grain from the body at rebuild
+    dem_body_seen *body_seen;      ///< [body_slots] bodies at the end of the last step (dem_inputs.c)
+    uint32_t bodies_seen;          ///< active bodies recorded in body_seen
+    uint32_t materials_seen;       ///< materials revision at the end of the last step
+    gr_vec3 gravity_seen;          ///< gravity at the end of the last step
+    bool inputs_maybe_changed;     ///< invalidate() since: compare with the record at the next step
 
     double *block_max; ///< [block_cap] per-block max squared displacement
     uint32_t *block_bad; ///< [block_cap] first non-finite grain's slot of a block
@@ -245,6 +258,13 @@ void dem_compute_forces(dem_state *st);
 gr_status dem_reserve_batches(dem_state *st);
 void dem_free_batches(dem_state *st);
 void dem_free_blocks(dem_state *st);
+
+/* dem_inputs.c */
+/// Remember gravity, materials and bodies as the forces at the end of this step saw them.
+void dem_record_inputs(dem_state *st);
+/// Start of a step, after invalidate(): rebuild and re-evaluate the forces only when gravity,
+/// materials or a body differ (bitwise) from the record.
+void dem_check_inputs(dem_state *st);
 
 /* dem_snapshot.c */
 gr_status dem_save(const void *state, struct gr_stream_writer *w);

@@ -107,13 +107,15 @@ bool dem_reserve_slabs(dem_state *st, uint32_t nslabs, uint32_t body_slots)
     gr_vec3 *imp = bs ? (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * bs * 2) : NULL;
     double *bound = bs ? (double *)gr_mem_calloc(mem, sizeof(double) * bs) : NULL;
     double *reach = bs ? (double *)gr_mem_calloc(mem, sizeof(double) * bs) : NULL;
-    if (!ss || !sc || (nsb && !sb) || (bs && (!imp || !bound || !reach))) {
+    dem_body_seen *seen = bs ? (dem_body_seen *)gr_mem_calloc(mem, sizeof(dem_body_seen) * bs) : NULL;
+    if (!ss || !sc || (nsb && !sb) || (bs && (!imp || !bound || !reach || !seen))) {
         gr_mem_free(mem, ss, sizeof(uint32_t) * ((size_t)scap + 1));
         gr_mem_free(mem, sc, sizeof(uint64_t) * (size_t)scap * 2);
         gr_mem_free(mem, sb, sizeof(double) * nsb);
         gr_mem_free(mem, imp, sizeof(gr_vec3) * bs * 2);
         gr_mem_free(mem, bound, sizeof(double) * bs);
         gr_mem_free(mem, reach, sizeof(double) * bs);
+        gr_mem_free(mem, seen, sizeof(dem_body_seen) * bs);
         return false;
     }
     if (st->body_slots) {
@@ -121,6 +123,7 @@ bool dem_reserve_slabs(dem_state *st, uint32_t nslabs, uint32_t body_slots)
         memcpy(imp, st->body_impulse, sizeof(gr_vec3) * st->body_slots * 2);
         memcpy(bound, st->body_bound, sizeof(double) * st->body_slots);
         memcpy(reach, st->body_reach, sizeof(double) * st->body_slots);
+        memcpy(seen, st->body_seen, sizeof(dem_body_seen) * st->body_slots);
     }
     dem_free_slabs(st);
     st->slab_start = ss;
@@ -130,6 +133,7 @@ bool dem_reserve_slabs(dem_state *st, uint32_t nslabs, uint32_t body_slots)
     st->body_impulse = imp;
     st->body_bound = bound;
     st->body_reach = reach;
+    st->body_seen = seen;
     st->body_slots = bs;
     return true;
 }
@@ -144,6 +148,8 @@ void dem_free_slabs(dem_state *st)
     gr_mem_free(mem, st->body_impulse, sizeof(gr_vec3) * bs * 2);
     gr_mem_free(mem, st->body_bound, sizeof(double) * bs);
     gr_mem_free(mem, st->body_reach, sizeof(double) * bs);
+    gr_mem_free(mem, st->body_seen, sizeof(dem_body_seen) * bs);
+    st->body_seen = NULL;
     st->slab_start = NULL;
     st->slab_contacts = NULL;
     st->slab_body = NULL;

@@ -570,6 +570,8 @@ gr_status dem_step_rkf45(dem_state *st, double T)
     gr_status s;
     if ((s = dem_update_pairs(st)) != GR_OK || (s = dem_reserve_batches(st)) != GR_OK)
         return s;
+    dem_check_inputs(st);
+    dem_check_inputs(st);
     dem_sync_bodies_in(st);
     if (st->need_rebuild || st->n_dead || st->bodies_revision != world->bodies.revision) {
         if ((s = dem_rebuild(st)) != GR_OK)
@@ -693,6 +695,7 @@ gr_status dem_step_rkf45(dem_state *st, double T)
                 b->torque = v3_scale(st->body_impulse[2 * bs + 1], 1.0 / t);
             }
         }
+    dem_record_inputs(st);
     if (result == GR_ERROR_UNSTABLE)
         st->unstable_count++;
     return result;

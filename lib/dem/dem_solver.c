@@ -168,12 +168,32 @@ static void dem_read_field(const void *state, gr_field field, const uint32_t *de
     }
 }
 
+/* The value a write would give is the one the grain has (as a read returns it, or normalised
+ * as the API normalises orientations): writing it would still round a clump's momentum and
+ * frame, so it is skipped and the trajectory stays bit-identical. */
+static bool field_unchanged(const dem_state *st, gr_field field, uint32_t i, const double *p)
+{
+    double cur[4] = {0, 0, 0, 0};
+    dem_read_field(st, field, &i, 1, cur);
+    if (field != GR_FIELD_ORIENTATION)
+        return !memcmp(cur, p, 3 * sizeof(double));
+    if (!memcmp(cur, p, 4 * sizeof(double)))
+        return true;
+    const gr_quat q = quat_normalize((gr_quat){cur[0], cur[1], cur[2], cur[3]});
+    const double qn[4] = {q.x, q.y, q.z, q.w};
+    return !memcmp(qn, p, 4 * sizeof(double));
+}
+
 static void dem_write_field(void *state, gr_field field, const uint32_t *dense, uint32_t count, const double *in)
 {
     dem_state *st = (dem_state *)state;
+    bool changed = false;
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = dense[k];
         const double *p = in + 4 * (size_t)k;
+        if (field_unchanged(st, field, i, p))
+            continue;
+        changed = true;
         if (i & DEM_CLUMP_BIT) {
             dem_clump_write(st, i & ~DEM_CLUMP_BIT, field, p);
             continue;
@@ -191,7 +211,8 @@ static void dem_write_field(void *state, gr_field field, const uint32_t *dense, 
         default: break;
         }
     }
-    st->forces_stale = true;
+    if (changed)
+        st->forces_stale = true;
 }
 
 static uint32_t dem_render_point_count(const void *state)
@@ -240,9 +261,9 @@ static void dem_contact_counts(const void *state, uint64_t *pairs, uint64_t *bod
 
 static void dem_invalidate(void *state)
 {
-    dem_state *st = (dem_state *)state;
-    st->need_rebuild = true;
-    st->forces_stale = true;
+    /* gravity, materials or bodies may have changed: the next step compares them with what the
+     * forces were computed for, and rebuilds and re-evaluates only if something did */
+    ((dem_state *)state)->inputs_maybe_changed = true;
 }
 
 const gr_solver_vtable gr_dem_solver = {

@@ -164,6 +164,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
     if ((s = dem_update_pairs(st)) != GR_OK || (s = reserve_blocks(st)) != GR_OK ||
         (s = dem_reserve_batches(st)) != GR_OK)
         return s;
+    dem_check_inputs(st);
     dem_sync_bodies_in(st); /* static bodies teleported, host bodies' new states */
     if (st->need_rebuild || st->n_dead || st->bodies_revision != world->bodies.revision) {
         if ((s = dem_rebuild(st)) != GR_OK)
@@ -228,6 +229,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
             b->torque = v3_scale(st->body_impulse[2 * bs + 1], 1.0 / total);
         }
     }
+    dem_record_inputs(st);
     if (result == GR_ERROR_UNSTABLE)
         st->unstable_count++;
     return result;
