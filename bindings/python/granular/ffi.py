@@ -686,6 +686,9 @@ class gr_body_def(_Def):
         ("mesh_indices", POINTER(c_uint32)),
         ("mesh_vertex_count", c_uint32),
         ("mesh_triangle_count", c_uint32),
+        ("mass", c_double),
+        ("inertia", gr_vec3),
+        ("inertia_rotation", gr_quat),
     ]
 
 
@@ -925,6 +928,8 @@ _PROTOTYPES = [
     ("gr_body_set_user_data", c_enum, [gr_world_p, gr_body, c_void_p]),
     ("gr_world_get_bodies", c_uint32, [gr_world_p, _P(gr_body), c_uint32]),
     ("gr_body_get_mass", c_enum, [gr_world_p, gr_body, _P(c_double)]),
+    ("gr_body_set_mass_properties", c_enum, [gr_world_p, gr_body, c_double, gr_vec3, gr_quat]),
+    ("gr_body_get_mass_properties", c_enum, [gr_world_p, gr_body, _P(c_double), _P(gr_vec3), _P(gr_quat)]),
     ("gr_body_get_particle_count", c_uint32, [gr_world_p, gr_body]),
     ("gr_read_body_particles", c_enum, [gr_world_p, gr_body, c_uint32, c_uint32, _P(c_float), c_size_t]),
 ]
@@ -1105,6 +1110,7 @@ _EXPECTED_DEFAULTS = {
         "half_extents": (0.5, 0.5, 0.5),
         "particle_density": 1.0,
         "mesh_triangle_count": 0,
+        "inertia_rotation": (0.0, 0.0, 0.0, 1.0),
     },
     DefKind.FILL: {
         "pattern": FillPattern.LATTICE,
