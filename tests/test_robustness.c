@@ -4,7 +4,9 @@
 #include <granular/granular.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "test_util.h"
@@ -206,6 +208,224 @@ static void test_out_of_memory_persistent(void)
     }
     CHECK(bad == 0);
 }
+
+/* ---- a failing gr_step changes nothing ------------------------------------------------------- */
+
+/* A host-owned box that the host holds still, a little above the pour. */
+static void oom_host_get_state(gr_body b, void *bu, gr_host_body_state *s, void *user)
+{
+    (void)b, (void)bu, (void)user;
+    s->position = (gr_vec3){0.012, 0.02, 0};
+    s->orientation = (gr_quat){0, 0, 0, 1};
+    s->linear_velocity = (gr_vec3){0, -0.01, 0};
+    s->angular_velocity = (gr_vec3){0, 0, 0};
+}
+
+static void oom_host_apply(gr_body b, void *bu, gr_vec3 i, gr_vec3 a, void *user)
+{
+    (void)b, (void)bu, (void)i, (void)a, (void)user;
+}
+
+/* A pour into a box: a column of grains falls in, so contact lists grow during the step. */
+static gr_world *oom_pour(tu_alloc *a, gr_solver_kind solver, gr_integrator integrator, int host, gr_body bodies[2])
+{
+    gr_world_def def;
+    gr_world_def_init(&def, solver);
+    def.worker_count = 2;
+    def.allocator = tu_allocator(a);
+    gr_dem_def dem;
+    gr_dem_def_init(&dem);
+    dem.integrator = integrator;
+    def.dem = &dem;
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.hr_radius = 0.0008;
+    def.pbd = &pbd;
+    if (host) {
+        def.host.get_state = oom_host_get_state;
+        def.host.apply_impulse = oom_host_apply;
+    }
+    gr_world *w = NULL;
+    if (gr_world_create(&def, &w) != GR_OK)
+        return NULL;
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_CONTAINER;
+    bd.open_faces = GR_FACE_POS_Y;
+    bd.half_extents = (gr_vec3){0.02, 0.04, 0.02};
+    bd.position = (gr_vec3){0, 0.04, 0};
+    bodies[0] = bodies[1] = (gr_body){0};
+    gr_status s = gr_add_body(w, &bd, &bodies[0]);
+    if (s == GR_OK && host) {
+        gr_body_def hd;
+        gr_body_def_init(&hd);
+        hd.shape = GR_SHAPE_BOX;
+        hd.motion = GR_MOTION_HOST;
+        hd.half_extents = (gr_vec3){0.004, 0.003, 0.004};
+        hd.particle_radius = 0.002;
+        hd.position = (gr_vec3){0.012, 0.02, 0};
+        s = gr_add_body(w, &hd, &bodies[1]);
+    }
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = (gr_vec3){-0.01, 0.03, -0.01};
+    fd.max = (gr_vec3){0.01, 0.09, 0.01};
+    fd.radius = 0.002;
+    fd.max_count = 120;
+    fd.velocity = (gr_vec3){0, -0.5, 0};
+    if (s == GR_OK)
+        s = gr_fill_box(w, &fd, NULL, NULL, 0);
+    if (s == GR_OK)
+        s = gr_step(w, 0.004);
+    /* more grains just before the step: its first substep's lists, grids and scratch grow */
+    fd.min = (gr_vec3){-0.015, 0.1, -0.015};
+    fd.max = (gr_vec3){0.015, 0.13, 0.015};
+    fd.max_count = 150;
+    if (s == GR_OK)
+        s = gr_fill_box(w, &fd, NULL, NULL, 0);
+    if (s != GR_OK) {
+        gr_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+typedef struct oom_view {
+    uint64_t state;  ///< grains, time, body poses, render points
+    gr_counters c;   ///< the allocator's counters zeroed
+    gr_vec3 force[2], torque[2];
+} oom_view;
+
+static oom_view oom_look(const gr_world *w, const gr_body bodies[2])
+{
+    oom_view v;
+    memset(&v, 0, sizeof v);
+    v.state = tu_state_hash(w, bodies, bodies[1].id ? 2 : 1) ^ points_hash(w);
+    v.c.size = sizeof v.c;
+    gr_world_get_counters(w, &v.c);
+    v.c.bytes_in_use = v.c.bytes_peak = v.c.allocation_count = 0; /* reservations may stay */
+    for (int b = 0; b < 2; b++)
+        if (bodies[b].id)
+            gr_body_get_force(w, bodies[b], &v.force[b], &v.torque[b]);
+    return v;
+}
+
+static bool oom_grains_finite(const gr_world *w)
+{
+    const uint32_t n = gr_world_get_grain_count(w);
+    double *p = (double *)malloc(sizeof(double) * 4 * (n ? n : 1));
+    bool ok = true;
+    for (int f = 0; f < 2 && ok; f++) {
+        ok = gr_read_grains(w, f ? GR_FIELD_VELOCITY : GR_FIELD_POSITION, GR_TYPE_F64, 0, n, p, 0) == GR_OK;
+        for (uint32_t i = 0; ok && i < 3 * n; i++)
+            ok = isfinite(p[i]);
+    }
+    free(p);
+    return ok;
+}
+
+/* gr_step with the k-th allocation of the call failing, for every k until the step succeeds.
+ * A failure before the first substep leaves the world bit-identical and stepping on gives what
+ * a world that never failed gives; a failure after completed substeps leaves the world at the
+ * end of the last of them (time, counters say so; the step counted; finite) and usable. */
+static void failing_step(gr_solver_kind solver, gr_integrator integrator, int host)
+{
+    const double DT = 0.03, DT2 = 0.01;
+    tu_alloc a;
+    tu_alloc_init(&a);
+    gr_body bodies[2];
+    gr_world *w = oom_pour(&a, solver, integrator, host, bodies);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    CHECK_OK(w, gr_step(w, DT));
+    CHECK_OK(w, gr_step(w, DT2));
+    const oom_view ref = oom_look(w, bodies);
+    gr_world_destroy(w);
+    int clean = 0, partial = 0, bad = 0;
+    long long k = 0;
+    for (; k < 5000; k++) {
+        tu_alloc_init(&a);
+        w = oom_pour(&a, solver, integrator, host, bodies);
+        CHECK(w != NULL);
+        if (!w)
+            return;
+        const oom_view before = oom_look(w, bodies);
+        a.fail_at = a.calls + k;
+        a.fail_once = 1;
+        const gr_status s = gr_step(w, DT);
+        a.fail_at = -1;
+        const long long failures = a.failures;
+        if (failures == 0) { /* the step needs fewer allocations: done */
+            CHECK(s == GR_OK);
+            gr_world_destroy(w);
+            break;
+        }
+        oom_view after = oom_look(w, bodies);
+        /* RKF45: a step that sorted the grains for new lists and then failed on the next
+         * rebuild before its first accepted step counts the first (documented) */
+        if (integrator == GR_INTEGRATOR_RKF45 && after.c.substep_count == before.c.substep_count)
+            after.c.neighbor_rebuilds = before.c.neighbor_rebuilds;
+        bool ok = s == GR_OK || s == GR_ERROR_OUT_OF_MEMORY;
+        if (!ok)
+            fprintf(stderr, "  step: %s\n", gr_world_last_error(w));
+        if (s == GR_ERROR_OUT_OF_MEMORY && after.c.substep_count == before.c.substep_count) {
+            clean++;
+            if (memcmp(&after, &before, sizeof after) != 0) {
+                fprintf(stderr, "  state %d counters %d forces %d differ\n", after.state != before.state,
+                        memcmp(&after.c, &before.c, sizeof after.c) != 0,
+                        memcmp(after.force, before.force, sizeof after.force) != 0);
+                ok = false;
+            }
+            ok = ok && gr_step(w, DT) == GR_OK && gr_step(w, DT2) == GR_OK;
+            if (!ok)
+                fprintf(stderr, "  %s\n", gr_world_last_error(w));
+            const oom_view end = oom_look(w, bodies);
+            if (ok && memcmp(&end, &ref, sizeof end) != 0) {
+                fprintf(stderr, "  stepped on: state %d counters %d forces %d differ from a world that never failed\n",
+                        end.state != ref.state, memcmp(&end.c, &ref.c, sizeof end.c) != 0,
+                        memcmp(end.force, ref.force, sizeof end.force) != 0);
+                ok = false;
+            }
+        } else if (s == GR_ERROR_OUT_OF_MEMORY) {
+            partial++;
+            ok = ok && after.c.step_count == before.c.step_count + 1 && after.c.time == gr_world_get_time(w) &&
+                 after.c.time > before.c.time && after.c.time <= before.c.time + DT && after.c.last_substep > 0 &&
+                 oom_grains_finite(w);
+            if (!ok)
+                fprintf(stderr, "  partial step: steps %llu -> %llu, t %g -> %g\n", (unsigned long long)before.c.step_count,
+                        (unsigned long long)after.c.step_count, before.c.time, after.c.time);
+            ok = ok && gr_step(w, DT2) == GR_OK && oom_grains_finite(w);
+            if (!ok)
+                fprintf(stderr, "  stepping on: %s\n", gr_world_last_error(w));
+        } else if (s == GR_OK) { /* a failure the step did without: nothing may differ */
+            ok = ok && gr_step(w, DT2) == GR_OK;
+            const oom_view end = oom_look(w, bodies);
+            ok = ok && memcmp(&end, &ref, sizeof end) == 0;
+            if (!ok)
+                fprintf(stderr, "  a failure the step did without changed the result\n");
+        }
+        gr_world_destroy(w);
+        if (a.live != 0 || a.live_bytes != 0) {
+            fprintf(stderr, "  leaked %lld blocks\n", a.live);
+            ok = false;
+        }
+        if (!ok) {
+            fprintf(stderr, "  allocation %lld of the step: %s, not as promised\n", k, gr_status_string(s));
+            bad++;
+        }
+    }
+    printf("  %lld allocations of the step: %d failed before the first substep, %d after completed ones\n", k,
+           clean, partial);
+    CHECK(k > 0 && k < 5000);
+    CHECK(clean > 0);
+    CHECK(bad == 0);
+}
+
+static void test_failing_step_changes_nothing_dem(void) { failing_step(GR_SOLVER_DEM, GR_INTEGRATOR_VELOCITY_VERLET, 0); }
+static void test_failing_step_changes_nothing_dem_host(void) { failing_step(GR_SOLVER_DEM, GR_INTEGRATOR_VELOCITY_VERLET, 1); }
+static void test_failing_step_changes_nothing_rkf45(void) { failing_step(GR_SOLVER_DEM, GR_INTEGRATOR_RKF45, 0); }
+static void test_failing_step_changes_nothing_pbd(void) { failing_step(GR_SOLVER_PBD, GR_INTEGRATOR_VELOCITY_VERLET, 1); }
 
 /* ---- steady state allocates nothing --------------------------------------------------------- */
 
@@ -560,6 +780,10 @@ int main(int argc, char **argv)
         {"instability_detected", test_instability_detected},
         {"unchanged_setters_change_nothing", test_unchanged_setters_change_nothing},
         {"step_work_is_bounded", test_step_work_is_bounded},
+        {"failing_step_changes_nothing_dem", test_failing_step_changes_nothing_dem},
+        {"failing_step_changes_nothing_dem_host", test_failing_step_changes_nothing_dem_host},
+        {"failing_step_changes_nothing_rkf45", test_failing_step_changes_nothing_rkf45},
+        {"failing_step_changes_nothing_pbd", test_failing_step_changes_nothing_pbd},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

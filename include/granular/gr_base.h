@@ -28,7 +28,9 @@ extern "C" {
 
 /// Result of every fallible call. Values are fixed forever and never reused; groups leave gaps.
 /// On any error the world is exactly as it was before the call, and gr_world_last_error()
-/// holds a message naming the argument at fault.
+/// holds a message naming the argument at fault. Exceptions, both in gr_step: UNSTABLE (the
+/// step stopped, see its comment), and OUT_OF_MEMORY after at least one completed substep (the
+/// world is consistent at the end of the last of them; gr_step's comment says what holds).
 typedef enum gr_status {
     GR_OK = 0,
     /* 1..19: the caller's arguments */
@@ -44,7 +46,7 @@ typedef enum gr_status {
     GR_ERROR_STALE_HANDLE = 21,    ///< the object was removed; the handle is dead
     GR_ERROR_WRONG_WORLD = 22,     ///< the handle belongs to another world
     /* 40..59: resources and capabilities */
-    GR_ERROR_OUT_OF_MEMORY = 40,   ///< the allocator returned NULL; nothing was changed
+    GR_ERROR_OUT_OF_MEMORY = 40,   ///< the allocator returned NULL; nothing was changed (gr_step: see there)
     GR_ERROR_UNSUPPORTED = 41,     ///< the chosen solver (or this build) lacks the capability
     GR_ERROR_BUSY = 42,            ///< the world is inside gr_step (a callback called back in)
     /* 60..79: snapshots and streams */

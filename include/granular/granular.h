@@ -66,6 +66,14 @@ GR_API void gr_world_destroy(gr_world *world);
 /// non-finite (the offending grains keep their last finite state; see docs/guide.md).
 /// A dt needing more than GR_MAX_SUBSTEPS_PER_STEP substeps is refused
 /// (GR_ERROR_INVALID_ARGUMENT) before anything moves.
+/// OUT_OF_MEMORY: every allocation of the first substep (and of the step's own bookkeeping)
+/// comes before anything moves, so a failure there leaves the world exactly as it was (time,
+/// step and substep counts, grains, bodies, render points). Contact lists that grow later in
+/// the step can still fail: then the world stops at the end of its last completed substep,
+/// consistent (gr_world_get_time and the counters say when; that can be the whole dt when only
+/// the rebuild closing the step failed; the step counts in step_count; the host's
+/// apply_impulse is not called), and stepping on continues from there. Results then may
+/// differ in the last bits from a world that never failed. See docs/guide.md "Errors".
 /// Errors: NULL_ARGUMENT (world), BUSY, NOT_FINITE, INVALID_ARGUMENT (dt; a host body's zero
 ///    orientation), OUT_OF_MEMORY, TOO_MANY, UNSTABLE.
 GR_API gr_status gr_step(gr_world *world, double dt);

@@ -325,6 +325,7 @@ static gr_status pull_host_states(gr_world *w, const char *f)
         gr_body_data *b = &bs->data[slot];
         if (b->motion != GR_MOTION_HOST)
             continue;
+        b->host_before = (gr_host_body_state){b->position, b->orientation, b->linear_velocity, b->angular_velocity};
         b->position = b->host_state.position;
         b->orientation = quat_normalize(b->host_state.orientation);
         b->linear_velocity = b->host_state.linear_velocity;
@@ -332,6 +333,23 @@ static gr_status pull_host_states(gr_world *w, const char *f)
         gr_body_update_frame(b);
     }
     return GR_OK;
+}
+
+/* A step that failed before its first substep: host-owned bodies get back the state they had
+ * before pull_host_states (their solver copies are taken from the host again at the next step). */
+static void restore_host_states(gr_world *w)
+{
+    gr_body_store *bs = &w->bodies;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        gr_body_data *b = &bs->data[bs->active[a]];
+        if (b->motion != GR_MOTION_HOST)
+            continue;
+        b->position = b->host_before.position;
+        b->orientation = b->host_before.orientation;
+        b->linear_velocity = b->host_before.linear_velocity;
+        b->angular_velocity = b->host_before.angular_velocity;
+        gr_body_update_frame(b);
+    }
 }
 
 static void push_host_impulses(gr_world *w, double dt)
@@ -377,23 +395,34 @@ GR_API gr_status gr_step(gr_world *w, double dt)
             return hs;
         }
     }
+    const uint64_t substeps0 = w->substep_count;
     gr_status s = w->solver->step(w->solver_state, n, h);
-    if (w->def.host.apply_impulse && (s == GR_OK || s == GR_ERROR_UNSTABLE))
+    /* A solver fails before its first substep with nothing moved (every allocation of it comes
+     * first), or after completed substeps with the world at the end of the last of them. */
+    const bool moved = s == GR_OK || w->substep_count != substeps0;
+    if (!moved && w->def.host.get_state)
+        restore_host_states(w);
+    if (w->def.host.apply_impulse && moved && (s == GR_OK || s == GR_ERROR_UNSTABLE))
         push_host_impulses(w, dt);
     w->busy = false;
     if (s == GR_OK)
         w->time = t0 + dt; /* exactly the sum of the steps the caller asked for */
-    w->step_count++;
-    if (has_bounds(w))
-        remove_out_of_bounds(w);
+    if (moved) {
+        w->step_count++;
+        if (has_bounds(w))
+            remove_out_of_bounds(w);
+    }
     if (s == GR_ERROR_UNSTABLE) {
         return gr_fail(w, s, f,
                        "a grain's state became non-finite (substep %g s; set a smaller gr_world_def.substep); "
                        "it was stopped at its last finite state",
                        h);
     }
+    if (s != GR_OK && !moved)
+        return gr_fail(w, s, f, "%s before the first substep; nothing was stepped", gr_status_string(s));
     if (s != GR_OK)
-        return gr_fail(w, s, f, "%s during the step; the world is consistent at t = %g s", gr_status_string(s), w->time);
+        return gr_fail(w, s, f, "%s during the step; the world is consistent at the end of its last completed "
+                       "substep, t = %g s", gr_status_string(s), w->time);
     return GR_OK;
 }
 

@@ -45,6 +45,7 @@ typedef struct gr_body_data {
     double mesh_bound;      ///< largest distance of a mesh vertex from the body origin
     gr_mesh_query mesh_query; ///< meshes: the triangles binned (fast inside tests)
     gr_host_body_state host_state; ///< host-owned: the state get_state reported (scratch of gr_step)
+    gr_host_body_state host_before; ///< host-owned: the state before it (gr_step puts it back on a failure)
 } gr_body_data;
 
 /// Most surface particles one body may have.

@@ -247,6 +247,8 @@ gr_status dem_step(void *state, uint32_t n, double h);
 /* dem_rkf45.c */
 /// Advance by T seconds with the adaptive RKF45 integrator.
 gr_status dem_step_rkf45(dem_state *st, double T);
+/// RKF45's room for n grains and lists of nb, bc entries (dem_rebuild reserves it up front).
+gr_status dem_rkf45_reserve(dem_state *st, uint32_t n, uint32_t nb, uint32_t bc);
 void dem_free_rkf(dem_state *st);
 
 /* dem_forces.c */

@@ -428,7 +428,7 @@ void dem_update_uniform_material(dem_state *st)
  * every few substeps with it. Lists that lasted under 8 substeps grow the skin by half (up to
  * 1.2 r_max), lists that lasted over 40 shrink it back towards 0.4 r_max: the cost of rebuilding
  * balances the cost of longer lists. */
-static double adapt_skin(dem_state *st, double r_max)
+static double adapt_skin(const dem_state *st, double r_max)
 {
     /* RKF45's steps are long (and its stages many): a wider skin that lets a step run pays */
     const double lo = 0.4 * r_max, hi = (st->world->dem.integrator == GR_INTEGRATOR_RKF45 ? 4.0 : 1.2) * r_max;
@@ -439,9 +439,7 @@ static double adapt_skin(dem_state *st, double r_max)
         s *= 1.5;
     else if (st->substeps_since_rebuild > 40)
         s *= 0.8;
-    s = GR_MAX(lo, GR_MIN(hi, s));
-    st->skin_auto = s;
-    return s;
+    return GR_MAX(lo, GR_MIN(hi, s)); /* stored by a rebuild that succeeds (a failed one changes nothing) */
 }
 
 /* ---- the rebuild ----------------------------------------------------------------------------- */
@@ -501,6 +499,7 @@ gr_status dem_rebuild(dem_state *st)
 
     /* 4. everything that allocates, before the state changes */
     if (!dem_reserve_fixed_active(st) || !reserve_next_lists(st, nb_total, bc_total) ||
+        (world->dem.integrator == GR_INTEGRATOR_RKF45 && dem_rkf45_reserve(st, n, nb_total, bc_total) != GR_OK) ||
         !dem_reserve_slabs(st, (uint32_t)g->dims[0], bodies->slot_count)) /* the slabs last: they keep no contents */
         return GR_ERROR_OUT_OF_MEMORY;
 
@@ -559,6 +558,8 @@ gr_status dem_rebuild(dem_state *st)
         st->body_reach[bs] = reach + skin;
     }
     dem_update_uniform_material(st);
+    if (!(world->dem.skin > 0))
+        st->skin_auto = skin;
     st->skin = skin;
     st->r_max = r_max;
     st->need_rebuild = false;

@@ -73,23 +73,31 @@ void dem_free_rkf(dem_state *st)
     st->rkf = NULL;
 }
 
-/* Grow one scratch buffer (contents are not kept). */
-static bool grow(gr_mem *mem, void **p, size_t elem, uint32_t *cap_field, uint32_t old_cap, uint32_t need)
+/* Grow buffers of one capacity together, all or nothing (contents are not kept), so that each
+ * buffer's size is always elem x its group's capacity. */
+static bool grow_all(gr_mem *mem, void **const *p, const size_t *elem, int count, uint32_t old_cap, uint32_t cap)
 {
-    (void)cap_field;
-    if (need <= old_cap)
-        return true;
-    void *a = gr_mem_alloc(mem, elem * need);
-    if (!a)
-        return false;
-    gr_mem_free(mem, *p, elem * old_cap);
-    *p = a;
+    void *fresh[4] = {NULL, NULL, NULL, NULL};
+    for (int i = 0; i < count; i++) {
+        fresh[i] = gr_mem_alloc(mem, elem[i] * cap);
+        if (!fresh[i]) {
+            while (i-- > 0)
+                gr_mem_free(mem, fresh[i], elem[i] * cap);
+            return false;
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        gr_mem_free(mem, *p[i], elem[i] * old_cap);
+        *p[i] = fresh[i];
+    }
     return true;
 }
 
-/* Room for the current grains, clumps, lists and bodies. All or nothing per buffer; a failure
- * leaves the integrator's scratch consistent (capacities only grow with their buffers). */
-static gr_status reserve(dem_state *st)
+/* Room for n grains, the current clumps and bodies, and lists of nb and bc entries. All or
+ * nothing per buffer; a failure leaves the integrator's scratch consistent (capacities only
+ * grow with their buffers). dem_rebuild calls it for the lists it is about to build, among
+ * its allocations before anything changes, so a step never fails after a rebuild. */
+gr_status dem_rkf45_reserve(dem_state *st, uint32_t n_need, uint32_t nb_need, uint32_t bc_need)
 {
     gr_mem *mem = st->mem;
     if (!st->rkf) {
@@ -99,58 +107,63 @@ static gr_status reserve(dem_state *st)
     }
     struct dem_rkf *r = st->rkf;
     const bool roll = st->law.rolling == GR_ROLLING_EPSD;
-    const uint32_t n = GR_MAX(st->n, 1u), nc = GR_MAX(st->nc, 1u);
-    const uint32_t nb = GR_MAX(st->nb_count, 1u), bc = GR_MAX(st->bc_count, 1u);
+    const uint32_t n = GR_MAX(n_need, 1u), nc = GR_MAX(st->nc, 1u);
+    const uint32_t nb = GR_MAX(nb_need, 1u), bc = GR_MAX(bc_need, 1u);
     const uint32_t bodies = GR_MAX(st->world->bodies.slot_count, 1u);
     const uint32_t blocks = (n + RKF_BLOCK - 1) / RKF_BLOCK + (nc + RKF_CLUMP_BLOCK - 1) / RKF_CLUMP_BLOCK + 2;
     if (n > r->cap) {
         const uint32_t cap = gr_grow_capacity(r->cap, n);
-        if (!grow(mem, (void **)&r->y0, sizeof(double) * SPH, NULL, r->cap, cap) ||
-            !grow(mem, (void **)&r->k, sizeof(double) * SPH * STAGES, NULL, r->cap, cap))
+        void **p[] = {(void **)&r->y0, (void **)&r->k};
+        const size_t e[] = {sizeof(double) * SPH, sizeof(double) * SPH * STAGES};
+        if (!grow_all(mem, p, e, 2, r->cap, cap))
             return GR_ERROR_OUT_OF_MEMORY;
-        /* both grew (a failure of the second leaves y0 larger than cap: harmless) */
         r->cap = cap;
     }
     if (nc > r->c_cap) {
         const uint32_t cap = gr_grow_capacity(r->c_cap, nc);
-        if (!grow(mem, (void **)&r->cy0, sizeof(double) * CLU, NULL, r->c_cap, cap) ||
-            !grow(mem, (void **)&r->ck, sizeof(double) * CLU * STAGES, NULL, r->c_cap, cap))
+        void **p[] = {(void **)&r->cy0, (void **)&r->ck};
+        const size_t e[] = {sizeof(double) * CLU, sizeof(double) * CLU * STAGES};
+        if (!grow_all(mem, p, e, 2, r->c_cap, cap))
             return GR_ERROR_OUT_OF_MEMORY;
         r->c_cap = cap;
     }
     if (nb > r->nb_cap) {
         const uint32_t cap = gr_grow_capacity(r->nb_cap, nb);
-        if (!grow(mem, (void **)&r->nb_j, sizeof(uint32_t), NULL, r->nb_cap, cap) ||
-            !grow(mem, (void **)&r->nb_hist, sizeof(gr_vec3), NULL, r->nb_cap, cap) ||
-            (roll && !grow(mem, (void **)&r->nb_roll, sizeof(gr_vec3), NULL, r->nb_cap, cap)))
+        void **p[] = {(void **)&r->nb_j, (void **)&r->nb_hist, (void **)&r->nb_roll};
+        const size_t e[] = {sizeof(uint32_t), sizeof(gr_vec3), sizeof(gr_vec3)};
+        if (!grow_all(mem, p, e, roll ? 3 : 2, r->nb_cap, cap))
             return GR_ERROR_OUT_OF_MEMORY;
         r->nb_cap = cap;
     }
     if (bc > r->bc_cap) {
         const uint32_t cap = gr_grow_capacity(r->bc_cap, bc);
-        if (!grow(mem, (void **)&r->bc_hist, sizeof(gr_vec3), NULL, r->bc_cap, cap) ||
-            (roll && !grow(mem, (void **)&r->bc_roll, sizeof(gr_vec3), NULL, r->bc_cap, cap)))
+        void **p[] = {(void **)&r->bc_hist, (void **)&r->bc_roll};
+        const size_t e[] = {sizeof(gr_vec3), sizeof(gr_vec3)};
+        if (!grow_all(mem, p, e, roll ? 2 : 1, r->bc_cap, cap))
             return GR_ERROR_OUT_OF_MEMORY;
         r->bc_cap = cap;
     }
     if (bodies > r->body_cap) {
         const uint32_t cap = gr_grow_capacity(r->body_cap, bodies);
-        if (!grow(mem, (void **)&r->pose_x, sizeof(gr_vec3), NULL, r->body_cap, cap) ||
-            !grow(mem, (void **)&r->pose_q, sizeof(gr_quat), NULL, r->body_cap, cap) ||
-            !grow(mem, (void **)&r->impulse0, sizeof(gr_vec3) * 2, NULL, r->body_cap, cap) ||
-            !grow(mem, (void **)&r->force1, sizeof(gr_vec3) * 2, NULL, r->body_cap, cap))
+        void **p[] = {(void **)&r->pose_x, (void **)&r->pose_q, (void **)&r->impulse0, (void **)&r->force1};
+        const size_t e[] = {sizeof(gr_vec3), sizeof(gr_quat), sizeof(gr_vec3) * 2, sizeof(gr_vec3) * 2};
+        if (!grow_all(mem, p, e, 4, r->body_cap, cap))
             return GR_ERROR_OUT_OF_MEMORY;
         r->body_cap = cap;
     }
     if (blocks > r->blocks_cap) {
         const uint32_t cap = gr_grow_capacity(r->blocks_cap, blocks);
-        if (!grow(mem, (void **)&r->block_err, sizeof(double), NULL, r->blocks_cap, cap) ||
-            !grow(mem, (void **)&r->block_disp, sizeof(double), NULL, r->blocks_cap, cap))
+        void **p[] = {(void **)&r->block_err, (void **)&r->block_disp};
+        const size_t e[] = {sizeof(double), sizeof(double)};
+        if (!grow_all(mem, p, e, 2, r->blocks_cap, cap))
             return GR_ERROR_OUT_OF_MEMORY;
         r->blocks_cap = cap;
     }
     return GR_OK;
 }
+
+/* Room for the current grains, clumps, lists and bodies. */
+static gr_status reserve(dem_state *st) { return dem_rkf45_reserve(st, st->n, st->nb_count, st->bc_count); }
 
 /* ---- the passes -------------------------------------------------------------------------------- */
 
@@ -568,7 +581,9 @@ gr_status dem_step_rkf45(dem_state *st, double T)
 {
     gr_world *world = st->world;
     gr_status s;
-    if ((s = dem_update_pairs(st)) != GR_OK || (s = dem_reserve_batches(st)) != GR_OK)
+    /* Everything that may allocate, before any state changes (a rebuild reserves the
+     * integrator's room for its new lists before it changes anything). */
+    if ((s = dem_update_pairs(st)) != GR_OK || (s = dem_reserve_batches(st)) != GR_OK || (s = reserve(st)) != GR_OK)
         return s;
     dem_check_inputs(st);
     dem_check_inputs(st);
@@ -578,8 +593,6 @@ gr_status dem_step_rkf45(dem_state *st, double T)
             return s;
         st->forces_stale = true;
     }
-    if ((s = reserve(st)) != GR_OK)
-        return s;
     const gr_body_store *bodies = &world->bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];

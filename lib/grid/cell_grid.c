@@ -44,6 +44,29 @@ static double cell_count(const double ext[3], double cell)
     return total;
 }
 
+bool gr_cell_grid_reserve(gr_cell_grid *g, gr_mem *mem, uint32_t points, uint32_t cells)
+{
+    if (cells > g->cap_cells) {
+        uint32_t cap = gr_grow_capacity(g->cap_cells, cells);
+        uint32_t *cs = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * ((size_t)cap + 1));
+        if (!cs)
+            return false;
+        if (g->cell_start)
+            memcpy(cs, g->cell_start, sizeof(uint32_t) * ((size_t)g->ncells + 1)); /* the grid stays usable */
+        gr_mem_free(mem, g->cell_start, sizeof(uint32_t) * ((size_t)g->cap_cells + 1));
+        g->cell_start = cs;
+        g->cap_cells = cap;
+    }
+    if (points > g->cap_points) {
+        uint32_t cap = gr_grow_capacity(g->cap_points, points);
+        gr_array_ref arrays[2] = {{(void **)&g->order, sizeof(uint32_t)}, {(void **)&g->cell_of, sizeof(uint32_t)}};
+        if (!gr_mem_grow_arrays(mem, arrays, 2, g->cap_points, cap, g->n))
+            return false;
+        g->cap_points = cap;
+    }
+    return true;
+}
+
 bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
                         double cell_size, uint32_t max_cells)
 {

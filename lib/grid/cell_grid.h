@@ -35,6 +35,9 @@ void gr_cell_grid_free(gr_cell_grid *g, gr_mem *mem);
 /// Allocates (grows) only; on failure the grid is unchanged and false is returned.
 bool gr_cell_grid_build(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,
                         double cell_size, uint32_t max_cells);
+/// Room for a build over up to `points` points into up to `cells` cells (a build within both
+/// allocates nothing). The grid's contents are kept. False on failure (grid unchanged).
+bool gr_cell_grid_reserve(gr_cell_grid *g, gr_mem *mem, uint32_t points, uint32_t cells);
 /// The same over the points' bounding box grown by `pad` on every side (so that queries
 /// within pad of any point fall inside the grid).
 bool gr_cell_grid_build_padded(gr_cell_grid *g, gr_mem *mem, const double *pos, size_t stride, uint32_t n,

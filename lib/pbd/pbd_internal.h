@@ -118,7 +118,9 @@ typedef struct pbd_state {
     uint32_t *touch; ///< contacts at the last iteration: particles | surfaces << 16
     uint32_t *flag;  ///< scratch per substep: PBD_FLAG_* bits
     double *vnear;   ///< scratch per substep: fastest relative speed of anything touching [m/s]
-    uint8_t *sampled; ///< grains: their volume has high-resolution points
+    uint8_t *sampled; ///< grains: their volume has high-resolution points (2: by this step, not kept yet)
+    bool sample_pending;    ///< pbd_step sampled new grains: kept once a substep moved them
+    uint32_t sample_undo_n; ///< the point count before that sampling
     uint32_t n_grains;
     uint32_t n_dead;
     /* the movable particles (grains, free bodies' particles) in storage order: the per-substep
@@ -374,6 +376,9 @@ gr_status pbd_sample_new_grains(pbd_state *st);
 /// Solver hooks: a fill's region sampled for points at once (its grains then need none).
 gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity);
 void pbd_fill_region_cancel(void *state);
+gr_status pbd_reserve_advect(pbd_state *st);
+void pbd_sample_keep(pbd_state *st);
+void pbd_sample_undo(pbd_state *st);
 gr_status pbd_advect_points(pbd_state *st, double dt);
 /// The world changed (a body added, removed or teleported, gravity, a material pair, grains
 /// removed): resting points look again.

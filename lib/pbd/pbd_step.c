@@ -295,6 +295,7 @@ static gr_status substep(pbd_state *st, double h)
     const gr_vec3 g = st->world->def.gravity;
     const double gl = v3_len(g);
     gr_status s;
+    const bool thaw = st->thaw; /* pbd_freeze uses it up: a failed substep gives it back */
     pbd_freeze(st);
     if (st->n_frozen && st->n_frozen == st->n_mov) {
         /* all that could move sleeps deep in still sand: only the bodies far from it move */
@@ -302,8 +303,10 @@ static gr_status substep(pbd_state *st, double h)
         finish_substep(st, h); /* (frozen grains keep their finite state) */
         return GR_OK;
     }
-    if ((s = pbd_build_fixed_grid(st)) != GR_OK)
+    if ((s = pbd_build_fixed_grid(st)) != GR_OK) {
+        st->thaw = thaw;
         return s; /* (nothing has moved yet) */
+    }
     const double wake = st->par.sleep_threshold * gl * h;
     predict_ctx pc = {st, h, g, wake * wake, 0};
     const double none = INFINITY;
@@ -322,6 +325,7 @@ static gr_status substep(pbd_state *st, double h)
     if ((s = pbd_build_lists(st)) != GR_OK) {
         for (uint32_t k = 0; k < st->n_mov; k++)
             st->xp[st->mov[k]] = st->x[st->mov[k]];
+        st->thaw = thaw;
         return s;
     }
     for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
@@ -342,8 +346,11 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     gr_world *world = st->world;
     gr_status s;
     if ((s = pbd_update_materials(st)) != GR_OK || (s = pbd_reserve_impulses(st)) != GR_OK ||
-        (s = pbd_reserve_sensing(st)) != GR_OK || (s = pbd_sample_new_grains(st)) != GR_OK)
+        (s = pbd_reserve_sensing(st)) != GR_OK || (s = pbd_sample_new_grains(st)) != GR_OK ||
+        (s = pbd_reserve_advect(st)) != GR_OK) {
+        pbd_sample_undo(st);
         return s;
+    }
     pbd_bodies_sync_in(st);
     pbd_refresh_movable(st);
     memset(st->body_imp, 0, sizeof(gr_vec3) * 2 * (size_t)st->imp_slots);
@@ -369,9 +376,14 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
             world->time = j + 1 == m ? t0 + (double)(k + 1) * h : t0 + (double)k * h + (double)(j + 1) * hs;
         }
     }
+    if (total == 0) {
+        pbd_sample_undo(st);
+        return result; /* failed in the first substep: nothing moved, nothing to report */
+    }
+    pbd_sample_keep(st);
     count_contacts(st);
     world->last_substep = last;
-    if (total > 0 && result != GR_ERROR_OUT_OF_MEMORY) {
+    {
         /* the high-resolution points follow the grains over the time just simulated */
         const gr_status a = pbd_advect_points(st, total);
         if (a != GR_OK && result == GR_OK)

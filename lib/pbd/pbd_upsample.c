@@ -541,13 +541,38 @@ gr_status pbd_sample_new_grains(pbd_state *st)
     if (status != GR_OK) {
         st->hr_n = first_new; /* all or nothing (new points were only appended) */
     } else {
+        /* 2: sampled by this step, until pbd_sample_keep (pbd_sample_undo takes them back) */
         for (uint32_t i = 0; i < st->n; i++)
-            if (st->owner[i] == GR_INVALID_INDEX)
-                st->sampled[i] = 1;
+            if (st->owner[i] == GR_INVALID_INDEX && !st->sampled[i])
+                st->sampled[i] = 2;
         st->hr_batches++;
+        st->sample_undo_n = first_new;
+        st->sample_pending = true;
     }
     gr_mem_free(mem, buf, bytes);
     return status;
+}
+
+/* The step that sampled new grains moved them: their points stay. */
+void pbd_sample_keep(pbd_state *st)
+{
+    if (!st->sample_pending)
+        return;
+    for (uint32_t i = 0; i < st->n; i++)
+        st->sampled[i] = st->sampled[i] ? 1 : 0;
+    st->sample_pending = false;
+}
+
+/* The step failed before anything moved: the new grains' points go, as if never sampled. */
+void pbd_sample_undo(pbd_state *st)
+{
+    if (!st->sample_pending)
+        return;
+    for (uint32_t i = 0; i < st->n; i++)
+        st->sampled[i] = st->sampled[i] == 2 ? 0 : st->sampled[i];
+    st->hr_n = st->sample_undo_n;
+    st->hr_batches--;
+    st->sample_pending = false;
 }
 
 /* Fill a region with points (the seed's sampling of the fill's mesh for both resolutions):
@@ -1221,6 +1246,26 @@ static bool particles_still(const pbd_state *st)
         if (st->v[i].x != 0 || st->v[i].y != 0 || st->v[i].z != 0)
             return false;
     return true;
+}
+
+/* Room for pbd_advect_points at the end of this step (st->n grains), taken before the step
+ * moves anything: the points always follow the grains that moved. */
+gr_status pbd_reserve_advect(pbd_state *st)
+{
+    if (!(st->world->pbd.hr_radius > 0) || !st->hr_n || !st->n)
+        return GR_OK;
+    if (!gr_cell_grid_reserve(&st->hr_grid, st->mem, st->n, GR_MAX(8u * st->n, 64u)))
+        return GR_ERROR_OUT_OF_MEMORY;
+    if (st->n > st->hr_sorted_cap) {
+        const uint32_t cap = gr_grow_capacity(st->hr_sorted_cap, st->n);
+        float *f = (float *)gr_mem_alloc(st->mem, sizeof(float) * 8 * (size_t)cap);
+        if (!f)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
+        st->hr_sorted = f;
+        st->hr_sorted_cap = cap;
+    }
+    return GR_OK;
 }
 
 /* Move the points by dt after the grains' step. */
