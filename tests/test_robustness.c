@@ -617,6 +617,200 @@ static void test_instability_detected(void)
     gr_world_destroy(w);
 }
 
+/* ---- every blow-up of the audit is stopped and reported, in every solver ---------------------- */
+
+typedef struct blowup_host {
+    int calls;
+    int non_finite;
+} blowup_host;
+
+static void blowup_get_state(gr_body body, void *ud, gr_host_body_state *state, void *user)
+{
+    (void)body, (void)ud, (void)state, (void)user; /* the engine agrees with the library's copy */
+}
+
+static void blowup_apply(gr_body body, void *ud, gr_vec3 j, gr_vec3 l, void *user)
+{
+    (void)body, (void)ud;
+    blowup_host *h = (blowup_host *)user;
+    h->calls++;
+    h->non_finite += !(isfinite(j.x) && isfinite(j.y) && isfinite(j.z) && isfinite(l.x) && isfinite(l.y) && isfinite(l.z));
+}
+
+enum { BLOWUP_FAST, BLOWUP_ONE_POINT, BLOWUP_DEEP, BLOWUP_GRAVITY, BLOWUP_FAST_FINITE, BLOWUP_FAST_CLUMP, BLOWUP_CASES };
+static const char *const blowup_names[BLOWUP_CASES] = {"grain at 1e300 m/s", "50 grains at one point",
+                                                      "grain 1e300 m inside the floor", "gravity 1e300",
+                                                      "grain at 8.7e18 m/s", "clump at 1e300 m/s"};
+
+/* CHECK_OK for a function that returns whether its case passed */
+#define BLOWUP_OK(world, expr)                                                                      \
+    do {                                                                                           \
+        gr_status s_ = (expr);                                                                     \
+        if (s_ != GR_OK) {                                                                         \
+            printf("    %s -> %s (%s)\n", #expr, gr_status_string(s_), gr_world_last_error(world)); \
+            return 0;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Every grain's position, velocity, angular velocity and force, and every body's force and
+ * pose finite, and no grain faster than GR_MAX_SPEED? */
+static int world_finite(gr_world *w, const gr_body *bodies, int nb)
+{
+    const uint32_t n = gr_world_get_grain_count(w);
+    const gr_field fields[] = {GR_FIELD_POSITION, GR_FIELD_VELOCITY, GR_FIELD_ANGULAR_VELOCITY, GR_FIELD_FORCE};
+    double v[3];
+    for (uint32_t i = 0; i < n; i++)
+        for (int f = 0; f < 4; f++) {
+            if (gr_read_grains(w, fields[f], GR_TYPE_F64, i, 1, v, 0) != GR_OK)
+                return 0;
+            if (!(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])))
+                return 0;
+            if (fields[f] == GR_FIELD_VELOCITY && !(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] <= GR_MAX_SPEED * GR_MAX_SPEED))
+                return 0;
+        }
+    for (int b = 0; b < nb; b++) {
+        gr_vec3 force, torque, p;
+        gr_quat q;
+        if (gr_body_get_force(w, bodies[b], &force, &torque) != GR_OK || gr_body_get_pose(w, bodies[b], &p, &q) != GR_OK)
+            return 0;
+        if (!(isfinite(force.x) && isfinite(force.y) && isfinite(force.z) && isfinite(torque.x) &&
+              isfinite(torque.y) && isfinite(torque.z) && isfinite(p.x) && isfinite(p.y) && isfinite(p.z)))
+            return 0;
+    }
+    return 1;
+}
+
+/* One audit case in one solver: a floor, a host-owned box on it, a few grains at rest beside,
+ * and the case. The step says UNSTABLE, and nothing non-finite is left in the world or
+ * reaches the host; the world saves, loads and steps on. */
+static int blowup_case(gr_solver_kind solver, gr_integrator integrator, int which)
+{
+    int ok = 1;
+    blowup_host host = {0, 0};
+    gr_world_def def;
+    gr_world_def_init(&def, solver);
+    gr_dem_def dem;
+    gr_dem_def_init(&dem);
+    dem.integrator = integrator;
+    if (solver == GR_SOLVER_DEM)
+        def.dem = &dem;
+    def.host.get_state = blowup_get_state;
+    def.host.apply_impulse = blowup_apply;
+    def.host.user = &host;
+    gr_world *w = NULL;
+    BLOWUP_OK(NULL, gr_world_create(&def, &w));
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.youngs_modulus = 1e6;
+    gr_material m;
+    BLOWUP_OK(w, gr_add_material(w, &md, &m));
+    gr_body bodies[2];
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_PLANE;
+    bd.material = m;
+    BLOWUP_OK(w, gr_add_body(w, &bd, &bodies[0]));
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_HOST;
+    bd.material = m;
+    bd.half_extents = (gr_vec3){0.03, 0.03, 0.03};
+    bd.position = (gr_vec3){0.2, 0.03, 0};
+    BLOWUP_OK(w, gr_add_body(w, &bd, &bodies[1]));
+    gr_grain_def gd;
+    gr_grain_def_init(&gd);
+    gd.material = m;
+    gd.radius = 0.01;
+    for (int k = 0; k < 4; k++) {
+        gd.position = (gr_vec3){-0.1 + 0.03 * k, 0.01, 0};
+        BLOWUP_OK(w, gr_add_grain(w, &gd, NULL));
+    }
+    switch (which) {
+    case BLOWUP_FAST:
+    case BLOWUP_FAST_FINITE:
+    case BLOWUP_FAST_CLUMP:
+        gd.position = (gr_vec3){0.1, 0.03, 0};
+        gd.velocity = (gr_vec3){which == BLOWUP_FAST_FINITE ? 8.7e18 : 1e300, 0, 0}; /* at the box */
+        if (which == BLOWUP_FAST_CLUMP)
+            gd.shape = GR_GRAIN_TETRAHEDRON;
+        BLOWUP_OK(w, gr_add_grain(w, &gd, NULL));
+        break;
+    case BLOWUP_ONE_POINT: /* on the box, touching it */
+        gd.position = (gr_vec3){0.2, 0.065, 0};
+        for (int k = 0; k < 50; k++)
+            BLOWUP_OK(w, gr_add_grain(w, &gd, NULL));
+        break;
+    case BLOWUP_DEEP:
+        gd.position = (gr_vec3){0.5, -1e300, 0};
+        BLOWUP_OK(w, gr_add_grain(w, &gd, NULL));
+        break;
+    case BLOWUP_GRAVITY:
+        BLOWUP_OK(w, gr_world_set_gravity(w, (gr_vec3){0, -1e300, 0}));
+        break;
+    }
+    gr_status s = GR_OK;
+    int steps = 0;
+    for (; steps < 5 && s == GR_OK; steps++)
+        s = gr_step(w, 1.0 / 60);
+    const char *msg = gr_world_last_error(w);
+    printf("    %s after %d step(s): %s\n", gr_status_string(s), steps, s == GR_OK ? "" : msg);
+    /* PBD may resolve a deep overlap at a bounded speed (its velocity change per substep is
+     * bounded): no blow-up, then the step is fine */
+    const int may_resolve = solver == GR_SOLVER_PBD && (which == BLOWUP_ONE_POINT || which == BLOWUP_DEEP);
+    /* RKF45 may find no grain at fault: its step size collapses before any step is accepted */
+    ok &= (s == GR_ERROR_UNSTABLE && (strstr(msg, "blew up") || (integrator == GR_INTEGRATOR_RKF45 && strstr(msg, "fell below")))) ||
+          (may_resolve && s == GR_OK);
+    ok &= world_finite(w, bodies, 2);
+    /* a snapshot of the stopped world loads, and both step on */
+    tu_stream snap;
+    tu_stream_init(&snap);
+    ok &= gr_world_save(w, tu_stream_write, &snap) == GR_OK;
+    gr_world *w2 = NULL;
+    BLOWUP_OK(NULL, gr_world_create(&def, &w2));
+    gr_status ls = gr_world_load(w2, tu_stream_read, &snap);
+    if (ls != GR_OK)
+        printf("    load: %s\n", gr_world_last_error(w2));
+    ok &= ls == GR_OK;
+    for (int k = 0; k < 3; k++) {
+        s = gr_step(w, 1.0 / 60);
+        ok &= (s == GR_OK || s == GR_ERROR_UNSTABLE) && world_finite(w, bodies, 2);
+        if (ls == GR_OK) {
+            s = gr_step(w2, 1.0 / 60);
+            ok &= s == GR_OK || s == GR_ERROR_UNSTABLE;
+        }
+    }
+    ok &= host.calls > 0 && host.non_finite == 0;
+    if (host.non_finite)
+        printf("    the host received %d non-finite impulse(s)\n", host.non_finite);
+    tu_stream_free(&snap);
+    gr_world_destroy(w2);
+    gr_world_destroy(w);
+    return ok;
+}
+
+static void test_blowups_stopped_all_solvers(void)
+{
+    const struct {
+        gr_solver_kind solver;
+        gr_integrator integrator;
+        const char *name;
+    } solvers[] = {{GR_SOLVER_DEM, GR_INTEGRATOR_VELOCITY_VERLET, "dem verlet"},
+                   {GR_SOLVER_DEM, GR_INTEGRATOR_RKF45, "dem rkf45"},
+                   {GR_SOLVER_PBD, GR_INTEGRATOR_DEFAULT, "pbd"}};
+    int failed = 0;
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < BLOWUP_CASES; c++) {
+            if (c == BLOWUP_FAST_CLUMP && solvers[k].solver == GR_SOLVER_PBD)
+                continue; /* (spheres only) */
+            printf("  %s, %s\n", solvers[k].name, blowup_names[c]);
+            if (!blowup_case(solvers[k].solver, solvers[k].integrator, c)) {
+                printf("    FAILED\n");
+                failed++;
+            }
+        }
+    CHECK(failed == 0);
+}
+
 /* ---- setters with unchanged values change nothing ------------------------------------------- */
 
 enum { SETTER_NONE, SETTER_GRAVITY, SETTER_BODY_POSE, SETTER_GRAIN_STATE, SETTER_ALL };
@@ -778,6 +972,7 @@ int main(int argc, char **argv)
         {"steady_state_step_allocates_nothing", test_steady_state_step_allocates_nothing},
         {"determinism_across_workers", test_determinism_across_workers},
         {"instability_detected", test_instability_detected},
+        {"blowups_stopped_all_solvers", test_blowups_stopped_all_solvers},
         {"unchanged_setters_change_nothing", test_unchanged_setters_change_nothing},
         {"step_work_is_bounded", test_step_work_is_bounded},
         {"failing_step_changes_nothing_dem", test_failing_step_changes_nothing_dem},

@@ -54,7 +54,7 @@ typedef enum gr_status {
     GR_ERROR_CORRUPT_DATA = 61,    ///< bad magic, checksum mismatch, truncated or inconsistent data
     GR_ERROR_VERSION = 62,         ///< a snapshot format this library cannot read
     /* 80..99: simulation */
-    GR_ERROR_UNSTABLE = 80,        ///< the step produced a non-finite state; it was stopped, see docs
+    GR_ERROR_UNSTABLE = 80,        ///< grains blew up (non-finite, or faster than GR_MAX_SPEED); stopped, see docs
     GR_STATUS_FORCE_U32 = 0x7fffffff
 } gr_status;
 
@@ -174,6 +174,11 @@ typedef size_t gr_read_fn(void *user, void *data, size_t size);
 /// Smallest substep limit [s] a def may give (gr_world_def.substep when not 0,
 /// gr_pbd_def.max_substep, gr_pbd_def.hr_substep); GR_ERROR_INVALID_ARGUMENT below it.
 #define GR_MIN_SUBSTEP 1e-12
+/// A grain blows up when its position, velocity or force is not finite or it moves faster than
+/// GR_MAX_SPEED [m/s] (its centre, or its surface by spinning): gr_step stops it at its last
+/// finite state with zero velocity and returns GR_ERROR_UNSTABLE. Far beyond any granular
+/// flow; a host that needs faster grains has a units problem.
+#define GR_MAX_SPEED 1e5
 
 /// Bounds on bodies (GR_ERROR_INVALID_ARGUMENT beyond them): a body's sizes (radius,
 /// half_height, half_extents, particle_radius, |particle_offset|, a mesh's vertices' distance

@@ -62,8 +62,11 @@ GR_API gr_status gr_world_create(const gr_world_def *def, gr_world **out);
 GR_API void gr_world_destroy(gr_world *world);
 
 /// Advance the world by dt seconds (dt > 0, finite). The step is split into n equal substeps
-/// no longer than the world's substep. Returns GR_ERROR_UNSTABLE if the state became
-/// non-finite (the offending grains keep their last finite state; see docs/guide.md).
+/// no longer than the world's substep. Returns GR_ERROR_UNSTABLE if grains blew up (a
+/// non-finite state, or faster than GR_MAX_SPEED): each is stopped at its last finite state
+/// with zero velocity, the step ends after that substep, gr_world_last_error says how many and
+/// the first one's bulk index; nothing non-finite stays in the world or reaches the host hooks
+/// (see docs/guide.md).
 /// A dt needing more than GR_MAX_SUBSTEPS_PER_STEP substeps is refused
 /// (GR_ERROR_INVALID_ARGUMENT) before anything moves.
 /// OUT_OF_MEMORY: every allocation of the first substep (and of the step's own bookkeeping)

@@ -363,6 +363,8 @@ static void push_host_impulses(gr_world *w, double dt)
         const gr_body handle = {gr_handle_make(w->tag, bs->gen[slot], slot)};
         gr_vec3 impulse, angular;
         gr_body_host_impulse(b, w->def.gravity, dt, &impulse, &angular);
+        if (!v3_finite(impulse) || !v3_finite(angular))
+            continue; /* never hand the host a non-finite value (the step reports the blow-up) */
         w->def.host.apply_impulse(handle, b->user_data, impulse, angular, w->def.host.user);
     }
 }
@@ -413,10 +415,27 @@ GR_API gr_status gr_step(gr_world *w, double dt)
             remove_out_of_bounds(w);
     }
     if (s == GR_ERROR_UNSTABLE) {
+        /* the bodies' reported forces stay finite too (a blown-up grain may have pushed one) */
+        for (uint32_t a = 0; a < w->bodies.count; a++) {
+            gr_body_data *b = &w->bodies.data[w->bodies.active[a]];
+            if (!v3_finite(b->force) || !v3_finite(b->torque))
+                b->force = b->torque = v3(0, 0, 0);
+        }
+        if (w->blowup_slot < w->grains.slot_count && w->grains.alive[w->blowup_slot])
+            return gr_fail(w, s, f,
+                           "%u grain(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s), the first at "
+                           "index %u; stopped at their last finite state (substep %g s; set a smaller "
+                           "gr_world_def.substep)",
+                           w->blowups, GR_MAX_SPEED, w->grains.pos[w->blowup_slot], h);
+        if (!w->blowups)
+            return gr_fail(w, s, f,
+                           "the adaptive step size fell below its floor (substep %g s): the state is too stiff or "
+                           "absurd; the world is at its last accepted state",
+                           h);
         return gr_fail(w, s, f,
-                       "a grain's state became non-finite (substep %g s; set a smaller gr_world_def.substep); "
-                       "it was stopped at its last finite state",
-                       h);
+                       "%u grain(s) or body particle(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s); "
+                       "stopped at their last finite state (substep %g s; set a smaller gr_world_def.substep)",
+                       w->blowups, GR_MAX_SPEED, h);
     }
     if (s != GR_OK && !moved)
         return gr_fail(w, s, f, "%s before the first substep; nothing was stepped", gr_status_string(s));

@@ -18,6 +18,9 @@ struct gr_world {
     gr_pbd_def pbd;   ///< resolved; def.pbd points at `pbd`
     uint32_t tag;      ///< stamped into every handle this world issues (gr_handle_new_tag)
     bool busy;         ///< inside gr_step
+    uint32_t blowups;      ///< grains the solver stopped in the last step (GR_MAX_SPEED), 0: none
+    uint32_t blowup_slot;  ///< handle slot of the first of them (GR_INVALID_INDEX: a body)
+    bool blowup_pass;      ///< a pass of this step found some already (the count is that pass's)
     char last_error[256];
     gr_tasks tasks;
     gr_materials materials;

@@ -10,6 +10,7 @@
  * Members sit at fixed body-frame offsets: x_k = x + R b_k, v_k = v + w x (x_k - x). */
 #include <math.h>
 
+#include "../core/blowup.h"
 #include "../core/clumps.h"
 #include "../geom/vec3.h"
 #include "dem_internal.h"
@@ -281,6 +282,7 @@ typedef struct clump_ctx {
     double k1, k2, h;
     gr_vec3 gravity;
     double *block_max; ///< per block
+    uint32_t *block_bad; ///< per block: first blown-up clump's grain slot, their count
 } clump_ctx;
 
 enum { CLUMP_BLOCK = 512 };
@@ -305,6 +307,7 @@ static void clump_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     const clump_ctx *c = (const clump_ctx *)vctx;
     dem_state *st = c->st;
     double max_d2 = 0;
+    uint32_t bad = 0, *block_bad = c->block_bad + 2 * (begin / CLUMP_BLOCK);
     for (uint32_t i = begin; i < end; i++) {
         if (st->c_slot[i] == GR_INVALID_INDEX)
             continue;
@@ -333,10 +336,30 @@ static void clump_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
         L = v3_madd(L, st->c_t[i], c->k1);
         v = v3_madd(v, st->c_f[i], c->k2 * inv_m);
         L = v3_madd(L, st->c_t[i], c->k2);
-        st->c_v[i] = v;
-        st->c_L[i] = L;
         gr_quat q = st->c_q[i];
         const gr_vec3 inertia = st->c_inertia[i];
+        const gr_vec3 x_new = v3_madd(st->c_x[i], v, c->h);
+        if (GR_UNLIKELY(!v3_finite(x_new) || !v3_finite(L) ||
+                        gr_blown_up(v, v3(L.x / inertia.x, L.y / inertia.y, L.z / inertia.z), st->c_radius[i]))) {
+            /* keep the last finite state, stop the clump (|L / I| bounds |w| from above
+             * within a factor of the inertia ratio: enough for a bound this far out) */
+            v = L = v3(0, 0, 0);
+            if (!v3_finite(st->c_f[i]) || !v3_finite(st->c_t[i]) || c->h > 0) {
+                const gr_vec3 g = v3_scale(c->gravity, st->c_m[i]);
+                st->c_f[i] = v3_finite(g) ? g : v3(0, 0, 0);
+                st->c_t[i] = v3(0, 0, 0);
+            }
+            st->c_v[i] = v;
+            st->c_L[i] = L;
+            st->c_w[i] = v;
+            if (bad++ == 0)
+                block_bad[0] = st->c_body[i] == GR_INVALID_INDEX ? st->c_slot[i] : GR_INVALID_INDEX;
+            if (c->h > 0)
+                max_d2 = clear_members(st, i, max_d2);
+            continue;
+        }
+        st->c_v[i] = v;
+        st->c_L[i] = L;
         /* a spherical top (the tetrahedron, the cube): w = L / I stays fixed in free flight,
          * so the free rotation is one exact turn about w; no splitting needed */
         const bool spherical = inertia.x == inertia.y && inertia.y == inertia.z;
@@ -364,7 +387,7 @@ static void clump_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             }
             q = quat_normalize(q);
             st->c_q[i] = q;
-            st->c_x[i] = v3_madd(st->c_x[i], v, h);
+            st->c_x[i] = x_new;
             st->c_f[i] = v3_scale(c->gravity, st->c_m[i]);
             st->c_t[i] = v3(0, 0, 0);
         }
@@ -374,7 +397,8 @@ static void clump_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             max_d2 = clear_members(st, i, max_d2);
         }
     }
-    c->block_max[begin / CLUMP_BLOCK] = max_d2;
+    c->block_max[begin / CLUMP_BLOCK] = bad ? INFINITY : max_d2;
+    block_bad[1] = bad;
 }
 
 double dem_integrate_clumps(dem_state *st, double k1, double k2, double h)
@@ -384,8 +408,10 @@ double dem_integrate_clumps(dem_state *st, double k1, double k2, double h)
     /* per-block maxima in the tail of the block array (sized for spheres + clumps) */
     const uint32_t nblocks = (st->nc + CLUMP_BLOCK - 1) / CLUMP_BLOCK;
     double *blocks = st->block_max + (st->block_cap - nblocks);
-    clump_ctx c = {st, k1, k2, h, st->world->def.gravity, blocks};
+    uint32_t *bad = st->block_bad + 2 * (st->block_cap - nblocks);
+    clump_ctx c = {st, k1, k2, h, st->world->def.gravity, blocks, bad};
     gr_parallel_for_affine(&st->world->tasks, st->nc, CLUMP_BLOCK, clump_range, &c);
+    dem_note_blowups(st, bad, nblocks);
     double m = 0;
     for (uint32_t b = 0; b < nblocks; b++)
         m = blocks[b] > m ? blocks[b] : m;
@@ -426,7 +452,7 @@ void dem_reduce_clumps(dem_state *st)
 {
     if (st->nc == 0)
         return;
-    clump_ctx c = {st, 0, 0, 0, st->world->def.gravity, NULL};
+    clump_ctx c = {st, 0, 0, 0, st->world->def.gravity, NULL, NULL};
     gr_parallel_for_affine(&st->world->tasks, st->nc, CLUMP_BLOCK, reduce_range, &c);
 }
 

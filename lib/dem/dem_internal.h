@@ -146,7 +146,7 @@ typedef struct dem_state {
     bool inputs_maybe_changed;     ///< invalidate() since: compare with the record at the next step
 
     double *block_max; ///< [block_cap] per-block max squared displacement
-    uint32_t *block_bad; ///< [block_cap] first non-finite grain's slot of a block
+    uint32_t *block_bad; ///< [2 block_cap] per block: first blown-up grain's slot, their count
     uint32_t block_cap;
 
     struct dem_batch *batches; ///< [batch_count] per-worker scratch of the force kernel
@@ -170,7 +170,6 @@ typedef struct dem_state {
     uint64_t rebuilds;
     uint64_t contacts, body_contacts;
     uint32_t unstable_count;
-    uint32_t unstable_slot;
     struct dem_rkf *rkf; ///< RKF45 scratch (dem_rkf45.c), allocated on first use
     double rkf_h;        ///< RKF45: the step size to try next (0: the stable substep)
 } dem_state;
@@ -201,6 +200,10 @@ void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl);
 /// Kick (k1 then k2 times F/M) and, when h > 0, drift the clumps and place their members.
 /// Returns the largest squared displacement of a member since the last rebuild.
 double dem_integrate_clumps(dem_state *st, double k1, double k2, double h);
+/// Adds the blown-up grains of nblocks blocks (block_bad layout) to the world's count.
+void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks);
+/// After a blow-up: no non-finite force, torque, contact history or motion bound is left.
+void dem_scrub_blowup(dem_state *st);
 /// F = M g + member forces, T = member torques and moments, per clump.
 void dem_reduce_clumps(dem_state *st);
 /// Members' positions and velocities from their clump's state.

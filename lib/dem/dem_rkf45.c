@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "../bodies/body_store.h"
+#include "../core/blowup.h"
 #include "../geom/vec3.h"
 #include "dem_internal.h"
 
@@ -577,6 +578,36 @@ static double body_motion(const dem_state *st, double tau)
 
 /* ---- the step ------------------------------------------------------------------------------------- */
 
+/* After the steps: grains that blew up (gr_blown_up; a rejected step restores y_n, which may
+ * itself hold an absurd speed, and an accepted one may reach one) are stopped where they are.
+ * One pass per gr_step, not per stage. Returns how many. */
+static uint32_t stop_blowups(dem_state *st)
+{
+    gr_world *world = st->world;
+    const gr_vec3 zero = {0, 0, 0};
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        if (st->member[i] != GR_INVALID_INDEX ||
+            !GR_UNLIKELY(gr_blown_up(st->v[i], st->w[i], st->xr[i].r) || !v3_finite(xr_pos(&st->xr[i])) ||
+                         !v3_finite(st->f[i]) || !v3_finite(st->t[i])))
+            continue;
+        st->v[i] = st->w[i] = zero;
+        if (bad++ == 0)
+            world->blowup_slot = st->slot[i];
+    }
+    for (uint32_t c = 0; c < st->nc; c++) {
+        if (st->c_slot[c] == GR_INVALID_INDEX || st->c_fixed[c] ||
+            !GR_UNLIKELY(gr_blown_up(st->c_v[c], st->c_w[c], st->c_radius[c]) || !v3_finite(st->c_L[c]) ||
+                         !v3_finite(st->c_f[c]) || !v3_finite(st->c_t[c])))
+            continue;
+        st->c_v[c] = st->c_w[c] = st->c_L[c] = zero;
+        if (bad++ == 0)
+            world->blowup_slot = st->c_body[c] == GR_INVALID_INDEX ? st->c_slot[c] : GR_INVALID_INDEX;
+    }
+    world->blowups = bad;
+    return bad;
+}
+
 gr_status dem_step_rkf45(dem_state *st, double T)
 {
     gr_world *world = st->world;
@@ -695,6 +726,13 @@ gr_status dem_step_rkf45(dem_state *st, double T)
         }
     }
     st->rkf_h = h;
+    world->blowup_slot = GR_INVALID_INDEX;
+    if (stop_blowups(st)) {
+        result = GR_ERROR_UNSTABLE;
+        dem_write_back_bodies(st);
+    }
+    if (result == GR_ERROR_UNSTABLE)
+        dem_scrub_blowup(st);
     /* spheres' orientations turn with their final angular velocity (they never act) */
     for (uint32_t i = 0; i < st->n; i++)
         if (st->member[i] == GR_INVALID_INDEX)

@@ -18,7 +18,6 @@ static gr_status dem_create(gr_world *world, void **out)
     gr_cell_grid_init(&st->grid);
     st->need_rebuild = true;
     st->forces_stale = true;
-    st->unstable_slot = GR_INVALID_INDEX;
     st->uniform_material = GR_INVALID_INDEX;
     *out = st;
     return GR_OK;

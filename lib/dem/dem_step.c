@@ -5,6 +5,7 @@
  * is fixed: bit-identical for any worker count). */
 #include <math.h>
 
+#include "../core/blowup.h"
 #include "../geom/vec3.h"
 #include "dem_internal.h"
 
@@ -45,6 +46,16 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
         vi = v3_madd(vi, f[i], k2 * am);
         wi = v3_madd(wi, t[i], k2 * ai);
         if (h == 0) {
+            if (GR_UNLIKELY(gr_blown_up(vi, wi, xr[i].r))) {
+                /* stopped where it is; a non-finite force is dropped (it is the next kick's) */
+                vi = wi = v3(0, 0, 0);
+                if (!v3_finite(f[i]) || !v3_finite(t[i])) {
+                    f[i] = v3_finite(v3_scale(c->gravity, m[i])) ? v3_scale(c->gravity, m[i]) : v3(0, 0, 0);
+                    t[i] = v3(0, 0, 0);
+                }
+                if (bad++ == 0)
+                    st->block_bad[2 * (begin / INTEGRATE_BLOCK)] = st->slot[i];
+            }
             v[i] = vi;
             w[i] = wi;
             /* A sphere's orientation never acts on the dynamics: it turns once per gr_step, by
@@ -55,12 +66,12 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
             continue;
         }
         gr_vec3 xi = v3_madd(xr_pos(&xr[i]), vi, h);
-        if (GR_UNLIKELY(!v3_finite(xi) || !v3_finite(vi) || !v3_finite(wi))) {
+        if (GR_UNLIKELY(!v3_finite(xi) || gr_blown_up(vi, wi, xr[i].r))) {
             /* keep the last finite state, stop the grain; the step reports GR_ERROR_UNSTABLE */
             v[i] = v3(0, 0, 0);
             w[i] = v3(0, 0, 0);
             if (bad++ == 0)
-                st->block_bad[begin / INTEGRATE_BLOCK] = st->slot[i];
+                st->block_bad[2 * (begin / INTEGRATE_BLOCK)] = st->slot[i];
         } else {
             xr[i].x = xi.x;
             xr[i].y = xi.y;
@@ -74,14 +85,16 @@ static void integrate_range(void *vctx, uint32_t begin, uint32_t end, uint32_t w
         if (d2 > max_d2)
             max_d2 = d2;
     }
-    /* a non-finite grain marks its block with an infinite displacement (see dem_step) */
-    st->block_max[begin / INTEGRATE_BLOCK] = bad ? INFINITY : max_d2;
+    /* a blown-up grain marks its block with an infinite displacement (see dem_step) */
+    st->block_bad[2 * (begin / INTEGRATE_BLOCK) + 1] = bad;
+    if (h != 0)
+        st->block_max[begin / INTEGRATE_BLOCK] = bad ? INFINITY : max_d2;
 }
 
 void dem_free_blocks(dem_state *st)
 {
     gr_mem_free(st->mem, st->block_max, sizeof(double) * st->block_cap);
-    gr_mem_free(st->mem, st->block_bad, sizeof(uint32_t) * st->block_cap);
+    gr_mem_free(st->mem, st->block_bad, 2 * sizeof(uint32_t) * st->block_cap);
     st->block_max = NULL;
     st->block_bad = NULL;
     st->block_cap = 0;
@@ -95,10 +108,10 @@ static gr_status reserve_blocks(dem_state *st)
         return GR_OK;
     uint32_t cap = gr_grow_capacity(st->block_cap, nblocks);
     double *b = (double *)gr_mem_alloc(st->mem, sizeof(double) * cap);
-    uint32_t *bad = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
+    uint32_t *bad = (uint32_t *)gr_mem_alloc(st->mem, 2 * sizeof(uint32_t) * cap);
     if (!b || !bad) {
         gr_mem_free(st->mem, b, sizeof(double) * cap);
-        gr_mem_free(st->mem, bad, sizeof(uint32_t) * cap);
+        gr_mem_free(st->mem, bad, 2 * sizeof(uint32_t) * cap);
         return GR_ERROR_OUT_OF_MEMORY;
     }
     dem_free_blocks(st);
@@ -108,21 +121,67 @@ static gr_status reserve_blocks(dem_state *st)
     return GR_OK;
 }
 
-/* Largest squared displacement since the last rebuild (INFINITY if a grain went non-finite). */
+void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks)
+{
+    gr_world *world = st->world;
+    for (uint32_t b = 0; b < nblocks; b++) {
+        if (!block_bad[2 * b + 1])
+            continue;
+        /* the first pass that found any tells (later passes see the same grains again) */
+        if (!world->blowup_pass) {
+            if (world->blowup_slot == GR_INVALID_INDEX)
+                world->blowup_slot = block_bad[2 * b]; /* first in block order: deterministic */
+            world->blowups += block_bad[2 * b + 1];
+        }
+    }
+}
+
+/* Largest squared displacement since the last rebuild (INFINITY if a grain blew up: it was
+ * stopped, see gr_blown_up). */
 static double integrate(dem_state *st, double kick1, double kick2, double h, double turn)
 {
     integrate_ctx c = {st, kick1, kick2, h, turn, st->world->def.gravity};
     gr_parallel_for_affine(&st->world->tasks, st->n, INTEGRATE_BLOCK, integrate_range, &c);
+    const uint32_t nblocks = (st->n + INTEGRATE_BLOCK - 1) / INTEGRATE_BLOCK;
+    dem_note_blowups(st, st->block_bad, nblocks);
     double m = dem_integrate_clumps(st, kick1, kick2, h);
-    if (h > 0) {
-        uint32_t nblocks = (st->n + INTEGRATE_BLOCK - 1) / INTEGRATE_BLOCK;
-        for (uint32_t b = 0; b < nblocks; b++) {
-            if (st->block_max[b] == INFINITY && st->unstable_slot == GR_INVALID_INDEX)
-                st->unstable_slot = st->block_bad[b]; /* first in block order: deterministic */
+    if (st->world->blowups)
+        st->world->blowup_pass = true;
+    if (h > 0)
+        for (uint32_t b = 0; b < nblocks; b++)
             m = st->block_max[b] > m ? st->block_max[b] : m;
-        }
-    }
     return m;
+}
+
+/* ---- after a blow-up ------------------------------------------------------------------------ */
+
+static void zero_non_finite(gr_vec3 *a, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!v3_finite(a[k]))
+            a[k] = v3(0, 0, 0);
+}
+
+void dem_scrub_blowup(dem_state *st)
+{
+    /* what the stopped grains' contacts left behind (forces of clump members and fixed
+     * bodies' particles, contact histories, motion bounds) must not stay non-finite: the
+     * state is saved and stepped on. Only after a blow-up: one pass over the arrays. */
+    zero_non_finite(st->f, st->n);
+    zero_non_finite(st->t, st->n);
+    zero_non_finite(st->c_f, st->nc);
+    zero_non_finite(st->c_t, st->nc);
+    zero_non_finite(st->nb_hist, st->nb_count);
+    zero_non_finite(st->bc_hist, st->bc_count);
+    if (st->nb_roll)
+        zero_non_finite(st->nb_roll, st->nb_count);
+    if (st->bc_roll)
+        zero_non_finite(st->bc_roll, st->bc_count);
+    for (uint32_t k = 0; k < st->body_slots; k++)
+        if (!isfinite(st->body_bound[k]) || !isfinite(st->body_reach[k])) {
+            st->body_bound[k] = st->body_reach[k] = 0;
+            st->need_rebuild = true; /* (the rebuild sets both again) */
+        }
 }
 
 /* ---- the step ------------------------------------------------------------------------------ */
@@ -180,7 +239,9 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
         if (bs < st->body_slots)
             st->body_impulse[2 * bs] = st->body_impulse[2 * bs + 1] = v3(0, 0, 0);
     }
-    st->unstable_slot = GR_INVALID_INDEX;
+    world->blowups = 0;
+    world->blowup_slot = GR_INVALID_INDEX;
+    world->blowup_pass = false;
     gr_status result = GR_OK;
     const double t0 = world->time; /* time as t0 + k h, not a running sum that drifts */
 
@@ -218,6 +279,10 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
         }
     }
     integrate(st, 0.5 * h, 0.0, 0.0, h * nsub);
+    if (world->blowups)
+        result = GR_ERROR_UNSTABLE; /* (found by the last kick) */
+    if (result == GR_ERROR_UNSTABLE)
+        dem_scrub_blowup(st);
     dem_write_back_bodies(st);
     world->last_substep = h;
     double total = h * nsub;

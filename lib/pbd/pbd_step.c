@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../bodies/body_store.h"
+#include "../core/blowup.h"
 #include "../geom/vec3.h"
 #include "pbd_internal.h"
 
@@ -72,7 +73,8 @@ typedef struct finish_ctx {
     pbd_state *st;
     double h;
     gr_vec3 g;
-    atomic_uint not_finite; ///< set by a block where some velocity was not finite
+    atomic_uint blowups;    ///< grains stopped (gr_blown_up)
+    atomic_uint first;      ///< the first one's place in mov (the same for any worker count)
 } finish_ctx;
 
 /* Is grain i (solved this substep) paired with a frozen grain? */
@@ -96,7 +98,8 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     finish_ctx *c = (finish_ctx *)vctx;
     pbd_state *st = c->st;
     const double inv_h = 1.0 / c->h, sleep = st->par.sleep_threshold * v3_len(c->g) * c->h;
-    bool not_finite = false;
+    uint32_t bad = 0, first = UINT32_MAX;
+    const gr_vec3 zero = {0, 0, 0};
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
         const bool disturbed = st->flag[i] & PBD_FLAG_DISTURBED, touched = st->flag[i] & PBD_FLAG_TOUCHED;
@@ -110,12 +113,13 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         st->flag[i] = 0;
         const double vnear = st->vnear[i];
         gr_vec3 vn = v3_scale(v3_sub(st->xp[i], st->x[i]), inv_h);
-        if (!v3_finite(vn)) {
-            /* keep the last finite state; the step reports GR_ERROR_UNSTABLE */
-            st->v[i] = v3(0, 0, 0);
+        if (GR_UNLIKELY(!v3_finite(vn))) {
+blown_up:
+            /* keep the last finite state, stopped; the step reports GR_ERROR_UNSTABLE */
+            st->v[i] = zero;
             st->xp[i] = st->x[i];
-            st->f[i] = v3(0, 0, 0);
-            not_finite = true; /* (the step reports it after the pass) */
+            st->f[i] = zero;
+            first = bad++ ? first : k;
             continue;
         }
         const gr_vec3 v_free = v3_madd(st->v[i], c->g, c->h); /* without constraints */
@@ -156,12 +160,20 @@ static void finish_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
         } else {
             st->calm[i] = 0;
         }
-        st->f[i] = v3_madd(v3_scale(v3_sub(vn, v_free), m * inv_h), c->g, m);
+        const gr_vec3 fi = v3_madd(v3_scale(v3_sub(vn, v_free), m * inv_h), c->g, m);
+        if (GR_UNLIKELY(gr_blown_up(vn, zero, 0.0) || !v3_finite(fi) || !v3_finite(st->xp[i])))
+            goto blown_up;
+        st->f[i] = fi;
         st->v[i] = vn;
         st->x[i] = st->xp[i];
     }
-    if (not_finite)
-        atomic_store_explicit(&c->not_finite, 1u, memory_order_relaxed);
+    if (bad) {
+        atomic_fetch_add_explicit(&c->blowups, bad, memory_order_relaxed);
+        unsigned cur = atomic_load_explicit(&c->first, memory_order_relaxed);
+        while (first < cur &&
+               !atomic_compare_exchange_weak_explicit(&c->first, &cur, first, memory_order_relaxed, memory_order_relaxed)) {
+        }
+    }
 }
 
 /* Kinematic bodies move by h; their particles are placed at the new pose (static bodies'
@@ -279,13 +291,18 @@ double pbd_stable_substep(void *state)
  * forces bodies received. */
 static bool finish_substep(pbd_state *st, double h)
 {
-    finish_ctx fc = {st, h, st->world->def.gravity, 0};
+    finish_ctx fc = {st, h, st->world->def.gravity, 0, UINT32_MAX};
     gr_parallel_for(&st->world->tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
     finish_fixed_bodies(st, h);
     pbd_bodies_write_back(st, h);
     pbd_collect_impulses(st, h);
     st->world->substep_count++;
-    return !atomic_load_explicit(&fc.not_finite, memory_order_relaxed);
+    const uint32_t bad = atomic_load_explicit(&fc.blowups, memory_order_relaxed);
+    if (bad) {
+        st->world->blowups = bad;
+        st->world->blowup_slot = st->slot[st->mov[atomic_load_explicit(&fc.first, memory_order_relaxed)]];
+    }
+    return bad == 0;
 }
 
 /* One substep of h (the algorithm at the top of this file). */
@@ -359,6 +376,8 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     st->up = gl > 0 ? v3_scale(g, -1.0 / gl) : v3(0, 1, 0);
     const double t0 = world->time;
     gr_status result = GR_OK;
+    world->blowups = 0;
+    world->blowup_slot = GR_INVALID_INDEX;
     double total = 0, last = h;
     for (uint32_t k = 0; k < nsub && result == GR_OK; k++) {
         /* the caller's substep, split further when grains got fast during the step (the CFL
