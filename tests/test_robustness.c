@@ -779,7 +779,9 @@ static int blowup_case(gr_solver_kind solver, gr_integrator integrator, int whic
             ok &= s == GR_OK || s == GR_ERROR_UNSTABLE;
         }
     }
-    ok &= host.calls > 0 && host.non_finite == 0;
+    /* the host hears of every step that moved something; an RKF45 step stopped before it
+     * accepted a substep moved nothing, and hands no impulse (gr_step's comment) */
+    ok &= (host.calls > 0 || integrator == GR_INTEGRATOR_RKF45) && host.non_finite == 0;
     if (host.non_finite)
         printf("    the host received %d non-finite impulse(s)\n", host.non_finite);
     tu_stream_free(&snap);
