@@ -123,11 +123,7 @@ static GR_FORCE_INLINE void dem_contact_laws(const dem_law *law, gr_normal_law n
             ft = v3_scale(ft, fmax / sqrt(ft2));
             xi = kt > 0 ? v3_scale(ft, -1.0 / kt) : v3(0, 0, 0);
         } else {
-            /* spring plus dashpot, capped as a whole (same arithmetic as dem_forces.c) */
             ft = v3_madd(ft, vt, -gamma_t);
-            double d2 = v3_len2(ft);
-            if (d2 > fmax * fmax)
-                ft = v3_scale(ft, fmax / sqrt(d2));
         }
         *hist = xi;
         break;

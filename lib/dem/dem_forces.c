@@ -173,20 +173,15 @@ static GR_FORCE_INLINE void batch_laws(struct dem_batch *restrict b, const dem_l
             const double ft2 = sx * sx + sy * sy + sz * sz;
             const double fmax = b->mu[k] * fn_abs;
             const int slide = ft2 > fmax * fmax;
-            /* sticking: spring plus dashpot, itself capped at fmax (the dashpot never lifts
-             * friction past Coulomb's bound; a contact re-evaluated at h = 0 sits at the cap) */
-            const double dx = sx - gamma_t * vtx, dy = sy - gamma_t * vty, dz = sz - gamma_t * vtz;
-            const double d2 = dx * dx + dy * dy + dz * dz;
-            const int over = d2 > fmax * fmax;
             /* both branches computed, one selected: no control flow, the loop vectorises */
-            const double q = slide ? ft2 : d2;
-            const double scale = fmax / sqrt(q > 0 ? q : 1.0);
+            const double slide_scale = fmax / sqrt(ft2 > 0 ? ft2 : 1.0);
+            const double scale = slide_scale;
             const double ikt_any = -1.0 / (kt > 0 ? kt : 1.0);
             const double ikt = kt > 0 ? ikt_any : 0.0;
             const double slx = sx * scale, sly = sy * scale, slz = sz * scale; /* sliding force */
-            ftx = slide ? slx : over ? dx * scale : dx;
-            fty = slide ? sly : over ? dy * scale : dy;
-            ftz = slide ? slz : over ? dz * scale : dz;
+            ftx = slide ? slx : sx - gamma_t * vtx;
+            fty = slide ? sly : sy - gamma_t * vty;
+            ftz = slide ? slz : sz - gamma_t * vtz;
             /* the spring after sliding is where the capped force puts it (selected below) */
             b->hx[k] = xx;
             b->hy[k] = xy;

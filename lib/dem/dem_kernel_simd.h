@@ -65,17 +65,13 @@ static inline vd vabs(vd a)
         const vd ft2 = sx * sx + sy * sy + sz * sz;                                                  \
         const vd fmax = (uniform ? u_mu : vload(b->mu + k)) * fn_abs;                                \
         const vm slide = (vm)(ft2 > fmax * fmax);                                                          \
-        const vd dx = sx - gamma_t * vtx, dy = sy - gamma_t * vty, dz = sz - gamma_t * vtz;          \
-        const vd d2 = dx * dx + dy * dy + dz * dz;                                                   \
-        const vm over = (vm)(d2 > fmax * fmax);                                                      \
-        const vd q = vsel(slide, ft2, d2);                                                           \
-        const vd scale = fmax / VSQRT(vsel((vm)(q > zero), q, one));                                 \
+        const vd scale = fmax / VSQRT(vsel((vm)(ft2 > zero), ft2, one));                                   \
         const vm kt_pos = (vm)(kt > zero);                                                                 \
         const vd ikt = vsel(kt_pos, -one / vsel(kt_pos, kt, one), zero);                             \
         const vd slx = sx * scale, sly = sy * scale, slz = sz * scale;                               \
-        const vd ftx = vsel(slide, slx, vsel(over, dx * scale, dx));                                 \
-        const vd fty = vsel(slide, sly, vsel(over, dy * scale, dy));                                 \
-        const vd ftz = vsel(slide, slz, vsel(over, dz * scale, dz));                                 \
+        const vd ftx = vsel(slide, slx, sx - gamma_t * vtx);                                         \
+        const vd fty = vsel(slide, sly, sy - gamma_t * vty);                                         \
+        const vd ftz = vsel(slide, slz, sz - gamma_t * vtz);                                         \
         vstore(b->hx + k, vsel(slide, slx * ikt, xx));                                               \
         vstore(b->hy + k, vsel(slide, sly * ikt, xy));                                               \
         vstore(b->hz + k, vsel(slide, slz * ikt, xz));                                               \
