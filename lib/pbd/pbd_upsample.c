@@ -1248,6 +1248,21 @@ static bool particles_still(const pbd_state *st)
     return true;
 }
 
+/* Room for one sorted 8-float record per grain (kept between steps). */
+static bool reserve_sorted(pbd_state *st)
+{
+    if (st->n <= st->hr_sorted_cap)
+        return true;
+    const uint32_t cap = gr_grow_capacity(st->hr_sorted_cap, st->n);
+    float *f = (float *)gr_mem_alloc(st->mem, sizeof(float) * 8 * (size_t)cap);
+    if (!f)
+        return false;
+    gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
+    st->hr_sorted = f;
+    st->hr_sorted_cap = cap;
+    return true;
+}
+
 /* Room for pbd_advect_points at the end of this step (st->n grains), taken before the step
  * moves anything: the points always follow the grains that moved. */
 gr_status pbd_reserve_advect(pbd_state *st)
@@ -1256,15 +1271,8 @@ gr_status pbd_reserve_advect(pbd_state *st)
         return GR_OK;
     if (!gr_cell_grid_reserve(&st->hr_grid, st->mem, st->n, GR_MAX(8u * st->n, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
-    if (st->n > st->hr_sorted_cap) {
-        const uint32_t cap = gr_grow_capacity(st->hr_sorted_cap, st->n);
-        float *f = (float *)gr_mem_alloc(st->mem, sizeof(float) * 8 * (size_t)cap);
-        if (!f)
-            return GR_ERROR_OUT_OF_MEMORY;
-        gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
-        st->hr_sorted = f;
-        st->hr_sorted_cap = cap;
-    }
+    if (!reserve_sorted(st))
+        return GR_ERROR_OUT_OF_MEMORY;
     return GR_OK;
 }
 
@@ -1296,15 +1304,8 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     if (st->n && !gr_cell_grid_build_padded(&st->hr_grid, st->mem, (const double *)st->x, 3, st->n, cell,
                                             GR_MAX(8u * st->n, 64u), cell))
         return GR_ERROR_OUT_OF_MEMORY;
-    if (st->n > st->hr_sorted_cap) {
-        const uint32_t cap = gr_grow_capacity(st->hr_sorted_cap, st->n);
-        float *f = (float *)gr_mem_alloc(st->mem, sizeof(float) * 8 * (size_t)cap);
-        if (!f)
-            return GR_ERROR_OUT_OF_MEMORY;
-        gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
-        st->hr_sorted = f;
-        st->hr_sorted_cap = cap;
-    }
+    if (!reserve_sorted(st))
+        return GR_ERROR_OUT_OF_MEMORY;
     gr_parallel_for(&st->world->tasks, st->n, PBD_BLOCK, sorted_range, st);
     const double w_rho = 1.0 - rl * rl / (R * R);
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
