@@ -46,14 +46,15 @@ int main(int argc, char **argv)
     box_def.material = sand;
     ex_ok(w, gr_add_body(w, &box_def, NULL), "gr_add_body");
 
-    /* the spout: each frame, a thin layer of grains appears above the box centre, moving down */
+    /* the spout: each frame, a thin layer of grains appears above the box centre, moving down
+     * (gently: from higher up, the grains' impacts flatten the heap) */
     gr_fill_def spout;
     gr_fill_def_init(&spout);
-    spout.min = (gr_vec3){-0.025, 0.22, -0.025};
-    spout.max = (gr_vec3){0.025, 0.235, 0.025};
+    spout.min = (gr_vec3){-0.025, 0.14, -0.025};
+    spout.max = (gr_vec3){0.025, 0.155, 0.025};
     spout.radius = 0.0022;
     spout.radius_max = 0.0027;
-    spout.velocity = (gr_vec3){0, -1.2, 0};
+    spout.velocity = (gr_vec3){0, -0.6, 0};
     spout.material = sand;
 
     const double frame = 1.0 / 60;

@@ -509,6 +509,7 @@ typedef enum incline_setter {
     SET_FLOOR_POSE,   ///< gr_body_set_pose with the floor's pose
     SET_GRAIN_STATE,  ///< gr_grain_set_state with the grain's state
     MOVE_FLOOR,       ///< a kinematic floor teleported along itself (a real change, same contact)
+    LIFT_FLOOR,       ///< a kinematic floor set a little up or down (the normal forces change)
 } incline_setter;
 
 typedef struct incline_run {
@@ -544,7 +545,7 @@ static int incline(gr_integrator integrator, int raft, double theta_deg, double 
     gr_body_def_init(&bd);
     bd.shape = GR_SHAPE_PLANE;
     bd.material = m;
-    bd.motion = setter == MOVE_FLOOR ? GR_MOTION_KINEMATIC : GR_MOTION_STATIC;
+    bd.motion = setter >= MOVE_FLOOR ? GR_MOTION_KINEMATIC : GR_MOTION_STATIC;
     gr_body floor;
     gr_add_body(w, &bd, &floor);
     gr_grain_def gd;
@@ -599,6 +600,9 @@ static int incline(gr_integrator integrator, int raft, double theta_deg, double 
         case MOVE_FLOOR:
             gr_body_set_pose(w, floor, (gr_vec3){0, 0, 1e-3 * (frame % 7)}, (gr_quat){0, 0, 0, 1});
             break;
+        case LIFT_FLOOR: /* +-0.1 um: a few percent of the overlap under the weight */
+            gr_body_set_pose(w, floor, (gr_vec3){0, 1e-7 * (frame % 3 - 1), 0}, (gr_quat){0, 0, 0, 1});
+            break;
         }
         if (gr_step(w, 1e-3) != GR_OK)
             return -1;
@@ -613,12 +617,13 @@ static int incline(gr_integrator integrator, int raft, double theta_deg, double 
 }
 
 /* Setter calls with unchanged values change nothing (bit for bit) and keep Coulomb's friction:
- * a = g (sin - mu cos). A host that really moves a kinematic floor every frame is printed, not
- * judged: its forces are re-evaluated at h = 0, where a contact sliding at the cap can take the
- * sticking branch with its whole dashpot (too much friction; open, see docs/dem.md). */
+ * a = g (sin - mu cos). A host that really moves a kinematic floor every frame, along itself or
+ * up and down, keeps Coulomb's friction too: its forces are re-evaluated at h = 0, where a
+ * contact sliding at the cap took the sticking branch with its whole dashpot (the raft slid at
+ * 0.0004 m/s^2 instead of 0.657; issue 19). */
 static void test_setters_keep_sliding_friction(void)
 {
-    static const char *const names[] = {"none", "gravity", "floor pose", "grain state", "moving floor"};
+    static const char *const names[] = {"none", "gravity", "floor pose", "grain state", "moving floor", "lifted floor"};
     const gr_integrator integrators[] = {GR_INTEGRATOR_VELOCITY_VERLET, GR_INTEGRATOR_RKF45};
     int coulomb_ok = 1, identical_ok = 1;
     for (int ig = 0; ig < 2; ig++)
@@ -627,14 +632,15 @@ static void test_setters_keep_sliding_friction(void)
             const double expect = 9.81 * (sin(th) - 0.5 * cos(th));
             incline_run ref;
             CHECK(incline(integrators[ig], raft, theta, 0.5, SET_NOTHING, &ref) == 0);
-            for (int setter = SET_NOTHING; setter <= MOVE_FLOOR; setter++) {
+            for (int setter = SET_NOTHING; setter <= LIFT_FLOOR; setter++) {
                 incline_run r;
                 CHECK(incline(integrators[ig], raft, theta, 0.5, (incline_setter)setter, &r) == 0);
                 printf("  %s, %s at %.0f deg, %-12s: a = %.4f m/s^2 (Coulomb %.4f)%s\n",
                        ig ? "rkf45" : "verlet", raft ? "raft" : "sphere", theta, names[setter], r.accel, expect,
                        r.hash == ref.hash ? ", bit-identical" : "");
-                coulomb_ok &= setter == MOVE_FLOOR || fabs(r.accel - expect) < 0.01 * expect;
-                identical_ok &= setter == MOVE_FLOOR || r.hash == ref.hash;
+                /* (a floor lifted changes the normal force a few percent, frame by frame) */
+                coulomb_ok &= fabs(r.accel - expect) < (setter == LIFT_FLOOR ? 0.03 : 0.01) * expect;
+                identical_ok &= setter >= MOVE_FLOOR || r.hash == ref.hash;
             }
         }
     CHECK(coulomb_ok);

@@ -35,7 +35,8 @@ struct dem_batch {
 struct dem_kernel_consts {
     double h;            ///< substep (history increment)
     double clamp;        ///< 1: clamp the normal force at 0
-    double roll_damping; ///< EPSD dashpot ratio
+    double roll_damping; ///< EPSD dashpot ratio (0 at h = 0)
+    double shear_damping; ///< 1: the sticking dashpot; 0 at h = 0 (dem_contact_laws)
 };
 typedef struct dem_kernel_consts dem_kernel_consts;
 

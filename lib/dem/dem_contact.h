@@ -122,7 +122,11 @@ static GR_FORCE_INLINE void dem_contact_laws(const dem_law *law, gr_normal_law n
         if (ft2 > fmax * fmax) {
             ft = v3_scale(ft, fmax / sqrt(ft2));
             xi = kt > 0 ? v3_scale(ft, -1.0 / kt) : v3(0, 0, 0);
-        } else {
+        } else if (c->h > 0) {
+            /* sticking: the dashpot too. Not at h = 0 (forces re-evaluated after the host
+             * changed the world): no slip is taken there, so a contact that was sliding sits at
+             * the cap and would take this branch, its dashpot lifting friction far past
+             * Coulomb's bound (a kinematic floor set every frame held a sliding raft) */
             ft = v3_madd(ft, vt, -gamma_t);
         }
         *hist = xi;
@@ -151,7 +155,8 @@ static GR_FORCE_INLINE void dem_contact_laws(const dem_law *law, gr_normal_law n
             out->mroll = mk;
         } else {
             *roll = mk;
-            out->mroll = v3_madd(mk, wr, law->roll_damping * 2.0 * sqrt(c->iroll * kr));
+            /* (no dashpot at h = 0, as for the shear spring above) */
+            out->mroll = c->h > 0 ? v3_madd(mk, wr, law->roll_damping * 2.0 * sqrt(c->iroll * kr)) : mk;
         }
     } else {
         out->mroll = v3(0, 0, 0);

@@ -77,7 +77,10 @@ static GR_FORCE_INLINE void batch_laws(struct dem_batch *restrict b, const dem_l
     const double lin_kr = law->lin_kr, lin_kd = law->lin_kd, kt_ratio = law->kt_ratio;
     const double nl_kr = law->nl_kr, nl_kd = law->nl_kd, nl_a = law->nl_a, nl_b = law->nl_b;
     const double shear_damping = law->shear_damping, coulomb_eps = law->coulomb_eps;
-    const double roll_damping = law->roll_damping;
+    /* no dashpots at h = 0 (a contact sliding at the cap would take the sticking branch:
+     * dem_contact_laws); x 1.0 leaves them bit for bit */
+    const double damp_on = h > 0 ? 1.0 : 0.0;
+    const double roll_damping = law->roll_damping * damp_on;
     for (uint32_t k = 0; k < n; k++) {
         const double dist = sqrt(b->d2[k]);
         const double inv = 1.0 / dist;
@@ -179,9 +182,10 @@ static GR_FORCE_INLINE void batch_laws(struct dem_batch *restrict b, const dem_l
             const double ikt_any = -1.0 / (kt > 0 ? kt : 1.0);
             const double ikt = kt > 0 ? ikt_any : 0.0;
             const double slx = sx * scale, sly = sy * scale, slz = sz * scale; /* sliding force */
-            ftx = slide ? slx : sx - gamma_t * vtx;
-            fty = slide ? sly : sy - gamma_t * vty;
-            ftz = slide ? slz : sz - gamma_t * vtz;
+            const double gt = gamma_t * damp_on;
+            ftx = slide ? slx : sx - gt * vtx;
+            fty = slide ? sly : sy - gt * vty;
+            ftz = slide ? slz : sz - gt * vtz;
             /* the spring after sliding is where the capped force puts it (selected below) */
             b->hx[k] = xx;
             b->hy[k] = xy;
@@ -326,7 +330,9 @@ static GR_FORCE_INLINE void flush_batch(dem_state *st, struct dem_batch *restric
     if (uses_vector_kernel(lc)) {
         /* the vectorised kernel reads whole vectors: lanes past n repeat lane 0 */
         pad_batch(b);
-        const dem_kernel_consts kc = {h, st->law.clamp ? 1.0 : 0.0, st->law.roll_damping};
+        /* no dashpots at h = 0 (dem_contact_laws) */
+        const dem_kernel_consts kc = {h, st->law.clamp ? 1.0 : 0.0, h > 0 ? st->law.roll_damping : 0.0,
+                                      h > 0 ? 1.0 : 0.0};
         st->kernel(b, &kc);
     } else {
         batch_laws(b, &st->law, lc, h);

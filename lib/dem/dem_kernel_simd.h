@@ -24,6 +24,7 @@ static inline vd vabs(vd a)
     const vd u_c1 = vsplat(b->u_c1), u_c2 = vsplat(b->u_c2), u_c3 = vsplat(b->u_c3);                 \
     const vd u_c4 = vsplat(b->u_c4), u_mu = vsplat(b->u_mu), u_mur = vsplat(b->u_mur);               \
     const vd roll_damping = vsplat(c->roll_damping);                                                 \
+    const vd shear_damping = vsplat(c->shear_damping);                                               \
     for (uint32_t k = 0; k < b->n; k += VW) {                                                        \
         const vd dist = VSQRT(vload(b->d2 + k));                                                     \
         const vd inv = one / dist;                                                                   \
@@ -51,7 +52,7 @@ static inline vd vabs(vd a)
         const vd gamma_n = (uniform ? u_c2 : vload(b->c2 + k)) * sam;                                \
         vd fn = kn * delta - gamma_n * vn;                                                           \
         const vd kt = (uniform ? u_c3 : vload(b->c3 + k)) * a;                                       \
-        const vd gamma_t = (uniform ? u_c4 : vload(b->c4 + k)) * sam;                                \
+        const vd gamma_t = (uniform ? u_c4 : vload(b->c4 + k)) * sam * shear_damping;                \
         fn = vsel(clamp & (vm)(fn < zero), zero, fn);                                                    \
         const vd fn_abs = vabs(fn);                                                                  \
         const vd vtx = vrx - vn * nx, vty = vry - vn * ny, vtz = vrz - vn * nz;                      \
