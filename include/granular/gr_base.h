@@ -149,7 +149,8 @@ typedef struct gr_host_hooks {
     /// when the engine's change), else density x shape is used and must match the engine's.
     /// The impulse is the one that makes an engine of that mass and inertia integrating
     /// symplectic Euler (v += J/m + g dt; x += v dt, likewise for rotation) land the body
-    /// where the library moved it: a resting body stays put, it does not jitter.
+    /// where the library moved it: a resting body stays put, it does not jitter. A step in
+    /// which the body touched nothing hands back zero: it falls as the engine makes it fall.
     /// On average it is the contact impulse (gr_body_get_force reports the contact force).
     void (*apply_impulse)(gr_body body, void *body_user_data, gr_vec3 impulse, gr_vec3 angular_impulse,
                           void *user);

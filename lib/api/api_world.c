@@ -362,7 +362,7 @@ static void push_host_impulses(gr_world *w, double dt)
             continue;
         const gr_body handle = {gr_handle_make(w->tag, bs->gen[slot], slot)};
         gr_vec3 impulse, angular;
-        gr_body_host_impulse(b, w->def.gravity, dt, &impulse, &angular);
+        gr_body_host_impulse(b, w->def.gravity, dt, w->step_fall, &impulse, &angular);
         if (!v3_finite(impulse) || !v3_finite(angular))
             continue; /* never hand the host a non-finite value (the step reports the blow-up) */
         w->def.host.apply_impulse(handle, b->user_data, impulse, angular, w->def.host.user);
@@ -398,6 +398,7 @@ GR_API gr_status gr_step(gr_world *w, double dt)
         }
     }
     const uint64_t substeps0 = w->substep_count;
+    w->step_fall = 0.5 * dt * dt; /* (a solver whose integrator differs says so) */
     gr_status s = w->solver->step(w->solver_state, n, h);
     /* A solver fails before its first substep with nothing moved (every allocation of it comes
      * first), or after completed substeps with the world at the end of the last of them. */

@@ -31,6 +31,11 @@ struct gr_world {
     void *solver_state;
     double time;
     double last_substep;
+    /* of the last step: sum over its substeps of h_k t_k (t_k the time from the step's start
+     * at the substep's end), the factor by which the solver's integrator moved a body in free
+     * fall: x = x0 + v0 dt + g step_fall. Exact integrators: dt^2 / 2 (the world's default,
+     * set before each step); symplectic Euler (PBD): more (body_host.c) */
+    double step_fall;
     uint64_t step_count;
     uint64_t substep_count;
     uint64_t fill_count;  ///< fills so far (seeds each fill differently)

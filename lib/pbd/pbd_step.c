@@ -379,6 +379,7 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     world->blowups = 0;
     world->blowup_slot = GR_INVALID_INDEX;
     double total = 0, last = h;
+    world->step_fall = 0;
     for (uint32_t k = 0; k < nsub && result == GR_OK; k++) {
         /* the caller's substep, split further when grains got fast during the step (the CFL
          * rule holds for every substep, not only at the start of gr_step) */
@@ -392,6 +393,7 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
                 break; /* nothing moved in this substep */
             total += hs;
             last = hs;
+            world->step_fall += hs * total; /* symplectic Euler: sum of h_k t_k (gr_world) */
             world->time = j + 1 == m ? t0 + (double)(k + 1) * h : t0 + (double)k * h + (double)(j + 1) * hs;
         }
     }
