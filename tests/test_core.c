@@ -3,6 +3,7 @@
  * streams, material mixing, body geometry. Linked against the library's objects. */
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../lib/core/cpu.h"
 #include "../lib/core/hash.h"
@@ -215,6 +216,100 @@ static void test_parallel_for_covers_each_index_once(void)
                 }
             gr_tasks_destroy(&t);
         }
+    CHECK(mem.in_use == 0);
+}
+
+/* A pool thread the OS does not run must not hold up a job: with pool threads held out of
+ * every job (gr_tasks_hold, as if descheduled) and more threads than cores, many tiny affine
+ * and dynamic jobs still complete, each block runs once, on a worker that is not held and
+ * runs nothing else at that moment, only while its job runs, and the per-block sums reduce to
+ * the serial total bit for bit. The old pool waited for every thread to pass (hang). */
+typedef struct stall_ctx {
+    _Atomic uint32_t *hits;
+    double *partial; ///< per block
+    uint32_t block, workers;
+    uint64_t held;
+    _Atomic uint32_t active;  ///< 1 while the job runs
+    _Atomic uint32_t *in_use; ///< per worker index: one block at a time
+    _Atomic uint32_t errors;
+} stall_ctx;
+
+static double stall_value(uint32_t i)
+{
+    return sin(0.001 * i) * 1e-3 + 1.0 / (1.0 + i);
+}
+
+static void stall_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
+{
+    stall_ctx *c = (stall_ctx *)vctx;
+    if (!atomic_load(&c->active) || worker >= c->workers || ((c->held >> worker) & 1u) ||
+        atomic_exchange(&c->in_use[worker], 1) != 0) {
+        atomic_fetch_add(&c->errors, 1);
+        return;
+    }
+    double s = 0;
+    for (uint32_t i = begin; i < end; i++) {
+        atomic_fetch_add(&c->hits[i], 1);
+        s += stall_value(i);
+    }
+    c->partial[begin / c->block] = s;
+    atomic_store(&c->in_use[worker], 0);
+}
+
+static void test_parallel_for_survives_stalled_workers(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    enum { NMAX = 1001 };
+    const uint32_t workers[] = {2, 3, 5, 8};
+    const uint32_t counts[] = {1, 2, 3, 7, 64, NMAX};
+    const uint32_t blocks[] = {1, 4, 64};
+    _Atomic uint32_t *hits = (_Atomic uint32_t *)calloc(NMAX, sizeof(uint32_t));
+    double *partial = (double *)calloc(NMAX, sizeof(double));
+    _Atomic uint32_t in_use[GR_MAX_WORKERS];
+    for (uint32_t k = 0; k < GR_MAX_WORKERS; k++)
+        atomic_init(&in_use[k], 0);
+    alarm(120); /* a job that waits for a held thread never returns: fail in time, not hang */
+    for (int wi = 0; wi < 4; wi++) {
+        const uint32_t w = workers[wi];
+        const uint64_t holds[] = {0, 2u, 1ull << (w - 1), ((1ull << w) - 1) & ~1ull};
+        gr_tasks t;
+        CHECK(gr_tasks_init(&t, &mem, w, NULL) == GR_OK);
+        for (int hi = 0; hi < 4; hi++) {
+            gr_tasks_hold(&t, holds[hi]);
+            for (int rep = 0; rep < 20; rep++)
+                for (int ci = 0; ci < 6; ci++)
+                    for (int bi = 0; bi < 3; bi++)
+                        for (int affine = 0; affine < 2; affine++) {
+                            const uint32_t n = counts[ci], blk = blocks[bi], nb = (n + blk - 1) / blk;
+                            for (uint32_t i = 0; i < n; i++)
+                                atomic_store(&hits[i], 0);
+                            stall_ctx c = {hits, partial, blk, w, holds[hi], 1, in_use, 0};
+                            if (affine)
+                                gr_parallel_for_affine(&t, n, blk, stall_range, &c);
+                            else
+                                gr_parallel_for(&t, n, blk, stall_range, &c);
+                            atomic_store(&c.active, 0);
+                            CHECK(atomic_load(&c.errors) == 0);
+                            for (uint32_t i = 0; i < n; i++)
+                                CHECK(atomic_load(&hits[i]) == 1);
+                            double total = 0, serial = 0;
+                            for (uint32_t b = 0; b < nb; b++) {
+                                total += partial[b];
+                                double s = 0;
+                                for (uint32_t i = b * blk; i < n && i < (b + 1) * blk; i++)
+                                    s += stall_value(i);
+                                serial += s;
+                            }
+                            CHECK(memcmp(&total, &serial, sizeof total) == 0);
+                        }
+        }
+        gr_tasks_hold(&t, 0); /* released threads find no job open and wait again */
+        gr_tasks_destroy(&t);
+    }
+    alarm(0);
+    free((void *)hits);
+    free(partial);
     CHECK(mem.in_use == 0);
 }
 
@@ -1093,6 +1188,7 @@ int main(int argc, char **argv)
         {"cell_grid_matches_brute_force", test_cell_grid_matches_brute_force},
         {"dem_neighbor_list_matches_brute_force", test_dem_neighbor_list_matches_brute_force},
         {"parallel_for_covers_each_index_once", test_parallel_for_covers_each_index_once},
+        {"parallel_for_survives_stalled_workers", test_parallel_for_survives_stalled_workers},
         {"handles", test_handles},
         {"handle_slot_retires", test_handle_slot_retires},
         {"sort_matches_reference", test_sort_matches_reference},
