@@ -275,9 +275,9 @@ static void parallel_run(gr_tasks *t, uint32_t count, uint32_t block, gr_range_f
         helpers = nblocks - 1;
     job->shares = helpers + 1;
     for (uint32_t p = 0; p < job->shares; p++) {
-        job->share[p].first = (uint32_t)((uint64_t)nblocks * p / job->shares);
         job->share[p].end = (uint32_t)((uint64_t)nblocks * (p + 1) / job->shares);
-        atomic_store_explicit(&job->share[p].next, job->share[p].first, memory_order_relaxed);
+        atomic_store_explicit(&job->share[p].next, (uint32_t)((uint64_t)nblocks * p / job->shares),
+                              memory_order_relaxed);
     }
     if (helpers == 0) {
         run_blocks(job, 0);

@@ -29,8 +29,8 @@ typedef struct gr_task_job {
     _Atomic uint32_t late; ///< some share's owner had not started it when another took it
     struct {
         _Atomic uint32_t next; ///< next block of the share to claim
-        uint32_t first, end;
-        char pad[52]; ///< (a cache line each: the claims of one share do not slow another's)
+        uint32_t end;
+        char pad[56]; ///< (a cache line each: the claims of one share do not slow another's)
     } share[GR_MAX_WORKERS];
 } gr_task_job;
 
