@@ -44,8 +44,8 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
         gr_writer_f64(w, pb->particle_mass);
         gr_writer_f64s(w, (const double *)&pb->centroid, 3);
         gr_writer_f64s(w, (const double *)&pb->rot, 4);
-        gr_writer_f64s(w, (const double *)&pb->momentum, 3);
-        gr_writer_f64s(w, (const double *)&pb->spin, 3);
+        const double unused[6] = {0, 0, 0, 0, 0, 0};
+        gr_writer_f64s(w, unused, 6);
     }
     gr_writer_u64(w, st->contact_pairs);
     gr_writer_u64(w, st->body_pairs);
@@ -112,6 +112,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     const gr_body_store *bs = &world->bodies;
     for (uint32_t b = 0; b < nb; b++) {
         pbd_body pb;
+        memset(&pb, 0, sizeof pb);
         pb.slot = gr_reader_u32(r);
         pb.first = gr_reader_u32(r);
         pb.count = gr_reader_u32(r);
@@ -119,8 +120,8 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         pb.particle_mass = gr_reader_f64(r);
         gr_reader_f64s(r, (double *)&pb.centroid, 3);
         gr_reader_f64s(r, (double *)&pb.rot, 4);
-        gr_reader_f64s(r, (double *)&pb.momentum, 3);
-        gr_reader_f64s(r, (double *)&pb.spin, 3);
+        double unused[6];
+        gr_reader_f64s(r, unused, 6);
         LOAD_CHECK(pb.slot < bs->slot_count && bs->alive[pb.slot] && bs->data[pb.slot].particles,
                    "a body record names no live particle-covered body");
         LOAD_CHECK(pb.first <= n && pb.count >= 1 && pb.count <= n - pb.first,
@@ -129,8 +130,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         LOAD_CHECK(pb.fixed == (is_fixed_motion(bs->data[pb.slot].motion) ? 1u : 0u),
                    "a body record's fixed flag does not match its body's motion");
         LOAD_CHECK(isfinite(pb.particle_mass) && pb.particle_mass > 0 && v3_finite(pb.centroid) &&
-                       quat_finite(pb.rot) && fabs(quat_len2(pb.rot) - 1.0) < 1e-6 && v3_finite(pb.momentum) &&
-                       v3_finite(pb.spin),
+                       quat_finite(pb.rot) && fabs(quat_len2(pb.rot) - 1.0) < 1e-6,
                    "a body record's state is not finite or not normalised");
         if (pbd_reserve_records(st, st->nb + 1) != GR_OK)
             return GR_ERROR_OUT_OF_MEMORY;

@@ -31,7 +31,6 @@ static gr_status pbd_create(gr_world *world, void **out)
     gr_cell_grid_init(&st->hr_grid);
     st->fixed_dirty = true;
     st->mov_dirty = true;
-    st->kernel = pbd_pick_kernel();
     const pbd_hr_kernels hr = pbd_pick_hr();
     st->hr_sums = hr.sums;
     st->hr_blend = hr.blend;
@@ -69,9 +68,11 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->fx_j, sizeof(uint32_t)}, {(void **)&(st)->fx_xyzr, 4 * sizeof(double)},                  \
         {(void **)&(st)->fx_fx, sizeof(float)}, {(void **)&(st)->fx_fy, sizeof(float)},                           \
         {(void **)&(st)->fx_fz, sizeof(float)}, {(void **)&(st)->fx_fr, sizeof(float)},                           \
-        {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_bodypair, sizeof(uint8_t)},                  \
-        {(void **)&(st)->pk_nearwake, sizeof(uint8_t)}, {(void **)&(st)->pk_plain, sizeof(uint8_t)},              \
-        {(void **)&(st)->pk_flag, sizeof(uint8_t)},                                                               \
+        {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_flag, sizeof(uint8_t)},                      \
+        {(void **)&(st)->ex_acc, sizeof(pbd_exact_acc)}, {(void **)&(st)->tr_an, sizeof(double)},                 \
+        {(void **)&(st)->tr_at, sizeof(gr_vec3)}, {(void **)&(st)->ws_start, sizeof(uint32_t)},                    \
+        {(void **)&(st)->ws_end, sizeof(uint32_t)}, {(void **)&(st)->wn_start, sizeof(uint32_t)},                 \
+        {(void **)&(st)->wn_count, sizeof(uint32_t)},                                                               \
         {(void **)&(st)->pk_live, sizeof(uint32_t)},                                                             \
         {(void **)&(st)->fx_now, sizeof(gr_vec3)}, {(void **)&(st)->fx_slot, sizeof(uint32_t)},                   \
         {(void **)&(st)->fx_mat, sizeof(uint32_t)}, {(void **)&(st)->mov, sizeof(uint32_t)},                       \
@@ -110,6 +111,7 @@ static void pbd_destroy(void *state)
     if (st->cap)
         gr_mem_free(mem, st->inc_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
     pbd_free_lists(st);
+    pbd_free_solve(st);
     pbd_free_upsampling(st);
     pbd_free_freeze(st);
     {

@@ -6,11 +6,12 @@
  *   3. neighbour lists on x* with a margin (fixed for the rest of the substep)
  *   4. stabilisation: contacts only, evaluated at x, the correction applied to x and x*
  *      alike (removes leftover overlap without creating velocity)
- *   5. solver iterations: contacts with friction (Jacobi, averaged, relaxation omega), then
- *      shape matching of the free bodies
+ *   5. solver iterations: contacts with friction by projected Gauss-Seidel with accumulated,
+ *      warm-started multipliers in a symmetric colour order; free bodies as rigid bodies
+ *      (pbd_solve.c, pbd_rigid.c)
  *   6. v = (x* - x) / h; grains calm in contact for a while sleep (keep x until woken).
- * Every phase runs in fixed blocks that gather (never scatter), so the result is bit-identical
- * for any worker count. */
+ * Every phase runs in fixed blocks whose order does not depend on the worker count, so the
+ * result is bit-identical for any worker count. */
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -57,8 +58,11 @@ static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t wor
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
         st->vnear[i] = 0; /* (flag: pbd_freeze cleared it; the sweeps add bits, the finish reads them) */
-        /* a frozen grain does not sag: nothing would lift it back */
-        const gr_vec3 p = st->flag[i] & PBD_FLAG_FROZEN ? st->x[i] : v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
+        /* a frozen grain does not sag: nothing would lift it back; free bodies' particles are
+         * where their body's predicted pose puts them (pbd_rigid_predict) */
+        const gr_vec3 p = st->owner[i] != GR_INVALID_INDEX ? st->xp[i]
+                          : st->flag[i] & PBD_FLAG_FROZEN  ? st->x[i]
+                                                           : v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
         st->rank[k] = i; /* (x* goes to xp at the unpack) */
         st->pk_tmp[k] = p;
         pbd_stage(st, k, i, c->wake2);
@@ -324,6 +328,7 @@ static gr_status substep(pbd_state *st, double h)
         st->thaw = thaw;
         return s; /* (nothing has moved yet) */
     }
+    pbd_rigid_predict(st, h);
     const double wake = st->par.sleep_threshold * gl * h;
     predict_ctx pc = {st, h, g, wake * wake, 0};
     const double none = INFINITY;
@@ -339,20 +344,16 @@ static gr_status substep(pbd_state *st, double h)
     memcpy(&st->scale_ref, &lowest_bits, sizeof st->scale_ref);
     /* lists (on the predicted positions of this substep): if they cannot be allocated,
      * nothing has moved yet */
-    if ((s = pbd_build_lists(st)) != GR_OK) {
+    if ((s = pbd_build_lists(st)) != GR_OK || (s = pbd_solve_reserve(st)) != GR_OK) {
         for (uint32_t k = 0; k < st->n_mov; k++)
             st->xp[st->mov[k]] = st->x[st->mov[k]];
         st->thaw = thaw;
         return s;
     }
-    for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
-        pbd_contact_sweep(st, false, true, h);
+    pbd_solve_begin(st, h);
     advance_fixed_bodies(st, h);
     pbd_fixed_advanced(st);
-    for (uint32_t it = 0; it < st->par.iterations; it++) {
-        pbd_contact_sweep(st, true, false, h);
-        pbd_shape_match(st);
-    }
+    pbd_solve_iterate(st, h);
     pbd_unpack(st);
     return finish_substep(st, h) ? GR_OK : GR_ERROR_UNSTABLE;
 }
