@@ -570,18 +570,6 @@ static gr_status fid_add_box(fid_run *r, gr_shape_type shape, gr_vec3 centre, gr
     return st == GR_OK ? st : fid_fail(r, st, "gr_add_body");
 }
 
-static gr_status fid_add_floor(fid_run *r, gr_material mat)
-{
-    gr_body_def bd;
-    gr_body_def_init(&bd);
-    bd.shape = GR_SHAPE_PLANE;
-    bd.material = mat;
-    bd.position = (gr_vec3){0, 0, 0};
-    bd.normal = (gr_vec3){0, 1, 0};
-    gr_status st = gr_add_body(r->w, &bd, NULL);
-    return st == GR_OK ? st : fid_fail(r, st, "floor");
-}
-
 static gr_status fid_fill(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 hi, uint32_t *added)
 {
     gr_fill_def fd;
@@ -600,6 +588,28 @@ static void fid_verbose(const fid_params *p, const fid_run *r, const char *scene
     if (p->verbose > 0 && r->frames % p->verbose == 0)
         fprintf(stderr, "%s %s t=%.3f E=%.3f K=%.4f vmax=%.3f n=%u x=%.4f\n", scene, fid_solver_name(p->solver),
                 gr_world_get_time(r->w), e.total, e.kinetic, fid_max_speed(&r->g), r->g.n, extra);
+}
+
+/* A rough floor: a static slab 1.2 m wide (a closed box mesh, top face at y = 0) covered with
+ * particles of the grains' radius, so that spheres cannot roll away on it. */
+static gr_status fid_add_rough_floor(fid_run *r, gr_material mat, double radius)
+{
+    const double L = 0.6, T = 4 * radius;
+    const gr_vec3 v[8] = {{-L, -T, -L}, {L, -T, -L}, {L, 0, -L}, {-L, 0, -L},
+                          {-L, -T, L},  {L, -T, L},  {L, 0, L},  {-L, 0, L}};
+    static const uint32_t idx[36] = {0, 2, 1, 0, 3, 2,  4, 5, 6, 4, 6, 7,  0, 1, 5, 0, 5, 4,
+                                     3, 7, 6, 3, 6, 2,  0, 4, 7, 0, 7, 3,  1, 2, 6, 1, 6, 5};
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_MESH;
+    bd.material = mat;
+    bd.mesh_vertices = v;
+    bd.mesh_indices = idx;
+    bd.mesh_vertex_count = 8;
+    bd.mesh_triangle_count = 12;
+    bd.particle_radius = radius;
+    gr_status st = gr_add_body(r->w, &bd, NULL);
+    return st == GR_OK ? st : fid_fail(r, st, "rough floor");
 }
 
 /* ---- column ---------------------------------------------------------------------------------------- */
@@ -989,7 +999,7 @@ gr_status fid_run_heap(const fid_params *p, unsigned count, fid_heap_result *out
     gr_material rough;
     double *x_late = NULL;
     gr_grain_def batch[20];
-    if ((st = fid_material(r.w, p, 1.0, 1.0, &rough)) != GR_OK || (st = fid_add_floor(&r, rough)) != GR_OK)
+    if ((st = fid_material(r.w, p, 1.0, 1.0, &rough)) != GR_OK || (st = fid_add_rough_floor(&r, rough, p->radius)) != GR_OK)
         goto done;
     uint64_t seed = 0x5eed5eed5eedULL;
     uint32_t poured = 0;

@@ -232,8 +232,9 @@ typedef struct fid_spawn_result {
 gr_status fid_run_spawn(const fid_params *p, unsigned n, fid_spawn_result *out);
 
 /// Heap: `count` grains poured from a disc of radius 3 d, 8 d above the heap's top, 20 per frame
-/// at 1 m/s downward onto a rough floor plane (friction 1, static and kinetic, mixed with the
-/// grains' by the library's rule), then 2 s to settle; the repose angle fitted (fid_heap).
+/// at 1 m/s downward onto a rough floor (a static slab 1.2 m wide, top at y = 0, covered with
+/// particles of the grains' radius; friction 1, static and kinetic, mixed with the grains' by
+/// the library's rule), then 2 s to settle; the repose angle fitted (fid_heap).
 typedef struct fid_heap_result {
     uint32_t grains;
     fid_heap heap;
