@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench/run fidelity --scene column|silo|pile|cluster|spawn|heap|all --solver dem|pbd|both
- *                    [--workers W] [--size N] [--orifice D] [--mu M] [--mu-s M] [--verbose F]
+ *                    [--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M]
+ *                    [--verbose F]
  * Issue 20's fidelity scenes (examples/common/fidelity_scenes.c) on either solver, same geometry
  * and material (2 cm spheres, density 2500, mu 0.5, e 0.5; PBD at its defaults, DEM at its
  * automatic substep; frames of 1/60 s). One line per scene and solver, key=value:
@@ -8,7 +9,8 @@
  * Ratios and overlaps are fractions (overlap of a diameter); heights in diameters d.
  * --size: column height H in d (default 100); silo width in d (default 12; orifices 5, 6, 7 d
  * unless --orifice); pile block edge in grains (10); cluster grains (about 200); spawn lattice
- * edge (10); heap grains (3000). --verbose F: a line on stderr every F frames.
+ * edge (10); heap grains (3000). --fill: the column filled at once, poured layer by layer, or
+ * both (default; two lines). --verbose F: a line on stderr every F frames.
  * Rough wall times on one core of a 2-core Xeon (2.1 GHz, shared), PBD / DEM:
  *   column (H 100, 2430 grains, 5 s)      ~ 1 min / ~ 5 min
  *   silo   (12 d, 5900 grains, 3 sizes)   ~ 5 min / ~ 30 min (see bench/results-fidelity.md)
@@ -25,23 +27,35 @@
 
 static const char *solver_name(gr_solver_kind k) { return fid_solver_name(k); }
 
-static int run_column(const fid_params *p, unsigned size)
+static int run_column_one(const fid_params *p, unsigned size, int pour)
 {
     fid_column_result r;
-    gr_status st = fid_run_column(p, size ? size : 100, &r);
+    gr_status st = fid_run_column(p, size ? size : 100, pour, &r);
     if (st != GR_OK)
         return 1;
-    printf("fidelity scene=column solver=%s workers=%u grains=%u fill_d=%.1f height_d=%.2f height_min_d=%.2f "
+    printf("fidelity scene=column solver=%s fill=%s workers=%u grains=%u pour_s=%.1f fill_d=%.1f height_d=%.2f "
+           "height_min_d=%.2f "
            "height_max_late_d=%.2f packing=%.3f overlap_mean=%.4f overlap_p99=%.4f overlap_max=%.4f coordination=%.2f "
            "e_first=%.2f e_max=%.2f e_last=%.2f e_rise_max=%.4g e_rise_rel=%.4g e_rise_t=%.3f vmax=%.2f v_free_fall=%.2f "
            "left_box=%u left_box_max=%u still_disp_d=%.4f still=%d seconds=%.1f ms_per_frame=%.1f "
            "substeps_per_frame=%.1f\n",
-           solver_name(p->solver), p->workers, r.grains, r.fill_height_d, r.height_d, r.height_min_d,
+           solver_name(p->solver), pour ? "pour" : "lattice", p->workers, r.grains, r.pour_seconds, r.fill_height_d,
+           r.height_d, r.height_min_d,
            r.height_max_late_d, r.packing, r.overlap.mean, r.overlap.p99, r.overlap.max, r.overlap.coordination,
            r.energy.first, r.energy.max, r.energy.last, r.energy.rise_max, r.e_rise_rel, r.energy.rise_time, r.vmax,
            r.v_free_fall, r.left_box, r.left_box_max, r.still_disp_d, r.still_disp_d < 0.02, r.seconds,
            r.ms_per_frame, r.substeps_per_frame);
+    fflush(stdout);
     return 0;
+}
+
+static int run_column(const fid_params *p, unsigned size, const char *fill)
+{
+    int rc = 0;
+    for (int pour = 0; pour < 2; pour++)
+        if (!strcmp(fill, "both") || !strcmp(fill, pour ? "pour" : "lattice"))
+            rc |= run_column_one(p, size, pour);
+    return rc;
 }
 
 static int run_silo(const fid_params *p, unsigned size, double orifice)
@@ -136,13 +150,13 @@ static int run_heap(const fid_params *p, unsigned size)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_fidelity --scene column|silo|pile|cluster|spawn|heap|all --solver dem|pbd|both "
-                    "[--workers W] [--size N] [--orifice D] [--mu M] [--mu-s M] [--verbose F]\n");
+                    "[--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M] [--verbose F]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    const char *scene = "all", *solver = "both";
+    const char *scene = "all", *solver = "both", *fill = "both";
     unsigned workers = 1, size = 0;
     double mu = 0.5, mu_s = 0, orifice = 0;
     int verbose = 0;
@@ -155,6 +169,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--workers")) workers = (unsigned)atoi(v);
         else if (!strcmp(a, "--size")) size = (unsigned)atoi(v);
         else if (!strcmp(a, "--orifice")) orifice = atof(v);
+        else if (!strcmp(a, "--fill")) fill = v;
         else if (!strcmp(a, "--mu")) mu = atof(v);
         else if (!strcmp(a, "--mu-s")) mu_s = atof(v);
         else if (!strcmp(a, "--verbose")) verbose = atoi(v);
@@ -180,7 +195,7 @@ int main(int argc, char **argv)
             p.verbose = verbose;
             int rc = 0;
             switch (s) {
-            case 0: rc = run_column(&p, size); break;
+            case 0: rc = run_column(&p, size, fill); break;
             case 1: rc = run_silo(&p, size, orifice); break;
             case 2: rc = run_pile(&p, size); break;
             case 3: rc = run_cluster(&p, size); break;

@@ -138,12 +138,15 @@ void fid_discharge_free(fid_discharge *d);
 
 /* ---- scenes ---------------------------------------------------------------------------- */
 
-/// Column: a lattice fill (gr_fill_box, default spacing 2.2 r) of a 10 x 4 diameter box
-/// (container, open top, walls 1.25 H + 10 diameters tall) up to H diameters, released and left
-/// to settle for 3 + H / 50 s.
+/// Column: a 10 x 4 diameter box (container, open top, walls 1.25 H + 10 diameters tall) holding
+/// the grains of a lattice fill (gr_fill_box, default spacing 2.2 r) up to H diameters: filled at
+/// once (pour = 0) or poured (pour = 1: the same lattice layer by layer, one every 4 frames,
+/// 2 d above the highest grain at 1 m/s down), then left to settle for 3 + H / 50 s. The
+/// energy, heights and speeds are followed from the release (the pour's end).
 typedef struct fid_column_result {
     uint32_t grains;
-    double fill_height_d;   ///< lattice top at release / d
+    double pour_seconds;    ///< simulated time of the pour (0 for the lattice fill)
+    double fill_height_d;   ///< top surface at release / d
     double height_d;        ///< final top surface / d
     double height_min_d;    ///< lowest top surface during the run / d
     double height_max_late_d; ///< highest top surface after the first second / d (bounce)
@@ -160,7 +163,7 @@ typedef struct fid_column_result {
     double ms_per_frame;
     double substeps_per_frame;
 } fid_column_result;
-gr_status fid_run_column(const fid_params *p, unsigned height_d, fid_column_result *out);
+gr_status fid_run_column(const fid_params *p, unsigned height_d, int pour, fid_column_result *out);
 
 /// Silo: square section `width_d` diameters wide (container open at top and bottom), a floor of
 /// four static boxes around a square orifice of `orifice_d` diameters, closed by a gate box;
@@ -175,7 +178,7 @@ typedef struct fid_silo_result {
     double rate_hi;          ///< grains/s while fill > 2 widths (from 0.5 s after opening)
     double rate_lo;          ///< grains/s while 1 < fill < 2 widths
     double ratio;            ///< rate_hi / rate_lo (granular: about 1; a liquid: > 1)
-    double rate_half1, rate_half2; ///< first and second half of the window fill > 1 width
+    double rate_half1, rate_half2; ///< first and second half of the run from 0.5 s after opening
     double rates[16];        ///< grains/s in successive 1 s windows from opening
     int rate_count;
     double discharged;       ///< grains out by the end
