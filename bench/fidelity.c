@@ -68,23 +68,24 @@ static int run_silo(const fid_params *p, unsigned size, double orifice)
         fid_silo_result r;
         if (fid_run_silo(p, size ? size : 12, D, &r) != GR_OK)
             return 1;
-        rates[i] = r.rate_hi;
+        rates[i] = r.rate_all;
         char series[16 * 12] = "";
         size_t len = 0;
         for (int k = 0; k < r.rate_count && len < sizeof series - 12; k++)
             len += (size_t)snprintf(series + len, sizeof series - len, "%s%.0f", k ? "," : "", r.rates[k]);
         printf("fidelity scene=silo solver=%s workers=%u grains=%u width_d=%.0f orifice_d=%.1f fill0_w=%.2f "
                "packing=%.3f overlap_mean=%.4f overlap_max=%.4f settle_e_rise_max=%.4g rate_hi=%.1f rate_lo=%.1f "
-               "ratio_hi_lo=%.3f rate_half1=%.1f rate_half2=%.1f half_drop=%.3f rates_per_s=%s discharged=%.0f "
+               "ratio_hi_lo=%.3f rate_all=%.1f rate_half1=%.1f rate_half2=%.1f half_drop=%.3f rates_per_s=%s discharged=%.0f "
                "seconds_open=%.1f jammed=%d ms_per_frame=%.1f substeps_per_frame=%.1f\n",
                solver_name(p->solver), p->workers, r.grains, r.width_d, r.orifice_d, r.fill0_w, r.packing,
-               r.overlap.mean, r.overlap.max, r.energy.rise_max, r.rate_hi, r.rate_lo, r.ratio, r.rate_half1,
+               r.overlap.mean, r.overlap.max, r.energy.rise_max, r.rate_hi, r.rate_lo, r.ratio, r.rate_all, r.rate_half1,
                r.rate_half2, r.rate_half1 > 0 ? 1 - r.rate_half2 / r.rate_half1 : NAN, series, r.discharged,
                r.seconds_open, r.jammed, r.ms_per_frame, r.substeps_per_frame);
         fflush(stdout);
     }
     if (nd == 3) {
-        /* Beverloo: W ~ (D - k d)^2.5; the exponent fitted with k = 1.5 between the extremes */
+        /* Beverloo: W ~ (D - k d)^2.5; the exponent fitted with k = 1.5 between the extremes, on
+         * the rate over the whole discharge (rate_all) */
         const double a = log(rates[2] / rates[0]) / log((sizes[2] - 1.5) / (sizes[0] - 1.5));
         printf("fidelity scene=silo-beverloo solver=%s orifices_d=5,6,7 rates=%.1f,%.1f,%.1f exponent_k1.5=%.2f\n",
                solver_name(p->solver), rates[0], rates[1], rates[2], a);

@@ -823,6 +823,7 @@ gr_status fid_run_silo(const fid_params *p, unsigned width_d, double orifice_d, 
     const double mid = 0.5 * (0.5 + t);
     out->rate_half1 = fid_discharge_rate(&dis, 0.5, mid, 0, INFINITY, &k);
     out->rate_half2 = fid_discharge_rate(&dis, mid, t, 0, INFINITY, &k);
+    out->rate_all = fid_discharge_rate(&dis, 0.5, t, 0, INFINITY, &k);
     for (uint32_t i = 0; i < dis.n && out->rate_count < 16; i++) {
         /* successive 1 s windows: the count at the first sample past each whole second */
         const double edge = out->rate_count + 1.0;

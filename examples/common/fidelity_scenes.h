@@ -179,6 +179,7 @@ typedef struct fid_silo_result {
     double rate_lo;          ///< grains/s while 1 < fill < 2 widths
     double ratio;            ///< rate_hi / rate_lo (granular: about 1; a liquid: > 1)
     double rate_half1, rate_half2; ///< first and second half of the run from 0.5 s after opening
+    double rate_all;         ///< grains/s over the whole run from 0.5 s after opening
     double rates[16];        ///< grains/s in successive 1 s windows from opening
     int rate_count;
     double discharged;       ///< grains out by the end
