@@ -11,13 +11,13 @@
  * unless --orifice); pile block edge in grains (10); cluster grains (about 200); spawn lattice
  * edge (10); heap grains (3000). --fill: the column filled at once, poured layer by layer, or
  * both (default; two lines). --verbose F: a line on stderr every F frames.
- * Rough wall times on one core of a 2-core Xeon (2.1 GHz, shared), PBD / DEM:
- *   column (H 100, 2430 grains, 5 s)      ~ 1 min / ~ 5 min
- *   silo   (12 d, 5900 grains, 3 sizes)   ~ 5 min / ~ 30 min (see bench/results-fidelity.md)
- *   pile   (1000 grains, 4 s)             ~ 10 s  / ~ 1 min
- *   cluster (~200 grains, 2 s, no g)      ~ 1 s   / ~ 5 s
- *   spawn  (1000 grains, 3 s)             ~ 10 s  / ~ 1 min
- *   heap   (3000 grains, ~4.5 s)          ~ 30 s  / ~ 3 min */
+ * Wall times measured on one core of a 2-vCPU Xeon (bench/results-fidelity.md), PBD / DEM:
+ *   column (H 100, 2430 grains, lattice and poured)  ~ 8 s   / ~ 32 s
+ *   silo   (12 d, 4900 grains, orifices 5, 6, 7 d)   ~ 20 s  / ~ 1.5 min
+ *   pile   (1000 grains, 4 s)                        < 1 s   / ~ 4 s
+ *   cluster (203 grains, 2 s, no gravity)            < 1 s   / < 1 s
+ *   spawn  (1000 grains, 3 s)                        < 1 s   / ~ 4 s
+ *   heap   (3000 grains, ~4.5 s)                     ~ 4 s   / ~ 20 s */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
