@@ -25,8 +25,6 @@
 
 #include "../examples/common/fidelity_scenes.h"
 
-static const char *solver_name(gr_solver_kind k) { return fid_solver_name(k); }
-
 static int run_column_one(const fid_params *p, unsigned size, int pour)
 {
     fid_column_result r;
@@ -39,7 +37,7 @@ static int run_column_one(const fid_params *p, unsigned size, int pour)
            "e_first=%.2f e_max=%.2f e_last=%.2f e_rise_max=%.4g e_rise_rel=%.4g e_rise_t=%.3f vmax=%.2f v_free_fall=%.2f "
            "left_box=%u left_box_max=%u still_disp_d=%.4f still=%d seconds=%.1f ms_per_frame=%.1f "
            "substeps_per_frame=%.1f\n",
-           solver_name(p->solver), pour ? "pour" : "lattice", p->workers, r.grains, r.pour_seconds, r.fill_height_d,
+           fid_solver_name(p->solver), pour ? "pour" : "lattice", p->workers, r.grains, r.pour_seconds, r.fill_height_d,
            r.height_d, r.height_min_d,
            r.height_max_late_d, r.packing, r.overlap.mean, r.overlap.p99, r.overlap.max, r.overlap.coordination,
            r.energy.first, r.energy.max, r.energy.last, r.energy.rise_max, r.e_rise_rel, r.energy.rise_time, r.vmax,
@@ -77,7 +75,7 @@ static int run_silo(const fid_params *p, unsigned size, double orifice)
                "packing=%.3f overlap_mean=%.4f overlap_max=%.4f settle_e_rise_max=%.4g rate_hi=%.1f rate_lo=%.1f "
                "ratio_hi_lo=%.3f rate_all=%.1f rate_half1=%.1f rate_half2=%.1f half_drop=%.3f rates_per_s=%s discharged=%.0f "
                "seconds_open=%.1f jammed=%d ms_per_frame=%.1f substeps_per_frame=%.1f\n",
-               solver_name(p->solver), p->workers, r.grains, r.width_d, r.orifice_d, r.fill0_w, r.packing,
+               fid_solver_name(p->solver), p->workers, r.grains, r.width_d, r.orifice_d, r.fill0_w, r.packing,
                r.overlap.mean, r.overlap.max, r.energy.rise_max, r.rate_hi, r.rate_lo, r.ratio, r.rate_all, r.rate_half1,
                r.rate_half2, r.rate_half1 > 0 ? 1 - r.rate_half2 / r.rate_half1 : NAN, series, r.discharged,
                r.seconds_open, r.jammed, r.ms_per_frame, r.substeps_per_frame);
@@ -88,7 +86,7 @@ static int run_silo(const fid_params *p, unsigned size, double orifice)
          * the rate over the whole discharge (rate_all) */
         const double a = log(rates[2] / rates[0]) / log((sizes[2] - 1.5) / (sizes[0] - 1.5));
         printf("fidelity scene=silo-beverloo solver=%s orifices_d=5,6,7 rates=%.1f,%.1f,%.1f exponent_k1.5=%.2f\n",
-               solver_name(p->solver), rates[0], rates[1], rates[2], a);
+               fid_solver_name(p->solver), rates[0], rates[1], rates[2], a);
     }
     return 0;
 }
@@ -101,7 +99,7 @@ static int run_pile(const fid_params *p, unsigned size)
     printf("fidelity scene=pile solver=%s workers=%u grains=%u e_first=%.3f e_max=%.3f e_last=%.3f e_rise_max=%.4g "
            "e_rise_rel=%.4g e_rise_t=%.3f overlap_mean=%.4f overlap_p99=%.4f overlap_max=%.4f rest_time=%.2f "
            "vmax_end=%.4f still_disp_d=%.4f ms_per_frame=%.1f substeps_per_frame=%.1f\n",
-           solver_name(p->solver), p->workers, r.grains, r.energy.first, r.energy.max, r.energy.last,
+           fid_solver_name(p->solver), p->workers, r.grains, r.energy.first, r.energy.max, r.energy.last,
            r.energy.rise_max, r.e_rise_rel, r.energy.rise_time, r.overlap.mean, r.overlap.p99, r.overlap.max,
            r.rest_time, r.vmax_end, r.still_disp_d, r.ms_per_frame, r.substeps_per_frame);
     return 0;
@@ -114,7 +112,7 @@ static int run_cluster(const fid_params *p, unsigned size)
         return 1;
     printf("fidelity scene=cluster solver=%s workers=%u grains=%u p_drift=%.4g p_drift_rel=%.4g ke_first=%.4f "
            "ke_max=%.4f ke_last=%.4f ke_rise_max=%.4g ke_rise_rel=%.4g ms_per_frame=%.1f substeps_per_frame=%.1f\n",
-           solver_name(p->solver), p->workers, r.grains, r.p_drift, r.p_drift_rel, r.ke_first, r.ke_max, r.ke_last,
+           fid_solver_name(p->solver), p->workers, r.grains, r.p_drift, r.p_drift_rel, r.ke_first, r.ke_max, r.ke_last,
            r.ke_rise_max, r.ke_rise_rel, r.ms_per_frame, r.substeps_per_frame);
     return 0;
 }
@@ -127,7 +125,7 @@ static int run_spawn(const fid_params *p, unsigned size)
     printf("fidelity scene=spawn solver=%s workers=%u grains=%u e_first=%.3f e_max=%.3f e_last=%.3f e_rise_rel=%.4g "
            "e_rise_max=%.4g ke_max=%.4f ke_max_rel=%.4g vmax=%.2f left_box=%u overlap_mean=%.4f overlap_max=%.4f "
            "ms_per_frame=%.1f substeps_per_frame=%.1f\n",
-           solver_name(p->solver), p->workers, r.grains, r.energy.first, r.energy.max, r.energy.last, r.e_rise_rel,
+           fid_solver_name(p->solver), p->workers, r.grains, r.energy.first, r.energy.max, r.energy.last, r.e_rise_rel,
            r.energy.rise_max, r.energy.kinetic_max, r.ke_max_per_grain_rel, r.vmax, r.left_box, r.overlap.mean,
            r.overlap.max, r.ms_per_frame, r.substeps_per_frame);
     return 0;
@@ -142,7 +140,7 @@ static int run_heap(const fid_params *p, unsigned size)
     printf("fidelity scene=heap solver=%s workers=%u grains=%u mu=%.2f mu_s=%.2f angle_fit=%.1f angle_hr=%.1f "
            "rings=%d height_d=%.1f foot_d=%.1f settle_e_rise_max=%.4g still_disp_d=%.4f ms_per_frame=%.1f "
            "substeps_per_frame=%.1f\n",
-           solver_name(p->solver), p->workers, r.grains, p->mu, p->mu_s > 0 ? p->mu_s : 1.2 * p->mu,
+           fid_solver_name(p->solver), p->workers, r.grains, p->mu, p->mu_s > 0 ? p->mu_s : 1.2 * p->mu,
            r.heap.angle_fit, r.heap.angle_hr, r.heap.rings, r.heap.height / d, r.heap.foot / d, r.energy.rise_max,
            r.still_disp_d, r.ms_per_frame, r.substeps_per_frame);
     return 0;
@@ -204,7 +202,7 @@ int main(int argc, char **argv)
             default: rc = run_heap(&p, size); break;
             }
             if (rc)
-                fprintf(stderr, "fidelity: scene %s on %s failed\n", scenes[s], solver_name(p.solver));
+                fprintf(stderr, "fidelity: scene %s on %s failed\n", scenes[s], fid_solver_name(p.solver));
             failed |= rc;
             fflush(stdout);
         }

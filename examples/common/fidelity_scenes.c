@@ -570,6 +570,24 @@ static gr_status fid_add_box(fid_run *r, gr_shape_type shape, gr_vec3 centre, gr
     return st == GR_OK ? st : fid_fail(r, st, "gr_add_body");
 }
 
+/* A grain of the run's material and radius at x moving at v. */
+static gr_grain_def fid_grain(const fid_run *r, const fid_params *p, gr_vec3 x, gr_vec3 v)
+{
+    gr_grain_def g;
+    gr_grain_def_init(&g);
+    g.material = r->mat;
+    g.radius = p->radius;
+    g.position = x;
+    g.velocity = v;
+    return g;
+}
+
+static gr_status fid_add_grains(fid_run *r, const gr_grain_def *defs, uint32_t m)
+{
+    const gr_status st = m ? gr_add_grains(r->w, defs, m, NULL) : GR_OK;
+    return st == GR_OK ? st : fid_fail(r, st, "gr_add_grains");
+}
+
 static gr_status fid_fill(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 hi, uint32_t *added)
 {
     gr_fill_def fd;
@@ -634,18 +652,12 @@ static gr_status fid_pour_column(fid_run *r, const fid_params *p, double W, doub
         int m = 0;
         for (int k = 0; k < nz; k++)
             for (int i = 0; i < nx; i++) {
-                gr_grain_def *g = &layer[m++];
-                gr_grain_def_init(g);
-                g->material = r->mat;
-                g->radius = p->radius;
-                g->position = (gr_vec3){(i + 0.5) * s + jit * (2 * fid_rand(&seed) - 1), top + 2 * d,
-                                        (k + 0.5) * s + jit * (2 * fid_rand(&seed) - 1)};
-                g->velocity = (gr_vec3){0, -1, 0};
+                const double x = (i + 0.5) * s + jit * (2 * fid_rand(&seed) - 1);
+                const double z = (k + 0.5) * s + jit * (2 * fid_rand(&seed) - 1);
+                layer[m++] = fid_grain(r, p, (gr_vec3){x, top + 2 * d, z}, (gr_vec3){0, -1, 0});
             }
-        if ((st = gr_add_grains(r->w, layer, (uint32_t)m, NULL)) != GR_OK) {
-            fid_fail(r, st, "gr_add_grains");
+        if ((st = fid_add_grains(r, layer, (uint32_t)m)) != GR_OK)
             break;
-        }
         *added += (uint32_t)m;
         for (int f = 0; f < 4 && st == GR_OK; f++) {
             st = fid_frame(r, p);
@@ -923,17 +935,12 @@ gr_status fid_run_cluster(const fid_params *p, unsigned count, fid_cluster_resul
                 const double x = i * d, y = j * d, z = k * d;
                 if (x * x + y * y + z * z > R * R)
                     continue;
-                gr_grain_def *g = &defs[m++];
-                gr_grain_def_init(g);
-                g->material = r.mat;
-                g->radius = p->radius;
-                g->position = (gr_vec3){x, y, z};
-                g->velocity = (gr_vec3){fid_rand(&seed) - 0.5, fid_rand(&seed) - 0.5, fid_rand(&seed) - 0.5};
+                const double vx = fid_rand(&seed) - 0.5, vy = fid_rand(&seed) - 0.5, vz = fid_rand(&seed) - 0.5;
+                defs[m++] = fid_grain(&r, p, (gr_vec3){x, y, z}, (gr_vec3){vx, vy, vz});
             }
-    st = gr_add_grains(r.w, defs, m, NULL);
+    st = fid_add_grains(&r, defs, m);
     free(defs);
     if (st != GR_OK) {
-        fid_fail(&r, st, "gr_add_grains");
         fid_run_close(&r);
         return st;
     }
@@ -993,17 +1000,11 @@ gr_status fid_run_spawn(const fid_params *p, unsigned n, fid_spawn_result *out)
     uint32_t m = 0;
     for (unsigned j = 0; j < n; j++)
         for (unsigned k = 0; k < n; k++)
-            for (unsigned i = 0; i < n; i++) {
-                gr_grain_def *g = &defs[m++];
-                gr_grain_def_init(g);
-                g->material = r.mat;
-                g->radius = p->radius;
-                g->position = (gr_vec3){x0 + i * s, p->radius + j * s, x0 + k * s};
-            }
-    st = gr_add_grains(r.w, defs, m, NULL);
+            for (unsigned i = 0; i < n; i++)
+                defs[m++] = fid_grain(&r, p, (gr_vec3){x0 + i * s, p->radius + j * s, x0 + k * s}, (gr_vec3){0, 0, 0});
+    st = fid_add_grains(&r, defs, m);
     free(defs);
     if (st != GR_OK) {
-        fid_fail(&r, st, "gr_add_grains");
         fid_run_close(&r);
         return st;
     }
@@ -1080,17 +1081,10 @@ gr_status fid_run_heap(const fid_params *p, unsigned count, fid_heap_result *out
             }
             if (!ok)
                 continue;
-            gr_grain_def_init(&batch[m]);
-            batch[m].material = r.mat;
-            batch[m].radius = p->radius;
-            batch[m].position = c;
-            batch[m].velocity = (gr_vec3){0, -1, 0};
-            m++;
+            batch[m++] = fid_grain(&r, p, c, (gr_vec3){0, -1, 0});
         }
-        if (m > 0 && (st = gr_add_grains(r.w, batch, m, NULL)) != GR_OK) {
-            fid_fail(&r, st, "gr_add_grains");
+        if ((st = fid_add_grains(&r, batch, m)) != GR_OK)
             goto done;
-        }
         poured += m;
         if ((st = fid_frame(&r, p)) != GR_OK)
             goto done;
