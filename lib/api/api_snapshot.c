@@ -9,7 +9,7 @@
 #include "api_internal.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 6u
+#define SNAPSHOT_VERSION 7u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -658,11 +658,13 @@ static bool format_readable(uint32_t version, gr_solver_kind solver)
 {
     if (version == SNAPSHOT_VERSION)
         return true;
-    /* DEM: formats 3 to 5 differ only in the PBD settings they carry (fewer of them) */
+    /* DEM: formats 3 to 6 differ only in the PBD settings they carry (fewer of them) and in
+     * the PBD section (format 7: the warm start) */
     if (solver == GR_SOLVER_DEM)
-        return version >= 3 && version <= 5;
-    /* PBD: format 5 lacks the deep-sleep state (nothing was frozen then) */
-    return solver == GR_SOLVER_PBD && version == 5;
+        return version >= 3 && version <= 6;
+    /* PBD: format 5 lacks the deep-sleep state (nothing was frozen then), formats 5 and 6 the
+     * warm start (the first substep after loading starts cold) */
+    return solver == GR_SOLVER_PBD && (version == 5 || version == 6);
 }
 
 GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
@@ -690,7 +692,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     if (!format_readable(version, w->def.solver))
         return gr_fail(w, GR_ERROR_VERSION, f,
                        "snapshot format %u (%s) is no longer read: this library reads %s snapshots of formats %s",
-                       version, w->solver->name, w->solver->name, w->def.solver == GR_SOLVER_DEM ? "3 to 6" : "5 and 6");
+                       version, w->solver->name, w->solver->name, w->def.solver == GR_SOLVER_DEM ? "3 to 7" : "5 to 7");
     uint64_t size = 0;
     for (int i = 7; i >= 0; i--)
         size = size << 8 | hdr[16 + i];

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "../bodies/body_store.h"
+#include "../core/blowup.h"
 #include "../geom/vec3.h"
 #include "pbd_internal.h"
 
@@ -128,12 +129,21 @@ static inline double end_inv_mass(const rb_end *e, gr_vec3 p, gr_vec3 n)
     return e->body ? body_inv_mass(e->body, p, n) : e->w;
 }
 
+/* (a move larger than the solve's tolerance: the grain's neighbourhood, or the whole body's,
+ * is swept again) */
 static inline void end_push(pbd_state *st, const rb_end *e, gr_vec3 p, gr_vec3 j)
 {
-    if (e->body)
+    if (e->body) {
+        const double jl = v3_len(j);
+        if (jl > 0 && jl * body_inv_mass(e->body, p, v3_scale(j, 1.0 / jl)) > st->gs_tol)
+            e->body->moved = true;
         body_push(e->body, p, j);
-    else
-        st->pk[e->s].p = v3_madd(st->pk[e->s].p, j, e->w);
+    } else {
+        const gr_vec3 dx = v3_scale(j, e->w);
+        st->pk[e->s].p = v3_add(st->pk[e->s].p, dx);
+        if (v3_len2(dx) > st->gs_tol * st->gs_tol)
+            pbd_solve_mark(st, e->s);
+    }
 }
 
 static rb_end end_of(pbd_state *st, uint32_t s)
@@ -352,8 +362,14 @@ void pbd_rigid_sweep(pbd_state *st, double h, bool warm, bool reverse)
 {
     for (uint32_t n = 0; n < st->nb; n++) {
         pbd_body *pb = &st->bodies[reverse ? st->nb - 1 - n : n];
-        if (is_free(st, pb))
-            body_contacts(st, pb, h, warm, reverse);
+        if (!is_free(st, pb))
+            continue;
+        pb->moved = false;
+        body_contacts(st, pb, h, warm, reverse);
+        if (pb->moved)
+            for (uint32_t i = pb->first; i < pb->first + pb->count; i++)
+                if (st->pos_of[i] != GR_INVALID_INDEX)
+                    pbd_solve_mark(st, st->pos_of[i]);
     }
 }
 
@@ -437,9 +453,10 @@ void pbd_rigid_end(pbd_state *st, double h)
 }
 
 /* Free bodies take the pose of the solve and the velocity of the substep's move. */
-void pbd_bodies_write_back(pbd_state *st, double h)
+uint32_t pbd_bodies_write_back(pbd_state *st, double h)
 {
     gr_body_store *bs = &st->world->bodies;
+    uint32_t bad = 0;
     for (uint32_t r = 0; r < st->nb; r++) {
         pbd_body *pb = &st->bodies[r];
         if (!is_free(st, pb))
@@ -453,6 +470,18 @@ void pbd_bodies_write_back(pbd_state *st, double h)
         const double angle = 2.0 * atan2(sn, dq.w);
         const gr_vec3 w = sn > 1e-300 ? v3_scale(v3(dq.x, dq.y, dq.z), angle / (sn * h)) : v3(0, 0, 0);
         const gr_vec3 vc = v3_scale(v3_sub(pb->xc, pb->x0), 1.0 / h);
+        if (GR_UNLIKELY(!v3_finite(pb->xc) || !quat_finite(pb->qc) || gr_blown_up(vc, w, gr_body_bound_radius(b)))) {
+            /* blown up: it keeps its last finite state, stopped, its particles where they were
+             * (the step reports GR_ERROR_UNSTABLE) */
+            b->linear_velocity = b->angular_velocity = v3(0, 0, 0);
+            pbd_place_body(st, pb, st->x);
+            for (uint32_t i = pb->first; i < pb->first + pb->count; i++) {
+                st->xp[i] = st->x[i];
+                st->v[i] = st->f[i] = v3(0, 0, 0);
+            }
+            bad++;
+            continue;
+        }
         b->orientation = pb->qc;
         b->position = v3_sub(pb->xc, quat_rotate(pb->qc, b->com));
         b->angular_velocity = w;
@@ -462,4 +491,5 @@ void pbd_bodies_write_back(pbd_state *st, double h)
         for (uint32_t i = pb->first; i < pb->first + pb->count; i++)
             st->v[i] = gr_body_point_velocity(b, st->x[i]);
     }
+    return bad;
 }

@@ -73,6 +73,16 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
         memcpy(words, &st->hr_pt[q], sizeof words);
         gr_writer_u32s(w, words, 8);
     }
+    /* format 7: the warm start (the last substep's contact multipliers), so that stepping a
+     * loaded world is bit-identical to stepping the saved one */
+    gr_writer_f64(w, st->ws_h);
+    gr_writer_u32(w, st->ws_n);
+    gr_writer_u32(w, st->ws_count);
+    gr_writer_u32s(w, st->ws_start, st->ws_n);
+    gr_writer_u32s(w, st->ws_end, st->ws_n);
+    gr_writer_u32s(w, st->ws_other, st->ws_count);
+    gr_writer_f64s(w, st->ws_ln, st->ws_count);
+    put_v3s(w, st->ws_lt, st->ws_count);
     return GR_OK;
 }
 
@@ -184,6 +194,33 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     st->hr_n = hr_n;
     for (uint32_t i = 0; i < n; i++)
         st->sampled[i] = st->sampled[i] ? 1 : 0;
+    /* the warm start (format 7; older formats start cold: the first substep after loading
+     * differs from the saved world's) */
+    st->ws_n = st->ws_count = 0;
+    st->ws_h = 0;
+    if (r->format >= 7) {
+        const double ws_h = gr_reader_f64(r);
+        const uint32_t ws_n = gr_reader_u32(r), ws_count = gr_reader_u32(r);
+        LOAD_CHECK(isfinite(ws_h) && ws_h >= 0 && ws_n <= n && ws_n <= gr_reader_left(r) / 8,
+                   "the warm start's particle count is out of range");
+        gr_reader_u32s(r, st->ws_start, ws_n);
+        gr_reader_u32s(r, st->ws_end, ws_n);
+        LOAD_CHECK(ws_count <= gr_reader_left(r) / (4 + 8 + 24), "the warm start's record count is out of range");
+        if (pbd_reserve_warm_start(st, ws_count) != GR_OK)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_reader_u32s(r, st->ws_other, ws_count);
+        gr_reader_f64s(r, st->ws_ln, ws_count);
+        get_v3s(r, st->ws_lt, ws_count);
+        for (uint32_t i = 0; i < ws_n; i++)
+            LOAD_CHECK(st->ws_start[i] <= st->ws_end[i] && st->ws_end[i] <= ws_count,
+                       "a warm-start range lies outside the records");
+        for (uint32_t e = 0; e < ws_count; e++)
+            LOAD_CHECK(isfinite(st->ws_ln[e]) && st->ws_ln[e] >= 0 && v3_finite(st->ws_lt[e]),
+                       "a warm-start record is not finite");
+        st->ws_h = ws_h;
+        st->ws_n = ws_n;
+        st->ws_count = ws_count;
+    }
     /* body slot map */
     const uint32_t slots = GR_MAX(bs->slot_count, 1u);
     uint32_t *map = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * slots);

@@ -39,6 +39,7 @@ typedef struct gs_ctx {
     bool stabilize; ///< the stabilisation pass: at x, moves x and x*, one-sided
     bool first;     ///< first solve sweep: apply the warm start of each pair before projecting it
     bool reverse;   ///< backwards (odd sweeps)
+    bool all;       ///< every block (else the active ones: gs_mark == gs_stamp)
     uint32_t colour;
     double omega;   ///< relaxation of the normal multipliers
     gr_vec3 up;     ///< normal of coincident centres
@@ -69,7 +70,7 @@ static uint32_t block_runs(const gr_cell_grid *g, uint32_t block, uint32_t begin
     return n;
 }
 
-/* The non-empty blocks by colour (gs_blocks, gs_colour_start). */
+/* The non-empty blocks by colour (gs_blocks, gs_colour_start), each particle's block. */
 static void build_blocks(pbd_state *st)
 {
     const gr_cell_grid *g = &st->grid;
@@ -83,37 +84,56 @@ static void build_blocks(pbd_state *st)
                 for (uint32_t b2 = colour >> 2 & 1u; b2 < d2; b2 += 2) {
                     const uint32_t block = (b0 * d1 + b1) * d2 + b2;
                     uint32_t rb[4], re[4];
-                    if (block_runs(g, block, rb, re))
+                    const uint32_t runs = block_runs(g, block, rb, re);
+                    if (runs)
                         st->gs_blocks[n++] = block;
+                    for (uint32_t r = 0; r < runs; r++)
+                        for (uint32_t s = rb[r]; s < re[r]; s++)
+                            st->gs_block_of[s] = block;
                 }
     }
     st->gs_colour_start[8] = n;
 }
 
-gr_status pbd_solve_reserve(pbd_state *st)
+/* ---- the active set ------------------------------------------------------------------------ */
+
+/* Block `block` and its 26 neighbours are swept in the coming sweep: a particle of the block
+ * moved, and its contacts reach into the neighbouring cells, hence blocks. */
+static void mark_around(pbd_state *st, uint32_t block)
 {
-    /* at most one block per movable particle; the warm-start records at most one per pair */
-    const uint32_t blocks = GR_MAX(st->nm, 1u);
-    if (blocks > st->gs_blocks_cap) {
-        const uint32_t cap = gr_grow_capacity(st->gs_blocks_cap, blocks);
-        uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
-        double *r = (double *)gr_mem_alloc(st->mem, sizeof(double) * cap);
-        if (!a || !r) {
-            gr_mem_free(st->mem, a, sizeof(uint32_t) * cap);
-            gr_mem_free(st->mem, r, sizeof(double) * cap);
-            return GR_ERROR_OUT_OF_MEMORY;
-        }
-        gr_mem_free(st->mem, st->gs_blocks, sizeof(uint32_t) * st->gs_blocks_cap);
-        gr_mem_free(st->mem, st->gs_resid, sizeof(double) * st->gs_blocks_cap);
-        st->gs_blocks = a;
-        st->gs_resid = r;
-        st->gs_blocks_cap = cap;
+    const gr_cell_grid *g = &st->grid;
+    const int32_t d0 = (g->dims[0] + 1) / 2, d1 = (g->dims[1] + 1) / 2, d2 = (g->dims[2] + 1) / 2;
+    const int32_t b2 = (int32_t)(block % (uint32_t)d2), b1 = (int32_t)(block / (uint32_t)d2 % (uint32_t)d1),
+                  b0 = (int32_t)(block / (uint32_t)d2 / (uint32_t)d1);
+    const uint32_t stamp = st->gs_stamp;
+    for (int32_t a = GR_MAX(b0 - 1, 0); a <= GR_MIN(b0 + 1, d0 - 1); a++)
+        for (int32_t b = GR_MAX(b1 - 1, 0); b <= GR_MIN(b1 + 1, d1 - 1); b++)
+            for (int32_t k = GR_MAX(b2 - 1, 0); k <= GR_MIN(b2 + 1, d2 - 1); k++) {
+                const uint32_t o = ((uint32_t)a * (uint32_t)d1 + (uint32_t)b) * (uint32_t)d2 + (uint32_t)k;
+                st->gs_mark[o] = stamp;
+            }
+    st->gs_hot++;
+}
+
+void pbd_solve_mark(pbd_state *st, uint32_t s)
+{
+    mark_around(st, st->gs_block_of[s]);
+}
+
+/* The next sweep's stamp (a wrap clears the marks: stamp 0 is never used). */
+static void next_stamp(pbd_state *st)
+{
+    if (++st->gs_stamp == 0) {
+        for (uint32_t k = 0; k < st->gs_mark_cap; k++)
+            st->gs_mark[k] = 0;
+        st->gs_stamp = 1;
     }
-    const uint32_t nblk = (st->nm + PBD_BLOCK - 1) / PBD_BLOCK;
-    const uint64_t need = st->nm ? (uint64_t)st->blk_base[nblk] + st->fblk_base[nblk] + (uint64_t)PBD_EXACT_SLOTS * st->nm : 0;
-    if (need > UINT32_MAX)
-        return GR_ERROR_OUT_OF_MEMORY;
-    const uint32_t pairs = (uint32_t)need;
+    st->gs_hot = 0;
+}
+
+/* Room for `pairs` warm-start records, old and new (the old ones kept). */
+gr_status pbd_reserve_warm_start(pbd_state *st, uint32_t pairs)
+{
     if (pairs > st->ws_cap) {
         /* the new records: the old ones are read while these are written */
         const uint32_t cap = gr_grow_capacity(st->ws_cap, pairs);
@@ -143,6 +163,65 @@ gr_status pbd_solve_reserve(pbd_state *st)
     return GR_OK;
 }
 
+gr_status pbd_solve_reserve(pbd_state *st)
+{
+    /* at most one block per movable particle; the warm-start records at most one per pair */
+    const uint32_t blocks = GR_MAX(st->nm, 1u);
+    if (blocks > st->gs_blocks_cap) {
+        const uint32_t cap = gr_grow_capacity(st->gs_blocks_cap, blocks);
+        const gr_array_ref arrays[] = {{(void **)&st->gs_blocks, sizeof(uint32_t)},
+                                       {(void **)&st->gs_resid, sizeof(double)},
+                                       {(void **)&st->gs_block_of, sizeof(uint32_t)}};
+        if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->gs_blocks_cap, cap, 0))
+            return GR_ERROR_OUT_OF_MEMORY;
+        st->gs_blocks_cap = cap;
+    }
+    const gr_cell_grid *g = &st->grid;
+    const uint64_t grid_blocks = (uint64_t)((g->dims[0] + 1) / 2) * (uint64_t)((g->dims[1] + 1) / 2) *
+                                 (uint64_t)((g->dims[2] + 1) / 2);
+    if (grid_blocks > UINT32_MAX)
+        return GR_ERROR_OUT_OF_MEMORY;
+    if (grid_blocks > st->gs_mark_cap) {
+        const uint32_t cap = gr_grow_capacity(st->gs_mark_cap, (uint32_t)grid_blocks);
+        uint32_t *m = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
+        if (!m)
+            return GR_ERROR_OUT_OF_MEMORY;
+        for (uint32_t k = 0; k < cap; k++)
+            m[k] = 0;
+        gr_mem_free(st->mem, st->gs_mark, sizeof(uint32_t) * st->gs_mark_cap);
+        st->gs_mark = m;
+        st->gs_mark_cap = cap;
+        st->gs_stamp = 1;
+    }
+    const uint32_t nblk = (st->nm + PBD_BLOCK - 1) / PBD_BLOCK;
+    const uint64_t need = st->nm ? (uint64_t)st->blk_base[nblk] + st->fblk_base[nblk] + (uint64_t)PBD_EXACT_SLOTS * st->nm : 0;
+    if (need > UINT32_MAX)
+        return GR_ERROR_OUT_OF_MEMORY;
+    return pbd_reserve_warm_start(st, (uint32_t)need);
+}
+
+void pbd_warm_start_renumber(pbd_state *st, const uint32_t *map, uint32_t n_old)
+{
+    if (!st->ws_n)
+        return;
+    uint32_t n_new = 0;
+    for (uint32_t i = 0; i < n_old; i++) {
+        const uint32_t j = map[i];
+        if (j == GR_INVALID_INDEX)
+            continue;
+        /* (j <= i: the ranges move forward, each read before it is overwritten) */
+        st->ws_start[j] = i < st->ws_n ? st->ws_start[i] : 0;
+        st->ws_end[j] = i < st->ws_n ? st->ws_end[i] : 0;
+        n_new = j + 1;
+    }
+    for (uint32_t e = 0; e < st->ws_count; e++) {
+        const uint32_t o = st->ws_other[e];
+        if (!(o & PBD_WS_EXACT))
+            st->ws_other[e] = o < n_old ? map[o] : GR_INVALID_INDEX; /* (never matches: gone) */
+    }
+    st->ws_n = n_new;
+}
+
 void pbd_free_solve(pbd_state *st)
 {
     const gr_array_ref arrays[] = {{(void **)&st->wn_other, sizeof(uint32_t)}, {(void **)&st->wn_ln, sizeof(double)},
@@ -150,11 +229,14 @@ void pbd_free_solve(pbd_state *st)
                                    {(void **)&st->ws_ln, sizeof(double)},      {(void **)&st->ws_lt, sizeof(gr_vec3)}};
     gr_mem_free_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->ws_cap);
     st->ws_cap = st->ws_count = st->ws_n = 0;
-    gr_mem_free(st->mem, st->gs_blocks, sizeof(uint32_t) * st->gs_blocks_cap);
-    gr_mem_free(st->mem, st->gs_resid, sizeof(double) * st->gs_blocks_cap);
-    st->gs_blocks = NULL;
-    st->gs_resid = NULL;
+    const gr_array_ref blocks[] = {{(void **)&st->gs_blocks, sizeof(uint32_t)},
+                                   {(void **)&st->gs_resid, sizeof(double)},
+                                   {(void **)&st->gs_block_of, sizeof(uint32_t)}};
+    gr_mem_free_arrays(st->mem, blocks, GR_COUNTOF(blocks), st->gs_blocks_cap);
     st->gs_blocks_cap = 0;
+    gr_mem_free(st->mem, st->gs_mark, sizeof(uint32_t) * st->gs_mark_cap);
+    st->gs_mark = NULL;
+    st->gs_mark_cap = 0;
 }
 
 /* ---- warm start ---------------------------------------------------------------------------- */
@@ -634,8 +716,13 @@ static void blocks_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     pbd_state *st = c->st;
     const uint32_t base = st->gs_colour_start[c->colour];
     for (uint32_t bi = begin; bi < end; bi++) {
+        const uint32_t block = st->gs_blocks[base + bi];
+        if (!c->all && st->gs_mark[block] != st->gs_stamp) {
+            st->gs_resid[base + bi] = -1.0; /* converged, and so are its neighbours */
+            continue;
+        }
         uint32_t rb[4], re[4];
-        const uint32_t runs = block_runs(&st->grid, st->gs_blocks[base + bi], rb, re);
+        const uint32_t runs = block_runs(&st->grid, block, rb, re);
         double mx = 0;
         if (!c->reverse) {
             for (uint32_t r = 0; r < runs; r++)
@@ -690,6 +777,7 @@ void pbd_solve_begin(pbd_state *st, double h)
     gs_ctx c;
     ctx_init(st, &c, h);
     c.stabilize = true;
+    c.all = true;
     for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
         sweep(st, &c);
     gr_parallel_for(tasks, st->nm, PBD_BLOCK, allowed_range, st);
@@ -780,10 +868,17 @@ typedef struct save_ctx {
 } save_ctx;
 
 /* Is exact slot m of packed s kept for the next substep? (Features beyond 15 are not.) */
+/* Is a contact with these multipliers kept for the warm start? (Pressing, and finite: a grain
+ * that blew up starts its next substep cold.) */
+static inline bool kept(double ln, gr_vec3 lt)
+{
+    return ln > 0 && ln < INFINITY && v3_finite(lt);
+}
+
 static inline bool exact_kept(const pbd_state *st, uint32_t s, uint32_t m)
 {
     const pbd_exact_acc *ea = &st->ex_acc[s];
-    return ea->key[m] != UINT32_MAX && ea->an[m] > 0 && (ea->key[m] & 0xffu) < 16u &&
+    return ea->key[m] != UINT32_MAX && kept(ea->an[m], ea->at[m]) && (ea->key[m] & 0xffu) < 16u &&
            st->exact[ea->key[m] >> 8].slot < (1u << 26);
 }
 
@@ -794,9 +889,9 @@ static void count_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     for (uint32_t s = begin; s < end; s++) {
         uint32_t n = 0;
         for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++)
-            n += st->pr_ln[k] > 0;
+            n += kept(st->pr_ln[k], st->pr_lt[k]);
         for (uint32_t k = st->fc_start[s]; k < st->fc_end[s]; k++)
-            n += st->fc_an[k] > 0;
+            n += kept(st->fc_an[k], st->fc_at[k]);
         for (uint32_t m = 0; m < PBD_EXACT_SLOTS; m++)
             n += exact_kept(st, s, m);
         st->wn_count[s] = n;
@@ -812,14 +907,14 @@ static void save_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
         uint32_t at = st->wn_start[s];
         st->ws_start[i] = at;
         for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++)
-            if (st->pr_ln[k] > 0) {
+            if (kept(st->pr_ln[k], st->pr_lt[k])) {
                 st->wn_other[at] = st->perm[st->pr_b[k]];
                 st->wn_ln[at] = st->pr_ln[k];
                 st->wn_lt[at] = st->pr_lt[k];
                 at++;
             }
         for (uint32_t k = st->fc_start[s]; k < st->fc_end[s]; k++)
-            if (st->fc_an[k] > 0) {
+            if (kept(st->fc_an[k], st->fc_at[k])) {
                 st->wn_other[at] = st->fx_j[st->fc_u[k]];
                 st->wn_ln[at] = st->fc_an[k];
                 st->wn_lt[at] = st->fc_at[k];
@@ -870,23 +965,35 @@ void pbd_solve_iterate(pbd_state *st, double h)
     }
     gs_ctx c;
     ctx_init(st, &c, h);
-    /* at least `iterations` sweeps; more (in pairs, up to PBD_MAX_SWEEPS) while a sweep still
-     * moves some particle by more than the tolerance */
-    const double tol = PBD_SOLVE_TOLERANCE * st->r_min;
+    /* At least `iterations` sweeps over every block. Then only the active blocks: those that,
+     * or whose neighbours, moved a particle by more than the tolerance in the last sweep (a
+     * converged region costs nothing), until none is left or PBD_MAX_SWEEPS. */
+    st->gs_tol = PBD_SOLVE_TOLERANCE * st->r_min;
     const uint32_t most = GR_MAX(st->par.iterations, PBD_MAX_SWEEPS);
+    const uint32_t nblocks = st->gs_colour_start[8];
     uint32_t it = 0;
-    for (; it < most; it++) {
+    c.all = true;
+    while (it < most) {
         c.first = it == 0;
         c.reverse = it & 1u;
         sweep(st, &c);
-        double worst = 0;
-        for (uint32_t b = 0; b < st->gs_colour_start[8]; b++)
-            worst = GR_MAX(worst, st->gs_resid[b]);
+        next_stamp(st);
+        uint32_t swept = 0;
+        for (uint32_t b = 0; b < nblocks; b++) {
+            swept += st->gs_resid[b] >= 0;
+            if (st->gs_resid[b] > st->gs_tol)
+                mark_around(st, st->gs_blocks[b]);
+        }
+        st->block_sweeps += swept;
         pbd_rigid_sweep(st, h, c.first, c.reverse);
-        if (it + 1 >= st->par.iterations && (it & 1u) && worst < tol)
-            break;
+        it++;
+        if (it >= st->par.iterations) {
+            if (!st->gs_hot)
+                break;
+            c.all = false;
+        }
     }
-    st->sweeps += it + (it < most);
+    st->sweeps += it;
     pbd_rigid_end(st, h);
     const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
     c.wake2 = wake * wake;

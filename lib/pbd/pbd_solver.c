@@ -236,8 +236,11 @@ void pbd_compact(pbd_state *st)
     if (!st->n_dead)
         return;
     uint32_t out = 0;
+    /* old index -> new, for the warm start (pos_of is free here: rebuilt, mov_dirty below) */
+    uint32_t *map = st->pos_of;
     for (uint32_t i = 0; i < st->n; i++) {
         const bool dead = st->owner[i] == GR_INVALID_INDEX && st->slot[i] == GR_INVALID_INDEX;
+        map[i] = dead ? GR_INVALID_INDEX : out;
         if (dead)
             continue;
         if (out != i) {
@@ -268,6 +271,7 @@ void pbd_compact(pbd_state *st)
         if (o != GR_INVALID_INDEX && st->bodies[o].first == UINT32_MAX)
             st->bodies[o].first = i;
     }
+    pbd_warm_start_renumber(st, map, st->n);
     st->n = out;
     st->n_dead = 0;
     st->fixed_dirty = true; /* fixed particles may have been renumbered */

@@ -298,13 +298,14 @@ static bool finish_substep(pbd_state *st, double h)
     finish_ctx fc = {st, h, st->world->def.gravity, 0, UINT32_MAX};
     gr_parallel_for(&st->world->tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
     finish_fixed_bodies(st, h);
-    pbd_bodies_write_back(st, h);
+    const uint32_t bad_bodies = pbd_bodies_write_back(st, h);
     pbd_collect_impulses(st, h);
     st->world->substep_count++;
-    const uint32_t bad = atomic_load_explicit(&fc.blowups, memory_order_relaxed);
+    const uint32_t bad_grains = atomic_load_explicit(&fc.blowups, memory_order_relaxed), bad = bad_grains + bad_bodies;
     if (bad) {
         st->world->blowups = bad;
-        st->world->blowup_slot = st->slot[st->mov[atomic_load_explicit(&fc.first, memory_order_relaxed)]];
+        st->world->blowup_slot = bad_grains ? st->slot[st->mov[atomic_load_explicit(&fc.first, memory_order_relaxed)]]
+                                            : GR_INVALID_INDEX; /* (a body) */
     }
     return bad == 0;
 }
@@ -344,7 +345,10 @@ static gr_status substep(pbd_state *st, double h)
     memcpy(&st->scale_ref, &lowest_bits, sizeof st->scale_ref);
     /* lists (on the predicted positions of this substep): if they cannot be allocated,
      * nothing has moved yet */
-    if ((s = pbd_build_lists(st)) != GR_OK || (s = pbd_solve_reserve(st)) != GR_OK) {
+    s = pbd_build_lists(st);
+    if (s == GR_OK && (s = pbd_solve_reserve(st)) != GR_OK)
+        st->rebuilds--; /* (the lists were built but never used) */
+    if (s != GR_OK) {
         for (uint32_t k = 0; k < st->n_mov; k++)
             st->xp[st->mov[k]] = st->x[st->mov[k]];
         st->thaw = thaw;
