@@ -141,13 +141,21 @@ static void test_pbd_format5_read(void)
     tu_stream_init(&expected);
     tu_stream_write(&expected, now.data, stir);
     tu_stream_write(&expected, now.data + stir + m.n, m.p_records - 4 - (stir + m.n));
-    /* format 7 adds the warm start at the end: none (h 0, no particles, no records) */
-    CHECK(now.size >= m.p_records + 4 + 16);
+    /* format 7 adds the warm start at the end: none (h 0, no particles, no records), and the
+     * gravity the grains slept under (the world's: compared with it below) */
+    const size_t tail = 16 + 24;
+    CHECK(now.size >= m.p_records + 4 + tail);
     int cold = 1;
-    for (size_t k = now.size - 16; k < now.size; k++)
+    for (size_t k = now.size - tail; k < now.size - 24; k++)
         cold &= now.data[k] == 0;
+    gr_world_def wd;
+    gr_world_def_init(&wd, GR_SOLVER_PBD);
+    CHECK_OK(w, gr_world_get_def(w, &wd, NULL));
+    gr_vec3 seen;
+    memcpy(&seen, now.data + now.size - 24, 24);
+    cold &= seen.x == wd.gravity.x && seen.y == wd.gravity.y && seen.z == wd.gravity.z;
     CHECK(cold);
-    tu_stream_write(&expected, now.data + m.p_records + 4, now.size - 16 - m.p_records - 4);
+    tu_stream_write(&expected, now.data + m.p_records + 4, now.size - tail - m.p_records - 4);
     CHECK(expected.size == s.size);
     /* the bodies' own momentum and spin are no longer kept (free bodies are rigid bodies whose
      * velocity is the body's): those 6 numbers of each record are written as 0 */

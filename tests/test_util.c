@@ -422,6 +422,8 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
         m->ws_count = u32(&w);
         m->ws = w.at;
         skip(&w, (uint64_t)m->ws_n * 8 + (uint64_t)m->ws_count * (4 + 8 + 24));
+        m->gravity = w.at;
+        skip(&w, 24);
         if (w.at != size)
             return 0;
     }

@@ -34,6 +34,8 @@ typedef struct pbd_body {
     double inv_mass;
     gr_vec3 inv_inertia; ///< about the principal axes
     bool moved;          ///< the last sweep moved it by more than the tolerance somewhere
+    gr_vec3 acc_j;       ///< positional impulses applied this substep [kg m]: sum j
+    gr_vec3 acc_m;       ///< and their moments about x0: sum (p - x0) x j
 } pbd_body;
 
 /// The solve sweeps a region until no particle in or next to it moved by more than this
@@ -42,9 +44,14 @@ typedef struct pbd_body {
 /// a dropped pile gains no measurable energy; 3e-2 lost 9 % of the column (bench fidelity).
 #define PBD_SOLVE_TOLERANCE 1e-2
 #define PBD_MAX_SWEEPS 64u
+/// A pair closing faster than this many g h (h the substep) is a collision: solved with the
+/// true masses, not the height-scaled ones (momentum is kept in collisions).
+#define PBD_IMPACT_GH2 2.0
 
 /// Warm-start records of exact-surface contacts: this bit | body slot << 4 | feature.
 #define PBD_WS_EXACT 0x80000000u
+/// A warm-start record of a pair solved as a collision (with the true masses, pr_hit).
+#define PBD_WS_HIT 0x40000000u
 
 /// Number of exact-surface contacts a particle keeps multipliers for within a substep.
 #define PBD_EXACT_SLOTS 4u
@@ -187,6 +194,7 @@ typedef struct pbd_state {
     uint8_t *pr_body;      ///< 1: a free body's particle takes part (solved in pbd_rigid.c)
     double *pr_ln;         ///< accumulated normal multiplier [kg m] (pbd_solve.c)
     double *pr_s0;         ///< overlap at x after the stabilisation: kept, not pushed out
+    uint8_t *pr_hit;       ///< 1: the ends meet faster than resting contact: true masses (pbd_solve.c)
     gr_vec3 *pr_lt;        ///< accumulated friction multiplier, acting on the first end [kg m]
     bool one_material;     ///< this substep's movable particles share one material
     uint32_t *pf_start, *pf_end; ///< [cap] packed s's pairs as first end
@@ -231,6 +239,7 @@ typedef struct pbd_state {
     uint32_t *pk_live;     ///< [cap] unfrozen packed particles before s (valid when n_frozen)
     uint32_t n_live;       ///< unfrozen packed particles in all
     bool thaw;             ///< the world changed: the next substep freezes nothing
+    gr_vec3 gravity_seen;  ///< gravity of the last step (a change wakes every sleeper)
     uint8_t *fz_mark;      ///< [fz_cap] scratch: marked cells
     size_t fz_cap;
     /* packed particles pushed through a particle-covered body's shell (centre inside its
@@ -240,6 +249,8 @@ typedef struct pbd_state {
     gr_vec3 *trap_normal;  ///< [cap] outward surface normal at the list build
     gr_vec3 *trap_at;      ///< [cap] the particle's position then
     double *trap_depth;    ///< [cap] how far inside the surface it was then (> 0)
+    uint32_t *trap_free;   ///< [cap] the packed particles trapped in a free body (the rigid pass's)
+    uint32_t trap_free_n;
     pbd_exact_acc *ex_acc; ///< [cap] packed: exact-surface contacts of the substep
     double *tr_an;         ///< [cap] packed: trapped particles' accumulated push (as fc_an)
     gr_vec3 *tr_at;        ///< [cap]

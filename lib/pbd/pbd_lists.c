@@ -30,7 +30,7 @@
     {(void **)&(st)->pr_a, sizeof(uint32_t)}, {(void **)&(st)->pr_b, sizeof(uint32_t)},                           \
         {(void **)&(st)->pr_d, sizeof(double)}, {(void **)&(st)->pr_body, sizeof(uint8_t)},                       \
         {(void **)&(st)->pr_ln, sizeof(double)}, {(void **)&(st)->pr_lt, sizeof(gr_vec3)},                        \
-        {(void **)&(st)->pr_s0, sizeof(double)},                                                                  \
+        {(void **)&(st)->pr_s0, sizeof(double)}, {(void **)&(st)->pr_hit, sizeof(uint8_t)},                       \
     {                                                                                                             \
         (void **)&(st)->inc_k, sizeof(uint32_t)                                                                   \
     }

@@ -58,6 +58,8 @@ static inline double body_inv_mass(const pbd_body *pb, gr_vec3 p, gr_vec3 n)
 /* A positional impulse j (kg m) at world point p. */
 static inline void body_push(pbd_body *pb, gr_vec3 p, gr_vec3 j)
 {
+    pb->acc_j = v3_add(pb->acc_j, j); /* (what it sensed: exactly what moved it) */
+    pb->acc_m = v3_add(pb->acc_m, v3_cross(v3_sub(p, pb->x0), j));
     pb->xc = v3_madd(pb->xc, j, pb->inv_mass);
     const gr_vec3 t = inv_inertia_world(pb, v3_cross(v3_sub(p, pb->xc), j));
     const gr_quat dq = quat_mul((gr_quat){t.x, t.y, t.z, 0}, pb->qc);
@@ -97,6 +99,7 @@ void pbd_rigid_predict(pbd_state *st, double h)
         pb->w0 = quat_rotate(qp, w);
         pb->xc = v3_madd(pb->x0, vc, h);
         pb->qc = quat_integrate(pb->q0, pb->w0, h);
+        pb->acc_j = pb->acc_m = v3(0, 0, 0);
         for (uint32_t i = pb->first; i < pb->first + pb->count; i++)
             st->xp[i] = body_point_now(st, pb, i);
     }
@@ -358,8 +361,36 @@ static void body_contacts(pbd_state *st, const pbd_body *pb, double h, bool warm
     }
 }
 
+/* Grain s trapped inside free body pb (its centre passed the shell; found at the start pose):
+ * the surface point above it and its normal, carried along with the body since the start. */
+static void trap_surface(const pbd_state *st, const pbd_body *pb, uint32_t s, gr_vec3 *at, gr_vec3 *n)
+{
+    const gr_quat turn = quat_mul(pb->qc, quat_conj(pb->q0));
+    *n = quat_rotate(turn, st->trap_normal[s]);
+    const gr_vec3 inside = v3_add(pb->xc, quat_rotate(turn, v3_sub(st->trap_at[s], pb->x0)));
+    *at = v3_madd(inside, *n, st->trap_depth[s]);
+}
+
+/* It leaves along that normal, and the body takes the reaction; no friction (it is on its way
+ * out through the shell). */
+static void trapped_contact(pbd_state *st, uint32_t s)
+{
+    pbd_body *pb = &st->bodies[st->body_of_slot[st->trap_slot[s]]];
+    const rb_end a = end_of(st, s), b = {pb, s, pb->first, 0.0, 0.0};
+    gr_vec3 sp, n;
+    trap_surface(st, pb, s, &sp, &n);
+    const gr_vec3 q = st->pk[s].p;
+    const double delta = a.r - v3_dot(v3_sub(q, sp), n);
+    if (st->tr_an[s] == 0.0 && !(delta > 0))
+        return;
+    static const double frictionless[2] = {0.0, 0.0};
+    project(st, &a, &b, n, delta, v3_madd(q, n, -a.r), sp, v3(0, 0, 0), frictionless, &st->tr_an[s], &st->tr_at[s]);
+}
+
 void pbd_rigid_sweep(pbd_state *st, double h, bool warm, bool reverse)
 {
+    for (uint32_t k = 0; k < st->trap_free_n; k++)
+        trapped_contact(st, st->trap_free[reverse ? st->trap_free_n - 1 - k : k]);
     for (uint32_t n = 0; n < st->nb; n++) {
         pbd_body *pb = &st->bodies[reverse ? st->nb - 1 - n : n];
         if (!is_free(st, pb))
@@ -375,24 +406,38 @@ void pbd_rigid_sweep(pbd_state *st, double h, bool warm, bool reverse)
 
 /* ---- after the sweeps ------------------------------------------------------------------------ */
 
-/* The impulse j (N s) at point p on a free body. */
-static void body_impulse(pbd_state *st, const pbd_body *pb, gr_vec3 p, gr_vec3 j)
+/* A free body's contact impulse this substep [N s] and its moment about the body position:
+ * the positional impulses that moved it, over h. */
+static void body_impulse(pbd_state *st, const pbd_body *pb, double h)
 {
     if (pb->slot >= st->imp_slots)
         return;
     const gr_body_data *b = &st->world->bodies.data[pb->slot];
     const gr_vec3 position = v3_sub(pb->xc, quat_rotate(pb->qc, b->com));
-    st->body_imp[2 * pb->slot] = v3_add(st->body_imp[2 * pb->slot], j);
-    st->body_imp[2 * pb->slot + 1] = v3_add(st->body_imp[2 * pb->slot + 1], v3_cross(v3_sub(p, position), j));
+    const gr_vec3 m = v3_add(pb->acc_m, v3_cross(v3_sub(pb->x0, position), pb->acc_j));
+    st->body_imp[2 * pb->slot] = v3_madd(st->body_imp[2 * pb->slot], pb->acc_j, 1.0 / h);
+    st->body_imp[2 * pb->slot + 1] = v3_madd(st->body_imp[2 * pb->slot + 1], m, 1.0 / h);
 }
 
 void pbd_rigid_end(pbd_state *st, double h)
 {
     const gr_body_store *bs = &st->world->bodies;
+    for (uint32_t k = 0; k < st->trap_free_n; k++) {
+        const uint32_t s = st->trap_free[k];
+        if (!(st->tr_an[s] > 0))
+            continue;
+        const pbd_body *pb = &st->bodies[st->body_of_slot[st->trap_slot[s]]];
+        gr_vec3 sp, n;
+        trap_surface(st, pb, s, &sp, &n);
+        const uint32_t gi = st->perm[s];
+        const gr_vec3 vb = gr_body_point_velocity(&bs->data[pb->slot], sp);
+        st->vnear[gi] = GR_MAX(st->vnear[gi], v3_len(v3_sub(vb, st->v[gi])));
+    }
     for (uint32_t r = 0; r < st->nb; r++) {
         pbd_body *pb = &st->bodies[r];
         if (!is_free(st, pb))
             continue;
+        body_impulse(st, pb, h);
         for (uint32_t i = pb->first; i < pb->first + pb->count; i++) {
             const uint32_t s = st->pos_of[i];
             if (s == GR_INVALID_INDEX)
@@ -400,7 +445,7 @@ void pbd_rigid_end(pbd_state *st, double h)
             const gr_vec3 p = body_point_now(st, pb, i);
             st->pk[s].p = p;
             const double m_over_h = 1.0 / (h * h); /* (a multiplier in kg m is an impulse times h) */
-            /* pairs: the body's share of the force; grains touching learn its speed */
+            /* pairs: grains touching learn its speed (the body's force: body_impulse) */
             for (int side = 0; side < 2; side++) {
                 const uint32_t e0 = side ? st->inc_start[s] : st->pf_start[s];
                 const uint32_t e1 = side ? st->inc_start[s + 1] : st->pf_end[s];
@@ -409,21 +454,13 @@ void pbd_rigid_end(pbd_state *st, double h)
                     if (!(st->pr_ln[k] > 0))
                         continue;
                     const uint32_t o = side ? st->pr_a[k] : st->pr_b[k];
-                    const gr_vec3 po = st->hot[o].bits & PBD_HOT_BODY
-                                           ? body_point_now(st, &st->bodies[st->hot[o].owner], st->perm[o])
-                                           : st->pk[o].p;
-                    const gr_vec3 xab = side ? v3_sub(po, p) : v3_sub(p, po);
-                    const double len = v3_len(xab);
-                    const gr_vec3 n = len > 0 ? v3_scale(xab, 1.0 / len) : st->up;
-                    const gr_vec3 j = v3_madd(st->pr_lt[k], n, st->pr_ln[k]); /* on the first end */
-                    body_impulse(st, pb, v3_madd(p, v3_sub(po, p), 0.5), v3_scale(j, side ? -1.0 / h : 1.0 / h));
                     if (!(st->hot[o].bits & PBD_HOT_BODY)) {
                         const uint32_t gi = st->perm[o];
                         st->vnear[gi] = GR_MAX(st->vnear[gi], v3_len(v3_sub(st->v[i], st->v[gi])));
                     }
                 }
             }
-            /* immovable things: the body's force, and the same force on them the other way */
+            /* immovable things: the body's force on them */
             for (uint32_t k = st->fc_start[s]; k < st->fc_end[s]; k++) {
                 if (!(st->fc_an[k] > 0))
                     continue;
@@ -434,7 +471,6 @@ void pbd_rigid_end(pbd_state *st, double h)
                 const double len = v3_len(xij);
                 const gr_vec3 n = len > 0 ? v3_scale(xij, 1.0 / len) : st->up;
                 const gr_vec3 j = v3_madd(st->fc_at[k], n, st->fc_an[k]);
-                body_impulse(st, pb, p, v3_scale(j, 1.0 / h));
                 const uint32_t slot = st->fx_slot[u];
                 pbd_sense(st, i, slot, v3_scale(j, -m_over_h), v3_sub(now, bs->data[slot].position));
             }
@@ -445,7 +481,6 @@ void pbd_rigid_end(pbd_state *st, double h)
                 const pbd_exact *ex = &st->exact[ea->key[m] >> 8];
                 const gr_vec3 j = v3_madd(ea->at[m], ea->nrm[m], ea->an[m]);
                 const gr_vec3 pt = v3_madd(p, ea->nrm[m], -st->r[i]);
-                body_impulse(st, pb, pt, v3_scale(j, 1.0 / h));
                 pbd_sense(st, i, ex->slot, v3_scale(j, -m_over_h), v3_sub(pt, bs->data[ex->slot].position));
             }
         }

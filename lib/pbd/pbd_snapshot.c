@@ -73,8 +73,9 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
         memcpy(words, &st->hr_pt[q], sizeof words);
         gr_writer_u32s(w, words, 8);
     }
-    /* format 7: the warm start (the last substep's contact multipliers), so that stepping a
-     * loaded world is bit-identical to stepping the saved one */
+    /* format 7: the warm start (the last substep's contact multipliers) and the sleepers'
+     * gravity they slept under, so that stepping a loaded world is bit-identical to stepping the
+     * saved one */
     gr_writer_f64(w, st->ws_h);
     gr_writer_u32(w, st->ws_n);
     gr_writer_u32(w, st->ws_count);
@@ -83,6 +84,7 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
     gr_writer_u32s(w, st->ws_other, st->ws_count);
     gr_writer_f64s(w, st->ws_ln, st->ws_count);
     put_v3s(w, st->ws_lt, st->ws_count);
+    put_v3s(w, &st->gravity_seen, 1);
     return GR_OK;
 }
 
@@ -220,6 +222,10 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         st->ws_h = ws_h;
         st->ws_n = ws_n;
         st->ws_count = ws_count;
+        get_v3s(r, &st->gravity_seen, 1);
+        LOAD_CHECK(v3_finite(st->gravity_seen), "the sleepers' gravity is not finite");
+    } else {
+        st->gravity_seen = world->def.gravity;
     }
     /* body slot map */
     const uint32_t slots = GR_MAX(bs->slot_count, 1u);

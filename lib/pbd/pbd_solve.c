@@ -216,8 +216,11 @@ void pbd_warm_start_renumber(pbd_state *st, const uint32_t *map, uint32_t n_old)
     }
     for (uint32_t e = 0; e < st->ws_count; e++) {
         const uint32_t o = st->ws_other[e];
-        if (!(o & PBD_WS_EXACT))
-            st->ws_other[e] = o < n_old ? map[o] : GR_INVALID_INDEX; /* (never matches: gone) */
+        if (!(o & PBD_WS_EXACT)) {
+            const uint32_t j = o & ~PBD_WS_HIT;
+            st->ws_other[e] = j < n_old && map[j] != GR_INVALID_INDEX ? map[j] | (o & PBD_WS_HIT)
+                                                                      : GR_INVALID_INDEX; /* (never matches: gone) */
+        }
     }
     st->ws_n = n_new;
 }
@@ -241,21 +244,24 @@ void pbd_free_solve(pbd_state *st)
 
 /* ---- warm start ---------------------------------------------------------------------------- */
 
-/* The last substep's multipliers of pair (i, j) (storage indices), as seen from i. */
-static bool ws_find(const pbd_state *st, uint32_t i, uint32_t j, double *ln, gr_vec3 *lt)
+/* The last substep's multipliers of pair (i, j) (storage indices), as seen from i, and
+ * whether it was solved as a collision then (PBD_WS_HIT). */
+static bool ws_find(const pbd_state *st, uint32_t i, uint32_t j, double *ln, gr_vec3 *lt, bool *hit)
 {
     if (i < st->ws_n)
         for (uint32_t e = st->ws_start[i]; e < st->ws_end[i]; e++)
-            if (st->ws_other[e] == j) {
+            if ((st->ws_other[e] & ~PBD_WS_HIT) == j) {
                 *ln = st->ws_ln[e];
                 *lt = st->ws_lt[e];
+                *hit = st->ws_other[e] & PBD_WS_HIT;
                 return true;
             }
     if (j < st->ws_n)
         for (uint32_t e = st->ws_start[j]; e < st->ws_end[j]; e++)
-            if (st->ws_other[e] == i) {
+            if ((st->ws_other[e] & ~PBD_WS_HIT) == i) {
                 *ln = st->ws_ln[e];
                 *lt = v3_scale(st->ws_lt[e], -1.0);
+                *hit = st->ws_other[e] & PBD_WS_HIT;
                 return true;
             }
     return false;
@@ -278,6 +284,7 @@ static bool ws_find_own(const pbd_state *st, uint32_t i, uint32_t key, double *a
 typedef struct init_ctx {
     pbd_state *st;
     double scale; ///< (h / h_last)^2
+    double h;
 } init_ctx;
 
 /* Every pair starts from the last substep's multipliers (or none); immovable contacts from none. */
@@ -287,14 +294,32 @@ static void init_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
     const init_ctx *c = (const init_ctx *)vctx;
     pbd_state *st = c->st;
     const bool warm = st->ws_n > 0 && c->scale > 0;
+    /* the height-scaled masses (mass scaling) stiffen resting stacks, but they would not
+     * conserve momentum where grains collide: a pair whose ends approached each other faster
+     * than PBD_IMPACT_GH2 g h at the end of the last substep is solved with the true ones */
+    const double hit_speed = PBD_IMPACT_GH2 * v3_len(st->world->def.gravity) * c->h;
     for (uint32_t s = begin; s < end; s++) {
         const uint32_t i = st->perm[s];
         for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++) {
+            const uint32_t b = st->pr_b[k], j = st->perm[b];
+            const gr_vec3 xab = v3_sub(st->pk[s].x, st->pk[b].x);
+            const double closing = -v3_dot(v3_sub(st->v[i], st->v[j]), xab);
+            const double v2 = GR_MAX(v3_len2(st->v[i]), v3_len2(st->v[j]));
+            const bool hit = st->pr_body[k] || !st->scaling || closing > hit_speed * v3_len(xab) ||
+                             v2 > hit_speed * hit_speed;
+            st->pr_hit[k] = hit;
             double ln = 0;
             gr_vec3 lt = {0, 0, 0};
-            if (warm && ws_find(st, i, st->perm[st->pr_b[k]], &ln, &lt)) {
-                ln *= c->scale;
-                lt = v3_scale(lt, c->scale);
+            bool was_hit = hit;
+            if (warm && ws_find(st, i, j, &ln, &lt, &was_hit)) {
+                double f = c->scale;
+                if (was_hit != hit) { /* the same push, by the other masses */
+                    const double w_true = st->hot[s].inv_m + st->hot[b].inv_m;
+                    const double w_scaled = st->hot[s].w_star + st->hot[b].w_star;
+                    f *= hit ? w_scaled / w_true : w_true / w_scaled;
+                }
+                ln *= f;
+                lt = v3_scale(lt, f);
             }
             st->pr_ln[k] = ln;
             st->pr_lt[k] = lt;
@@ -338,6 +363,8 @@ static void init_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
                 if (x == st->exact_count)
                     continue; /* the body is gone */
                 const gr_body_data *b = &st->world->bodies.data[slot];
+                if (f >= gr_body_feature_count(b) || !gr_body_feature_enabled(b, f))
+                    continue; /* (another body in its slot, or a face opened since) */
                 gr_vec3 n, pt;
                 gr_body_feature_distance(b, f, q, &n, &pt);
                 const gr_vec3 at = v3_scale(st->ws_lt[e], c->scale);
@@ -379,14 +406,13 @@ static void warm_gather_range(void *vctx, uint32_t begin, uint32_t end, uint32_t
         gr_vec3 q = st->pk[s].p;
         const pbd_hot *h = &st->hot[s];
         if (!(h->bits & (PBD_HOT_BODY | PBD_HOT_FROZEN))) {
-            const double w = h->w_star;
             for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++)
                 if (st->pr_ln[k] > 0 && !st->pr_body[k])
-                    q = v3_madd(q, warm_impulse(st, k), w);
+                    q = v3_madd(q, warm_impulse(st, k), st->pr_hit[k] ? h->inv_m : h->w_star);
             for (uint32_t e = st->inc_start[s]; e < st->inc_start[s + 1]; e++) {
                 const uint32_t k = st->inc_k[e];
                 if (st->pr_ln[k] > 0 && !st->pr_body[k])
-                    q = v3_madd(q, warm_impulse(st, k), -w);
+                    q = v3_madd(q, warm_impulse(st, k), st->pr_hit[k] ? -h->inv_m : -h->w_star);
             }
         }
         st->pk_tmp[s] = q;
@@ -437,8 +463,9 @@ static GR_FORCE_INLINE void project_pair(const gs_ctx *c, pbd_state *st, uint32_
 {
     const uint32_t a = st->pr_a[k], b = st->pr_b[k];
     pbd_pk *pa = &st->pk[a], *pb = &st->pk[b];
-    const double wa = st->hot[a].bits & PBD_HOT_FROZEN ? 0.0 : st->hot[a].w_star;
-    const double wb = st->hot[b].bits & PBD_HOT_FROZEN ? 0.0 : st->hot[b].w_star;
+    const bool hit = st->pr_hit[k];
+    const double wa = st->hot[a].bits & PBD_HOT_FROZEN ? 0.0 : hit ? st->hot[a].inv_m : st->hot[a].w_star;
+    const double wb = st->hot[b].bits & PBD_HOT_FROZEN ? 0.0 : hit ? st->hot[b].inv_m : st->hot[b].w_star;
     const double w = wa + wb;
     double ln = st->pr_ln[k];
     const gr_vec3 xab = v3_sub(pa->p, pb->p);
@@ -475,7 +502,7 @@ static GR_FORCE_INLINE void project_pair(const gs_ctx *c, pbd_state *st, uint32_
 static void allowed_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
-    pbd_state *st = (pbd_state *)vctx;
+    pbd_state *st = ((const init_ctx *)vctx)->st;
     /* without stabilisation nothing else would remove it: then the solve pushes it out (the
      * seed's behaviour) */
     const bool keep = st->par.stabilization_iterations > 0;
@@ -636,7 +663,7 @@ static void boundaries(const gs_ctx *c, pbd_state *st, uint32_t s, double *mx)
     const gr_vec3 q0 = q;
     const uint32_t trapped = st->trap_slot[s];
     const gr_body_store *bs = &st->world->bodies;
-    if (trapped != GR_INVALID_INDEX && !c->stabilize) {
+    if (trapped != GR_INVALID_INDEX && !c->stabilize && st->bodies[st->body_of_slot[trapped]].fixed) {
         /* inside a body: out along its surface normal (Macklin 2014 sec. 5.2, with the body's
          * exact distance instead of a stored SDF) */
         const gr_vec3 nrm = st->trap_normal[s];
@@ -766,7 +793,7 @@ void pbd_solve_begin(pbd_state *st, double h)
         return;
     build_blocks(st);
     const double hl = st->ws_h;
-    init_ctx ic = {st, hl > 0 ? (h / hl) * (h / hl) : 0.0};
+    init_ctx ic = {st, hl > 0 ? (h / hl) * (h / hl) : 0.0, h};
     gr_tasks *tasks = &st->world->tasks;
     gr_parallel_for(tasks, st->nm, PBD_BLOCK, init_range, &ic);
     if (st->ws_n) {
@@ -774,13 +801,19 @@ void pbd_solve_begin(pbd_state *st, double h)
         gr_parallel_for(tasks, st->nm, PBD_BLOCK, warm_store_range, st);
         gr_parallel_for(tasks, st->nm, PBD_BLOCK, warm_copy_range, st);
     }
+    /* grains trapped inside free bodies: pushed out in the rigid pass, two-way */
+    st->trap_free_n = 0;
+    for (uint32_t s = 0; s < st->nm; s++)
+        if (st->trap_slot[s] != GR_INVALID_INDEX && !st->bodies[st->body_of_slot[st->trap_slot[s]]].fixed &&
+            !(st->hot[s].bits & (PBD_HOT_BODY | PBD_HOT_FROZEN)))
+            st->trap_free[st->trap_free_n++] = s;
     gs_ctx c;
     ctx_init(st, &c, h);
     c.stabilize = true;
     c.all = true;
     for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
         sweep(st, &c);
-    gr_parallel_for(tasks, st->nm, PBD_BLOCK, allowed_range, st);
+    gr_parallel_for(tasks, st->nm, PBD_BLOCK, allowed_range, &ic);
 }
 
 /* ---- after the sweeps: contact counts, wake flags, forces on bodies -------------------------- */
@@ -823,7 +856,8 @@ static void final_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             st->pk_flag[s] |= (uint8_t)(pairs ? PBD_FLAG_TOUCHED : 0u);
             continue;
         }
-        if (st->trap_slot[s] != GR_INVALID_INDEX && st->tr_an[s] > 0) {
+        if (st->trap_slot[s] != GR_INVALID_INDEX && st->tr_an[s] > 0 &&
+            st->bodies[st->body_of_slot[st->trap_slot[s]]].fixed) { /* (free ones: pbd_rigid.c) */
             const uint32_t slot = st->trap_slot[s];
             boundary++;
             pbd_sense(st, i, slot, v3_scale(v3_madd(st->tr_at[s], st->trap_normal[s], st->tr_an[s]), -m_over_h),
@@ -908,7 +942,7 @@ static void save_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
         st->ws_start[i] = at;
         for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++)
             if (kept(st->pr_ln[k], st->pr_lt[k])) {
-                st->wn_other[at] = st->perm[st->pr_b[k]];
+                st->wn_other[at] = st->perm[st->pr_b[k]] | (st->pr_hit[k] ? PBD_WS_HIT : 0u);
                 st->wn_ln[at] = st->pr_ln[k];
                 st->wn_lt[at] = st->pr_lt[k];
                 at++;

@@ -31,6 +31,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     gr_cell_grid_init(&st->hr_grid);
     st->fixed_dirty = true;
     st->mov_dirty = true;
+    st->gravity_seen = world->def.gravity;
     const pbd_hr_kernels hr = pbd_pick_hr();
     st->hr_sums = hr.sums;
     st->hr_blend = hr.blend;
@@ -55,6 +56,7 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->sampled, sizeof(uint8_t)}, {(void **)&(st)->trap_slot, sizeof(uint32_t)},                \
         {(void **)&(st)->trap_normal, sizeof(gr_vec3)}, {(void **)&(st)->trap_at, sizeof(gr_vec3)},               \
         {(void **)&(st)->trap_depth, sizeof(double)}, {(void **)&(st)->touch, sizeof(uint32_t)},                  \
+        {(void **)&(st)->trap_free, sizeof(uint32_t)},                                                            \
         /* per substep, packed (pbd_lists.c) */                                                                   \
         {(void **)&(st)->perm, sizeof(uint32_t)}, {(void **)&(st)->pos_of, sizeof(uint32_t)},                     \
         {(void **)&(st)->pk, sizeof(pbd_pk)}, {(void **)&(st)->pk_fx, sizeof(float)},                             \

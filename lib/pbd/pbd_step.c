@@ -141,7 +141,7 @@ blown_up:
          * move it by is the unconverged remainder of a few Jacobi iterations, which otherwise
          * makes piles creep. The delay lets a grain that starts to slide from rest reach the
          * threshold speed first. It wakes when the solve would move it faster again (hit,
-         * undermined, pushed by a body). */
+         * undermined, pushed by a body), and all wake when gravity changes (pbd_step). */
         if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && touched && v3_len2(vn) < sleep * sleep &&
             !disturbed) {
             st->calm[i] += c->h;
@@ -379,6 +379,12 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     const gr_vec3 g = world->def.gravity;
     const double gl = v3_len(g);
     st->up = gl > 0 ? v3_scale(g, -1.0 / gl) : v3(0, 1, 0);
+    /* gravity changed (a world tilted, a level loaded): every sleeper wakes and looks again,
+     * else sand would hang on a slope that is now too steep for it (redone if this step fails) */
+    const bool new_gravity = g.x != st->gravity_seen.x || g.y != st->gravity_seen.y || g.z != st->gravity_seen.z;
+    if (new_gravity)
+        for (uint32_t i = 0; i < st->n; i++)
+            st->calm[i] = 0;
     const double t0 = world->time;
     gr_status result = GR_OK;
     world->blowups = 0;
@@ -407,6 +413,7 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
         return result; /* failed in the first substep: nothing moved, nothing to report */
     }
     pbd_sample_keep(st);
+    st->gravity_seen = g;
     count_contacts(st);
     world->last_substep = last;
     {

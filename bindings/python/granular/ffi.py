@@ -930,6 +930,7 @@ _PROTOTYPES = [
     ("gr_body_get_mass", c_enum, [gr_world_p, gr_body, _P(c_double)]),
     ("gr_body_set_mass_properties", c_enum, [gr_world_p, gr_body, c_double, gr_vec3, gr_quat]),
     ("gr_body_get_mass_properties", c_enum, [gr_world_p, gr_body, _P(c_double), _P(gr_vec3), _P(gr_quat)]),
+    ("gr_body_get_center_of_mass", c_enum, [gr_world_p, gr_body, _P(gr_vec3)]),
     ("gr_body_get_particle_count", c_uint32, [gr_world_p, gr_body]),
     ("gr_read_body_particles", c_enum, [gr_world_p, gr_body, c_uint32, c_uint32, _P(c_float), c_size_t]),
 ]
