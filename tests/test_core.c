@@ -843,7 +843,7 @@ static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts
         const double t = (x[k->axis[d]] - k->origin[d]) * k->inv_cell;
         in_cell &= t >= k->cell[d] && t < k->cell[d] + 1;
     }
-    *how = !kept && k->still && !k->exact_moving && v2 < k->rest2
+    *how = !kept && k->still && !k->exact_moving && (v2 < k->rest2 || wg > 0)
                ? PBD_HR_RESTS
                : (near ? PBD_HR_MOVE_ONE_BY_ONE : PBD_HR_MOVED | (in_cell ? PBD_HR_IN_CELL : 0));
     for (int a = 0; a < 3; a++)
