@@ -323,7 +323,7 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
         return 0;
     skip(&w, 16 * 8);
     m->pbd_def = w.at;
-    skip(&w, 3 * 4);
+    skip(&w, 4 * 4); /* iterations, stabilization, hr_candidates, max_iterations */
     if (u32(&w) != 13)
         return 0;
     m->pbd_max_substep = w.at + 5 * 8;

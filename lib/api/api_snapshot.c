@@ -68,6 +68,7 @@ static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
     gr_writer_u32(s, d->iterations);
     gr_writer_u32(s, d->stabilization_iterations);
     gr_writer_u32(s, d->hr_candidates);
+    gr_writer_u32(s, d->max_iterations);
     const double v[] = {d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl, d->max_substep,
                         d->hr_radius,  d->hr_support,       d->hr_density,   d->hr_substep, d->max_acceleration,
                         d->sleep_time, d->hr_sample_radius};
@@ -76,7 +77,8 @@ static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
 }
 
 /* Formats 3 and 4 saved fewer PBD settings (the later ones take their defaults, as a def from
- * an older header would): format 3 six numbers and no hr_candidates, format 4 twelve. */
+ * an older header would): format 3 six numbers and no hr_candidates, format 4 twelve; before
+ * format 7 no max_iterations. */
 static bool get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
 {
     gr_def_defaults_full(GR_DEF_PBD, d);
@@ -84,6 +86,8 @@ static bool get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
     d->stabilization_iterations = gr_reader_u32(r);
     if (r->format >= 4)
         d->hr_candidates = gr_reader_u32(r);
+    if (r->format >= 7)
+        d->max_iterations = gr_reader_u32(r);
     double v[13];
     const uint32_t count = r->format >= 5 ? 13u : r->format == 4 ? 12u : 6u;
     if (gr_reader_u32(r) != count)

@@ -113,6 +113,7 @@ typedef struct pbd_hot {
 /// Resolved solver parameters (gr_pbd_def).
 typedef struct pbd_params {
     uint32_t iterations;
+    uint32_t max_iterations; ///< 0: PBD_MAX_SWEEPS
     uint32_t stabilization_iterations;
     double relaxation;
     double margin_fraction;  ///< collision margin / particle radius

@@ -767,12 +767,20 @@ static void blocks_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
 /* Blocks per claim: about 10 particles each. */
 #define GS_BLOCKS_PER_TASK 8u
 
+/* A sweep with at most this many active blocks runs on the calling thread: handing out a few
+ * blocks costs more than solving them (a bucket squeezing sand against the floor keeps a small
+ * region unconverged for all 64 sweeps). */
+#define GS_SERIAL_BLOCKS 256u
+
 static void sweep(pbd_state *st, gs_ctx *c)
 {
+    const bool serial = !c->all && (uint64_t)st->gs_hot * 27u <= GS_SERIAL_BLOCKS;
     for (uint32_t k = 0; k < 8; k++) {
         c->colour = c->reverse ? 7u - k : k;
         const uint32_t n = st->gs_colour_start[c->colour + 1] - st->gs_colour_start[c->colour];
-        if (n)
+        if (n && serial)
+            blocks_range(c, 0, n, 0);
+        else if (n)
             gr_parallel_for(&st->world->tasks, n, GS_BLOCKS_PER_TASK, blocks_range, c);
     }
 }
@@ -1003,7 +1011,7 @@ void pbd_solve_iterate(pbd_state *st, double h)
      * or whose neighbours, moved a particle by more than the tolerance in the last sweep (a
      * converged region costs nothing), until none is left or PBD_MAX_SWEEPS. */
     st->gs_tol = PBD_SOLVE_TOLERANCE * st->r_min;
-    const uint32_t most = GR_MAX(st->par.iterations, PBD_MAX_SWEEPS);
+    const uint32_t most = GR_MAX(st->par.iterations, st->par.max_iterations ? st->par.max_iterations : PBD_MAX_SWEEPS);
     const uint32_t nblocks = st->gs_colour_start[8];
     uint32_t it = 0;
     c.all = true;

@@ -8,6 +8,7 @@
 static void params_from_def(pbd_params *p, const gr_pbd_def *d)
 {
     p->iterations = d->iterations;
+    p->max_iterations = d->max_iterations;
     p->stabilization_iterations = d->stabilization_iterations;
     p->relaxation = d->relaxation;
     p->margin_fraction = d->collision_margin;
