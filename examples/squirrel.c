@@ -55,13 +55,17 @@ int main(int argc, char **argv)
         gr_vec3 lin, ang, force;
         ex_ok(w, gr_body_get_velocity(w, s.squirrel, &lin, &ang), "gr_body_get_velocity");
         ex_ok(w, gr_body_get_force(w, s.squirrel, &force, NULL), "gr_body_get_force");
-        const gr_vec3 p = {mass * lin.x, mass * lin.y, mass * lin.z};
-        if (getenv("EX_DEBUG")) {
-            gr_vec3 pos;
-            gr_body_get_pose(w, s.squirrel, &pos, NULL);
-            printf("  frame %d pos (%.3f %.3f) v (%.3f %.3f) force (%.2f %.2f)\n", frames, pos.x, pos.y, lin.x, lin.y,
+        /* momentum: the centre of mass's velocity (lin is the body position's) */
+        gr_vec3 com, pos;
+        ex_ok(w, gr_body_get_center_of_mass(w, s.squirrel, &com), "gr_body_get_center_of_mass");
+        ex_ok(w, gr_body_get_pose(w, s.squirrel, &pos, NULL), "gr_body_get_pose");
+        const gr_vec3 r = {com.x - pos.x, com.y - pos.y, com.z - pos.z};
+        const gr_vec3 vc = {lin.x + ang.y * r.z - ang.z * r.y, lin.y + ang.z * r.x - ang.x * r.z,
+                            lin.z + ang.x * r.y - ang.y * r.x};
+        const gr_vec3 p = {mass * vc.x, mass * vc.y, mass * vc.z};
+        if (getenv("EX_DEBUG"))
+            printf("  frame %d pos (%.3f %.3f) v (%.3f %.3f) force (%.2f %.2f)\n", frames, pos.x, pos.y, vc.x, vc.y,
                    force.x, force.y);
-        }
         if (hit < 0 && len3(force) > 0.5 * mass * 9.81) {
             hit = frames;
             v_hit = len3(p_prev) / mass;

@@ -377,6 +377,7 @@ static void test_crafted_ranges_refused(void)
     /* the settings pass gr_world_create's checks */
     expect_refused(w, b, &s, m.pbd_max_substep + 4, 0xbff00000u, "pbd.max_substep = -1");
     expect_refused(w, b, &s, m.pbd_def, 0, "pbd.iterations = 0");
+    expect_refused(w, b, &s, m.pbd_def + 12, 1001, "pbd.max_iterations = 1001");
     /* the audit's 4.5e-22 s substep: below GR_MIN_SUBSTEP (high word of about 2^-71) */
     expect_refused(w, b, &s, m.pbd_max_substep + 4, 0x3b800000u, "pbd.max_substep = 4e-22 s");
     /* and the original still loads and steps */

@@ -323,7 +323,7 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
         return 0;
     skip(&w, 16 * 8);
     m->pbd_def = w.at;
-    skip(&w, 3 * 4);
+    skip(&w, 4 * 4); /* iterations, stabilization, hr_candidates, max_iterations */
     if (u32(&w) != 13)
         return 0;
     m->pbd_max_substep = w.at + 5 * 8;
@@ -416,6 +416,14 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
         m->hr_count = u32(&w);
         m->hr_pt = w.at;
         skip(&w, (uint64_t)m->hr_count * 32);
+        /* the warm start: h, particles, records; ranges, then other, ln, lt per record */
+        skip(&w, 8);
+        m->ws_n = u32(&w);
+        m->ws_count = u32(&w);
+        m->ws = w.at;
+        skip(&w, (uint64_t)m->ws_n * 8 + (uint64_t)m->ws_count * (4 + 8 + 24));
+        m->gravity = w.at;
+        skip(&w, 24);
         if (w.at != size)
             return 0;
     }

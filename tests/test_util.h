@@ -63,8 +63,8 @@ typedef struct tu_snap_map {
     size_t slot, member, c_first, c_count, c_slot, c_body, m_sphere, m_clump, built, nb_count, nb_start, nb_j, nb_hist,
         bc_count, bc_start, bc_id, nslabs, slab_start, mat_rmin;
     /* PBD */
-    size_t owner, p_slot, p_bodies, p_records, hr_n, hr_pt;
-    uint32_t hr_count;
+    size_t owner, p_slot, p_bodies, p_records, hr_n, hr_pt, ws, gravity;
+    uint32_t hr_count, ws_n, ws_count;
 } tu_snap_map;
 
 /// Fill *m for a snapshot of solver `solver` (GR_SOLVER_DEM or GR_SOLVER_PBD); false when the

@@ -220,7 +220,7 @@ typedef struct gr_dem_def {
 /// See docs/pbd.md (Sommer & Schwanecke; Macklin et al. 2014).
 typedef struct gr_pbd_def {
     uint32_t size;                     ///< sizeof(gr_pbd_def), set by gr_pbd_def_init
-    uint32_t iterations;               ///< solver iterations per substep >= 1, default 4
+    uint32_t iterations;               ///< least solver sweeps per substep >= 1, default 4
     /// Contact-only passes applied to positions and predictions alike (remove overlap
     /// without creating velocity), default 1.
     uint32_t stabilization_iterations;
@@ -262,7 +262,11 @@ typedef struct gr_pbd_def {
     double hr_substep;
     /// Random candidates tried per sampling cell, 1..1000, default 20.
     uint32_t hr_candidates;
-    uint32_t reserved1; ///< must be 0
+    /// Most solver sweeps per substep (the solve repeats sweeps where it has not converged,
+    /// docs/pbd.md "Contacts"): 0 = the library's (64), else in [1, 1000]; below `iterations`
+    /// it is `iterations`. A budget for interactive scenes: fewer sweeps leave impacts and
+    /// squeezed sand unconverged (overlap, and energy from its removal).
+    uint32_t max_iterations;
     /// Largest velocity change the constraints may give a grain, as an acceleration [m/s^2]
     /// (positions are still corrected in full). Keeps grains squeezed between a moving body
     /// and a wall from being shot out. > 0, default 500 (about 50 g).

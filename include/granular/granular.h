@@ -294,6 +294,12 @@ GR_API gr_status gr_body_set_mass_properties(gr_world *world, gr_body body, doub
 /// coordinates). Any output may be NULL. GR_ERROR_INVALID_ARGUMENT for other bodies.
 GR_API gr_status gr_body_get_mass_properties(const gr_world *world, gr_body body, double *mass, gr_vec3 *inertia,
                                              gr_quat *inertia_rotation);
+/// A dynamic or host-owned body's centre of mass in world coordinates [m]. Its momentum is
+/// mass x (linear + angular x (centre - position)): gr_body_get_velocity's linear velocity is
+/// the body position's. GR_ERROR_INVALID_ARGUMENT for other bodies.
+/// Errors: NULL_ARGUMENT (world), BUSY, INVALID_HANDLE, STALE_HANDLE, WRONG_WORLD, NULL_ARGUMENT
+///    (center), INVALID_ARGUMENT.
+GR_API gr_status gr_body_get_center_of_mass(const gr_world *world, gr_body body, gr_vec3 *center);
 /// Number of surface particles of a particle-covered body (0 for others).
 GR_API uint32_t gr_body_get_particle_count(const gr_world *world, gr_body body);
 /// The body's surface particles [first, first+count) as x, y, z, radius floats (world frame),

@@ -391,6 +391,20 @@ GR_API gr_status gr_body_get_mass_properties(const gr_world *w, gr_body body, do
     return GR_OK;
 }
 
+GR_API gr_status gr_body_get_center_of_mass(const gr_world *w, gr_body body, gr_vec3 *center)
+{
+    static const char f[] = "gr_body_get_center_of_mass";
+    uint32_t slot;
+    GR_CHECK(body_slot(w, body, &slot, f));
+    if (!center)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "center is NULL");
+    const gr_body_data *b = &w->bodies.data[slot];
+    if (b->motion != GR_MOTION_DYNAMIC && b->motion != GR_MOTION_HOST)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "only dynamic and host-owned bodies have a mass");
+    *center = v3_add(b->position, quat_rotate(b->orientation, b->com));
+    return GR_OK;
+}
+
 GR_API uint32_t gr_body_get_particle_count(const gr_world *w, gr_body body)
 {
     uint32_t slot;

@@ -28,7 +28,7 @@
     X(gr_pbd_def, reserved0) X(gr_pbd_def, relaxation) X(gr_pbd_def, collision_margin)                         \
     X(gr_pbd_def, mass_scaling) X(gr_pbd_def, sleep_threshold) X(gr_pbd_def, cfl) X(gr_pbd_def, max_substep)   \
     X(gr_pbd_def, hr_radius) X(gr_pbd_def, hr_support) X(gr_pbd_def, hr_density) X(gr_pbd_def, hr_substep)     \
-    X(gr_pbd_def, hr_candidates) X(gr_pbd_def, reserved1) X(gr_pbd_def, max_acceleration)                      \
+    X(gr_pbd_def, hr_candidates) X(gr_pbd_def, max_iterations) X(gr_pbd_def, max_acceleration)                      \
     X(gr_pbd_def, sleep_time) X(gr_pbd_def, hr_sample_radius)
 #define PBD_LAST hr_sample_radius
 

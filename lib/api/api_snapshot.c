@@ -9,7 +9,7 @@
 #include "api_internal.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 6u
+#define SNAPSHOT_VERSION 7u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -68,6 +68,7 @@ static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
     gr_writer_u32(s, d->iterations);
     gr_writer_u32(s, d->stabilization_iterations);
     gr_writer_u32(s, d->hr_candidates);
+    gr_writer_u32(s, d->max_iterations);
     const double v[] = {d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl, d->max_substep,
                         d->hr_radius,  d->hr_support,       d->hr_density,   d->hr_substep, d->max_acceleration,
                         d->sleep_time, d->hr_sample_radius};
@@ -76,7 +77,8 @@ static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
 }
 
 /* Formats 3 and 4 saved fewer PBD settings (the later ones take their defaults, as a def from
- * an older header would): format 3 six numbers and no hr_candidates, format 4 twelve. */
+ * an older header would): format 3 six numbers and no hr_candidates, format 4 twelve; before
+ * format 7 no max_iterations. */
 static bool get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
 {
     gr_def_defaults_full(GR_DEF_PBD, d);
@@ -84,6 +86,8 @@ static bool get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
     d->stabilization_iterations = gr_reader_u32(r);
     if (r->format >= 4)
         d->hr_candidates = gr_reader_u32(r);
+    if (r->format >= 7)
+        d->max_iterations = gr_reader_u32(r);
     double v[13];
     const uint32_t count = r->format >= 5 ? 13u : r->format == 4 ? 12u : 6u;
     if (gr_reader_u32(r) != count)
@@ -658,11 +662,13 @@ static bool format_readable(uint32_t version, gr_solver_kind solver)
 {
     if (version == SNAPSHOT_VERSION)
         return true;
-    /* DEM: formats 3 to 5 differ only in the PBD settings they carry (fewer of them) */
+    /* DEM: formats 3 to 6 differ only in the PBD settings they carry (fewer of them) and in
+     * the PBD section (format 7: the warm start) */
     if (solver == GR_SOLVER_DEM)
-        return version >= 3 && version <= 5;
-    /* PBD: format 5 lacks the deep-sleep state (nothing was frozen then) */
-    return solver == GR_SOLVER_PBD && version == 5;
+        return version >= 3 && version <= 6;
+    /* PBD: format 5 lacks the deep-sleep state (nothing was frozen then), formats 5 and 6 the
+     * warm start (the first substep after loading starts cold) */
+    return solver == GR_SOLVER_PBD && (version == 5 || version == 6);
 }
 
 GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
@@ -690,7 +696,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     if (!format_readable(version, w->def.solver))
         return gr_fail(w, GR_ERROR_VERSION, f,
                        "snapshot format %u (%s) is no longer read: this library reads %s snapshots of formats %s",
-                       version, w->solver->name, w->solver->name, w->def.solver == GR_SOLVER_DEM ? "3 to 6" : "5 and 6");
+                       version, w->solver->name, w->solver->name, w->def.solver == GR_SOLVER_DEM ? "3 to 7" : "5 to 7");
     uint64_t size = 0;
     for (int i = 7; i >= 0; i--)
         size = size << 8 | hdr[16 + i];

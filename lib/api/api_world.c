@@ -116,8 +116,9 @@ gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char
     if (d->hr_candidates < 1 || d->hr_candidates > 1000)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.hr_candidates = %u: must be in [1, 1000]",
                        d->hr_candidates);
-    if (d->reserved1 != 0)
-        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.reserved1 must be 0");
+    if (d->max_iterations > 1000)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "pbd.max_iterations = %u: must be 0 (the library's) or in [1, 1000]",
+                       d->max_iterations);
     GR_CHECK(gr_check_positive(w, d->max_acceleration, false, f, "pbd.max_acceleration"));
     GR_CHECK(gr_check_range(w, d->sleep_time, 0.0, 1e6, f, "pbd.sleep_time"));
     GR_CHECK(gr_check_range(w, d->hr_sample_radius, 1.0, 3.0, f, "pbd.hr_sample_radius"));

@@ -95,7 +95,7 @@ void HR_BLEND_NAME(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, pbd_
         vy = VD_SELECT(kept, vy0, vy);
         vz = VD_SELECT(kept, vz0, vz);
         const vd v2 = vx * vx + vy * vy + vz * vz;
-        const vl to_rest = ~kept & may_rest & (v2 < rest2);
+        const vl to_rest = ~kept & may_rest & ((v2 < rest2) | blend); /* (as pbd_upsample.c's one-point code) */
         /* in pieces of at most r_H (move_point), each clear of every exact surface; else the
          * one-point code moves it (and pushes it out) */
         const vd l2 = v2 * dt2;

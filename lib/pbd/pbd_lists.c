@@ -28,16 +28,16 @@
 
 #define PAIR_ARRAYS(st)                                                                                           \
     {(void **)&(st)->pr_a, sizeof(uint32_t)}, {(void **)&(st)->pr_b, sizeof(uint32_t)},                           \
-        {(void **)&(st)->pr_d, sizeof(double)}, {(void **)&(st)->pr_ca, sizeof(double)},                          \
-        {(void **)&(st)->pr_cb, sizeof(double)}, {(void **)&(st)->pr_mus, sizeof(double)},                        \
-        {(void **)&(st)->pr_muk, sizeof(double)}, {(void **)&(st)->pr_body, sizeof(uint8_t)},                     \
-        {(void **)&(st)->pr_out, sizeof(pbd_pair_out)}, {(void **)&(st)->inc_k, sizeof(uint32_t)},                \
+        {(void **)&(st)->pr_d, sizeof(double)}, {(void **)&(st)->pr_body, sizeof(uint8_t)},                       \
+        {(void **)&(st)->pr_ln, sizeof(double)}, {(void **)&(st)->pr_lt, sizeof(gr_vec3)},                        \
+        {(void **)&(st)->pr_s0, sizeof(double)}, {(void **)&(st)->pr_hit, sizeof(uint8_t)},                       \
     {                                                                                                             \
-        (void **)&(st)->inc_c, sizeof(double)                                                                     \
+        (void **)&(st)->inc_k, sizeof(uint32_t)                                                                   \
     }
 
 #define FIXED_CONTACT_ARRAYS(st)                                                                                  \
-    {(void **)&(st)->fc_u, sizeof(uint32_t)}, {                                                                   \
+    {(void **)&(st)->fc_u, sizeof(uint32_t)}, {(void **)&(st)->fc_an, sizeof(double)},                            \
+        {(void **)&(st)->fc_at, sizeof(gr_vec3)}, {                                                               \
         (void **)&(st)->fc_xyzr, 4 * sizeof(double)                                                               \
     }
 
@@ -230,32 +230,15 @@ typedef struct list_ctx {
     double margin;
 } list_ctx;
 
-/* The pair (s, t) and its constants at index k. Grain pairs share by the height-scaled inverse
- * masses (stacks converge faster); a pair with a free body's particle uses the body's inverse
- * mass W in the denominator: shape matching spreads a particle's move over its body's N
- * particles, so the body moves w_p / N / (W_a + W_b) and the pair's momentum balances. */
+/* The pair (s, t) and its constants at index k (a pair with a free body's particle is solved
+ * with the body as a rigid body: pbd_rigid.c). */
 static void write_pair(pbd_state *st, uint32_t k, uint32_t s, uint32_t t)
 {
     const pbd_hot *a = &st->hot[s], *b = &st->hot[t];
     st->pr_a[k] = s;
     st->pr_b[k] = t;
     st->pr_d[k] = a->r + b->r;
-    if (!((a->bits | b->bits) & PBD_HOT_BODY)) {
-        const double inv = 1.0 / (a->w_star + b->w_star);
-        st->pr_ca[k] = a->w_star * inv;
-        st->pr_cb[k] = b->w_star * inv;
-        st->pr_body[k] = 0;
-    } else {
-        const double den = a->W + b->W;
-        st->pr_ca[k] = a->inv_m / den;
-        st->pr_cb[k] = b->inv_m / den;
-        st->pr_body[k] = 1;
-    }
-    if (!st->one_material) { /* (else the sweeps take the one pair of coefficients) */
-        const double *mu = pbd_mu(st, a->mat, b->mat);
-        st->pr_mus[k] = mu[0];
-        st->pr_muk[k] = mu[1];
-    }
+    st->pr_body[k] = ((a->bits | b->bits) & PBD_HOT_BODY) != 0;
 }
 
 /* Overlaps deeper than this fraction of the contact distance make a particle ask whether it
@@ -507,41 +490,7 @@ static void inc_place_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t w
             for (uint32_t k = st->blk_base[b]; k < st->blk_base[b] + st->blk_used[b]; k++) {
                 const uint32_t e = cursor[st->pr_b[k]]++;
                 st->inc_k[e] = k;
-                st->inc_c[e] = st->pr_cb[k];
             }
-    }
-}
-
-static void pair_flags_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
-{
-    (void)worker;
-    pbd_state *st = (pbd_state *)vctx;
-    const bool bodies = st->n_mov > st->n_grains; /* free bodies' particles move too */
-    for (uint32_t s = begin; s < end; s++) {
-        uint8_t body = 0, wake = 0;
-        const uint32_t bits = st->hot[s].bits;
-        st->pk_flag[s] = 0;
-        /* (a particle is trapped only if a body's particle overlaps it: then it has a fixed
-         * contact or a pair with a free body's particle) */
-        const bool plain_but_pairs = !(bits & (PBD_HOT_ASLEEP | PBD_HOT_FROZEN)) && st->fc_start[s] == st->fc_end[s];
-        if ((!bodies && !(bits & PBD_HOT_ASLEEP)) || (bits & PBD_HOT_FROZEN)) {
-            /* neither flag matters: no pairs with bodies, and only sleepers can be woken */
-            st->pk_bodypair[s] = st->pk_nearwake[s] = 0;
-            st->pk_plain[s] = plain_but_pairs;
-            continue;
-        }
-        for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++) {
-            body |= st->pr_body[k];
-            wake |= (st->hot[st->pr_b[k]].bits & PBD_HOT_WAKES) != 0;
-        }
-        for (uint32_t e = st->inc_start[s]; e < st->inc_start[s + 1]; e++) {
-            const uint32_t k = st->inc_k[e];
-            body |= st->pr_body[k];
-            wake |= (st->hot[st->pr_a[k]].bits & PBD_HOT_WAKES) != 0;
-        }
-        st->pk_bodypair[s] = body;
-        st->pk_nearwake[s] = wake;
-        st->pk_plain[s] = plain_but_pairs && !body;
     }
 }
 
@@ -577,7 +526,6 @@ static gr_status build_incidence(pbd_state *st)
     }
     st->inc_start[nm] = at;
     gr_parallel_for(tasks, chunks, 1, inc_place_chunk, &c);
-    gr_parallel_for(tasks, nm, PBD_BLOCK, pair_flags_range, st);
     return GR_OK;
 }
 

@@ -44,8 +44,8 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
         gr_writer_f64(w, pb->particle_mass);
         gr_writer_f64s(w, (const double *)&pb->centroid, 3);
         gr_writer_f64s(w, (const double *)&pb->rot, 4);
-        gr_writer_f64s(w, (const double *)&pb->momentum, 3);
-        gr_writer_f64s(w, (const double *)&pb->spin, 3);
+        const double unused[6] = {0, 0, 0, 0, 0, 0};
+        gr_writer_f64s(w, unused, 6);
     }
     gr_writer_u64(w, st->contact_pairs);
     gr_writer_u64(w, st->body_pairs);
@@ -73,6 +73,18 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
         memcpy(words, &st->hr_pt[q], sizeof words);
         gr_writer_u32s(w, words, 8);
     }
+    /* format 7: the warm start (the last substep's contact multipliers) and the sleepers'
+     * gravity they slept under, so that stepping a loaded world is bit-identical to stepping the
+     * saved one */
+    gr_writer_f64(w, st->ws_h);
+    gr_writer_u32(w, st->ws_n);
+    gr_writer_u32(w, st->ws_count);
+    gr_writer_u32s(w, st->ws_start, st->ws_n);
+    gr_writer_u32s(w, st->ws_end, st->ws_n);
+    gr_writer_u32s(w, st->ws_other, st->ws_count);
+    gr_writer_f64s(w, st->ws_ln, st->ws_count);
+    put_v3s(w, st->ws_lt, st->ws_count);
+    put_v3s(w, &st->gravity_seen, 1);
     return GR_OK;
 }
 
@@ -112,6 +124,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     const gr_body_store *bs = &world->bodies;
     for (uint32_t b = 0; b < nb; b++) {
         pbd_body pb;
+        memset(&pb, 0, sizeof pb);
         pb.slot = gr_reader_u32(r);
         pb.first = gr_reader_u32(r);
         pb.count = gr_reader_u32(r);
@@ -119,8 +132,8 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         pb.particle_mass = gr_reader_f64(r);
         gr_reader_f64s(r, (double *)&pb.centroid, 3);
         gr_reader_f64s(r, (double *)&pb.rot, 4);
-        gr_reader_f64s(r, (double *)&pb.momentum, 3);
-        gr_reader_f64s(r, (double *)&pb.spin, 3);
+        double unused[6];
+        gr_reader_f64s(r, unused, 6);
         LOAD_CHECK(pb.slot < bs->slot_count && bs->alive[pb.slot] && bs->data[pb.slot].particles,
                    "a body record names no live particle-covered body");
         LOAD_CHECK(pb.first <= n && pb.count >= 1 && pb.count <= n - pb.first,
@@ -129,8 +142,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         LOAD_CHECK(pb.fixed == (is_fixed_motion(bs->data[pb.slot].motion) ? 1u : 0u),
                    "a body record's fixed flag does not match its body's motion");
         LOAD_CHECK(isfinite(pb.particle_mass) && pb.particle_mass > 0 && v3_finite(pb.centroid) &&
-                       quat_finite(pb.rot) && fabs(quat_len2(pb.rot) - 1.0) < 1e-6 && v3_finite(pb.momentum) &&
-                       v3_finite(pb.spin),
+                       quat_finite(pb.rot) && fabs(quat_len2(pb.rot) - 1.0) < 1e-6,
                    "a body record's state is not finite or not normalised");
         if (pbd_reserve_records(st, st->nb + 1) != GR_OK)
             return GR_ERROR_OUT_OF_MEMORY;
@@ -184,6 +196,37 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     st->hr_n = hr_n;
     for (uint32_t i = 0; i < n; i++)
         st->sampled[i] = st->sampled[i] ? 1 : 0;
+    /* the warm start (format 7; older formats start cold: the first substep after loading
+     * differs from the saved world's) */
+    st->ws_n = st->ws_count = 0;
+    st->ws_h = 0;
+    if (r->format >= 7) {
+        const double ws_h = gr_reader_f64(r);
+        const uint32_t ws_n = gr_reader_u32(r), ws_count = gr_reader_u32(r);
+        LOAD_CHECK(isfinite(ws_h) && ws_h >= 0 && ws_n <= n && ws_n <= gr_reader_left(r) / 8,
+                   "the warm start's particle count is out of range");
+        gr_reader_u32s(r, st->ws_start, ws_n);
+        gr_reader_u32s(r, st->ws_end, ws_n);
+        LOAD_CHECK(ws_count <= gr_reader_left(r) / (4 + 8 + 24), "the warm start's record count is out of range");
+        if (pbd_reserve_warm_start(st, ws_count) != GR_OK)
+            return GR_ERROR_OUT_OF_MEMORY;
+        gr_reader_u32s(r, st->ws_other, ws_count);
+        gr_reader_f64s(r, st->ws_ln, ws_count);
+        get_v3s(r, st->ws_lt, ws_count);
+        for (uint32_t i = 0; i < ws_n; i++)
+            LOAD_CHECK(st->ws_start[i] <= st->ws_end[i] && st->ws_end[i] <= ws_count,
+                       "a warm-start range lies outside the records");
+        for (uint32_t e = 0; e < ws_count; e++)
+            LOAD_CHECK(isfinite(st->ws_ln[e]) && st->ws_ln[e] >= 0 && v3_finite(st->ws_lt[e]),
+                       "a warm-start record is not finite");
+        st->ws_h = ws_h;
+        st->ws_n = ws_n;
+        st->ws_count = ws_count;
+        get_v3s(r, &st->gravity_seen, 1);
+        LOAD_CHECK(v3_finite(st->gravity_seen), "the sleepers' gravity is not finite");
+    } else {
+        st->gravity_seen = world->def.gravity;
+    }
     /* body slot map */
     const uint32_t slots = GR_MAX(bs->slot_count, 1u);
     uint32_t *map = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * slots);

@@ -8,6 +8,7 @@
 static void params_from_def(pbd_params *p, const gr_pbd_def *d)
 {
     p->iterations = d->iterations;
+    p->max_iterations = d->max_iterations;
     p->stabilization_iterations = d->stabilization_iterations;
     p->relaxation = d->relaxation;
     p->margin_fraction = d->collision_margin;
@@ -31,7 +32,7 @@ static gr_status pbd_create(gr_world *world, void **out)
     gr_cell_grid_init(&st->hr_grid);
     st->fixed_dirty = true;
     st->mov_dirty = true;
-    st->kernel = pbd_pick_kernel();
+    st->gravity_seen = world->def.gravity;
     const pbd_hr_kernels hr = pbd_pick_hr();
     st->hr_sums = hr.sums;
     st->hr_blend = hr.blend;
@@ -56,6 +57,7 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->sampled, sizeof(uint8_t)}, {(void **)&(st)->trap_slot, sizeof(uint32_t)},                \
         {(void **)&(st)->trap_normal, sizeof(gr_vec3)}, {(void **)&(st)->trap_at, sizeof(gr_vec3)},               \
         {(void **)&(st)->trap_depth, sizeof(double)}, {(void **)&(st)->touch, sizeof(uint32_t)},                  \
+        {(void **)&(st)->trap_free, sizeof(uint32_t)},                                                            \
         /* per substep, packed (pbd_lists.c) */                                                                   \
         {(void **)&(st)->perm, sizeof(uint32_t)}, {(void **)&(st)->pos_of, sizeof(uint32_t)},                     \
         {(void **)&(st)->pk, sizeof(pbd_pk)}, {(void **)&(st)->pk_fx, sizeof(float)},                             \
@@ -69,9 +71,11 @@ static gr_status pbd_create(gr_world *world, void **out)
         {(void **)&(st)->fx_j, sizeof(uint32_t)}, {(void **)&(st)->fx_xyzr, 4 * sizeof(double)},                  \
         {(void **)&(st)->fx_fx, sizeof(float)}, {(void **)&(st)->fx_fy, sizeof(float)},                           \
         {(void **)&(st)->fx_fz, sizeof(float)}, {(void **)&(st)->fx_fr, sizeof(float)},                           \
-        {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_bodypair, sizeof(uint8_t)},                  \
-        {(void **)&(st)->pk_nearwake, sizeof(uint8_t)}, {(void **)&(st)->pk_plain, sizeof(uint8_t)},              \
-        {(void **)&(st)->pk_flag, sizeof(uint8_t)},                                                               \
+        {(void **)&(st)->rank, sizeof(uint32_t)}, {(void **)&(st)->pk_flag, sizeof(uint8_t)},                      \
+        {(void **)&(st)->ex_acc, sizeof(pbd_exact_acc)}, {(void **)&(st)->tr_an, sizeof(double)},                 \
+        {(void **)&(st)->tr_at, sizeof(gr_vec3)}, {(void **)&(st)->ws_start, sizeof(uint32_t)},                    \
+        {(void **)&(st)->ws_end, sizeof(uint32_t)}, {(void **)&(st)->wn_start, sizeof(uint32_t)},                 \
+        {(void **)&(st)->wn_count, sizeof(uint32_t)},                                                               \
         {(void **)&(st)->pk_live, sizeof(uint32_t)},                                                             \
         {(void **)&(st)->fx_now, sizeof(gr_vec3)}, {(void **)&(st)->fx_slot, sizeof(uint32_t)},                   \
         {(void **)&(st)->fx_mat, sizeof(uint32_t)}, {(void **)&(st)->mov, sizeof(uint32_t)},                       \
@@ -110,6 +114,7 @@ static void pbd_destroy(void *state)
     if (st->cap)
         gr_mem_free(mem, st->inc_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
     pbd_free_lists(st);
+    pbd_free_solve(st);
     pbd_free_upsampling(st);
     pbd_free_freeze(st);
     {
@@ -234,8 +239,11 @@ void pbd_compact(pbd_state *st)
     if (!st->n_dead)
         return;
     uint32_t out = 0;
+    /* old index -> new, for the warm start (pos_of is free here: rebuilt, mov_dirty below) */
+    uint32_t *map = st->pos_of;
     for (uint32_t i = 0; i < st->n; i++) {
         const bool dead = st->owner[i] == GR_INVALID_INDEX && st->slot[i] == GR_INVALID_INDEX;
+        map[i] = dead ? GR_INVALID_INDEX : out;
         if (dead)
             continue;
         if (out != i) {
@@ -266,6 +274,7 @@ void pbd_compact(pbd_state *st)
         if (o != GR_INVALID_INDEX && st->bodies[o].first == UINT32_MAX)
             st->bodies[o].first = i;
     }
+    pbd_warm_start_renumber(st, map, st->n);
     st->n = out;
     st->n_dead = 0;
     st->fixed_dirty = true; /* fixed particles may have been renumbered */

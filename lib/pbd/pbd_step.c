@@ -6,11 +6,12 @@
  *   3. neighbour lists on x* with a margin (fixed for the rest of the substep)
  *   4. stabilisation: contacts only, evaluated at x, the correction applied to x and x*
  *      alike (removes leftover overlap without creating velocity)
- *   5. solver iterations: contacts with friction (Jacobi, averaged, relaxation omega), then
- *      shape matching of the free bodies
+ *   5. solver iterations: contacts with friction by projected Gauss-Seidel with accumulated,
+ *      warm-started multipliers in a symmetric colour order; free bodies as rigid bodies
+ *      (pbd_solve.c, pbd_rigid.c)
  *   6. v = (x* - x) / h; grains calm in contact for a while sleep (keep x until woken).
- * Every phase runs in fixed blocks that gather (never scatter), so the result is bit-identical
- * for any worker count. */
+ * Every phase runs in fixed blocks whose order does not depend on the worker count, so the
+ * result is bit-identical for any worker count. */
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -57,8 +58,11 @@ static void predict_range(void *vctx, uint32_t begin, uint32_t end, uint32_t wor
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
         st->vnear[i] = 0; /* (flag: pbd_freeze cleared it; the sweeps add bits, the finish reads them) */
-        /* a frozen grain does not sag: nothing would lift it back */
-        const gr_vec3 p = st->flag[i] & PBD_FLAG_FROZEN ? st->x[i] : v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
+        /* a frozen grain does not sag: nothing would lift it back; free bodies' particles are
+         * where their body's predicted pose puts them (pbd_rigid_predict) */
+        const gr_vec3 p = st->owner[i] != GR_INVALID_INDEX ? st->xp[i]
+                          : st->flag[i] & PBD_FLAG_FROZEN  ? st->x[i]
+                                                           : v3_madd(st->x[i], v3_madd(st->v[i], c->g, h), h);
         st->rank[k] = i; /* (x* goes to xp at the unpack) */
         st->pk_tmp[k] = p;
         pbd_stage(st, k, i, c->wake2);
@@ -137,7 +141,7 @@ blown_up:
          * move it by is the unconverged remainder of a few Jacobi iterations, which otherwise
          * makes piles creep. The delay lets a grain that starts to slide from rest reach the
          * threshold speed first. It wakes when the solve would move it faster again (hit,
-         * undermined, pushed by a body). */
+         * undermined, pushed by a body), and all wake when gravity changes (pbd_step). */
         if (sleep > 0 && st->owner[i] == GR_INVALID_INDEX && touched && v3_len2(vn) < sleep * sleep &&
             !disturbed) {
             st->calm[i] += c->h;
@@ -294,13 +298,14 @@ static bool finish_substep(pbd_state *st, double h)
     finish_ctx fc = {st, h, st->world->def.gravity, 0, UINT32_MAX};
     gr_parallel_for(&st->world->tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
     finish_fixed_bodies(st, h);
-    pbd_bodies_write_back(st, h);
+    const uint32_t bad_bodies = pbd_bodies_write_back(st, h);
     pbd_collect_impulses(st, h);
     st->world->substep_count++;
-    const uint32_t bad = atomic_load_explicit(&fc.blowups, memory_order_relaxed);
+    const uint32_t bad_grains = atomic_load_explicit(&fc.blowups, memory_order_relaxed), bad = bad_grains + bad_bodies;
     if (bad) {
         st->world->blowups = bad;
-        st->world->blowup_slot = st->slot[st->mov[atomic_load_explicit(&fc.first, memory_order_relaxed)]];
+        st->world->blowup_slot = bad_grains ? st->slot[st->mov[atomic_load_explicit(&fc.first, memory_order_relaxed)]]
+                                            : GR_INVALID_INDEX; /* (a body) */
     }
     return bad == 0;
 }
@@ -324,6 +329,7 @@ static gr_status substep(pbd_state *st, double h)
         st->thaw = thaw;
         return s; /* (nothing has moved yet) */
     }
+    pbd_rigid_predict(st, h);
     const double wake = st->par.sleep_threshold * gl * h;
     predict_ctx pc = {st, h, g, wake * wake, 0};
     const double none = INFINITY;
@@ -339,20 +345,19 @@ static gr_status substep(pbd_state *st, double h)
     memcpy(&st->scale_ref, &lowest_bits, sizeof st->scale_ref);
     /* lists (on the predicted positions of this substep): if they cannot be allocated,
      * nothing has moved yet */
-    if ((s = pbd_build_lists(st)) != GR_OK) {
+    s = pbd_build_lists(st);
+    if (s == GR_OK && (s = pbd_solve_reserve(st)) != GR_OK)
+        st->rebuilds--; /* (the lists were built but never used) */
+    if (s != GR_OK) {
         for (uint32_t k = 0; k < st->n_mov; k++)
             st->xp[st->mov[k]] = st->x[st->mov[k]];
         st->thaw = thaw;
         return s;
     }
-    for (uint32_t it = 0; it < st->par.stabilization_iterations; it++)
-        pbd_contact_sweep(st, false, true, h);
+    pbd_solve_begin(st, h);
     advance_fixed_bodies(st, h);
     pbd_fixed_advanced(st);
-    for (uint32_t it = 0; it < st->par.iterations; it++) {
-        pbd_contact_sweep(st, true, false, h);
-        pbd_shape_match(st);
-    }
+    pbd_solve_iterate(st, h);
     pbd_unpack(st);
     return finish_substep(st, h) ? GR_OK : GR_ERROR_UNSTABLE;
 }
@@ -374,6 +379,12 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     const gr_vec3 g = world->def.gravity;
     const double gl = v3_len(g);
     st->up = gl > 0 ? v3_scale(g, -1.0 / gl) : v3(0, 1, 0);
+    /* gravity changed (a world tilted, a level loaded): every sleeper wakes and looks again,
+     * else sand would hang on a slope that is now too steep for it (redone if this step fails) */
+    const bool new_gravity = g.x != st->gravity_seen.x || g.y != st->gravity_seen.y || g.z != st->gravity_seen.z;
+    if (new_gravity)
+        for (uint32_t i = 0; i < st->n; i++)
+            st->calm[i] = 0;
     const double t0 = world->time;
     gr_status result = GR_OK;
     world->blowups = 0;
@@ -402,6 +413,7 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
         return result; /* failed in the first substep: nothing moved, nothing to report */
     }
     pbd_sample_keep(st);
+    st->gravity_seen = g;
     count_contacts(st);
     world->last_substep = last;
     {

@@ -1113,10 +1113,11 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                 continue;
         } else {
             v = blend_velocity(c, v, sums[1], sums[0], v3(sums[2], sums[3], sums[4]));
-            if (still && !c->exact_moving && v3_len2(v) < c->rest2) {
-                /* among still grains and slower than they sleep: at rest (else a point where
-                 * the sand is thin, such as a heap's surface, sinks by its share of gravity for
-                 * ever) */
+            if (still && !c->exact_moving && (v3_len2(v) < c->rest2 || sums[1] > 0)) {
+                /* among still grains and slower than they sleep, or within reach of a grain: at
+                 * rest (else a point where the sand is thin, such as a heap's surface, sinks by
+                 * its share of gravity for ever, and one in a pore of loose sand falls through
+                 * it: the points are the sand's volume, and the sand stands still) */
                 moved++;
                 pt->vx = pt->vy = pt->vz = 0;
                 pt->rest = 1;
