@@ -643,7 +643,16 @@ gr_status dem_step_rkf45(dem_state *st, double T)
     gr_status result = GR_OK;
     uint32_t aborts = 0;
     bool k1_valid = false; /* after a rejection k1 (at y_n) is still in k[0] */
+    /* the work of one call is bounded: 64 times the steps of the stable explicit substep (a
+     * loaded absurd state can hold the step just above its floor, 1e-6 of that: a million
+     * steps per substep, found by the fuzzer) */
+    const double most = 1000.0 + (isfinite(h_stable) && h_stable > 0 ? 64.0 * ceil(T / h_stable) : 0.0);
+    double attempts = 0;
     while (t < T && result == GR_OK) {
+        if (++attempts > most) {
+            result = GR_ERROR_UNSTABLE;
+            break;
+        }
         /* the last step lands exactly on T (and never leaves a sliver) */
         double step = h;
         if (t + step >= T || t + 1.5 * step >= T)
