@@ -434,6 +434,26 @@ static inline void pbd_sense(pbd_state *st, uint32_t i, uint32_t slot, gr_vec3 f
 }
 
 /* pbd_solve.c */
+/// The slot of exact contact `key` in a particle's accumulators (a new one if it has none and
+/// `open`); PBD_EXACT_SLOTS if none.
+static inline uint32_t pbd_exact_slot(pbd_exact_acc *ea, uint32_t key, bool open)
+{
+    uint32_t free_slot = PBD_EXACT_SLOTS;
+    for (uint32_t m = 0; m < PBD_EXACT_SLOTS; m++) {
+        if (ea->key[m] == key)
+            return m;
+        if (ea->key[m] == UINT32_MAX && free_slot == PBD_EXACT_SLOTS)
+            free_slot = m;
+    }
+    if (open && free_slot < PBD_EXACT_SLOTS) {
+        ea->key[free_slot] = key;
+        ea->an[free_slot] = 0;
+        ea->at[free_slot] = v3(0, 0, 0);
+        ea->nrm[free_slot] = v3(0, 0, 0);
+    }
+    return open ? free_slot : PBD_EXACT_SLOTS;
+}
+
 /// Room for the solve of this substep's lists (blocks, warm-start records). All or nothing.
 gr_status pbd_solve_reserve(pbd_state *st);
 /// Room for `pairs` warm-start records (the current ones kept). All or nothing.

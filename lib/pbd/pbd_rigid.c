@@ -271,21 +271,9 @@ static void body_boundaries(pbd_state *st, uint32_t s, double h)
             gr_vec3 nrm, pt;
             const double delta = a.r - gr_body_feature_distance(b, f, p, &nrm, &pt);
             const uint32_t key = e << 8 | f;
-            uint32_t m = PBD_EXACT_SLOTS, free_slot = PBD_EXACT_SLOTS;
-            for (uint32_t j = 0; j < PBD_EXACT_SLOTS; j++) {
-                if (ea->key[j] == key)
-                    m = j;
-                else if (ea->key[j] == UINT32_MAX && free_slot == PBD_EXACT_SLOTS)
-                    free_slot = j;
-            }
-            if (m == PBD_EXACT_SLOTS) {
-                if (!(delta > 0) || free_slot == PBD_EXACT_SLOTS)
-                    continue;
-                m = free_slot;
-                ea->key[m] = key;
-                ea->an[m] = 0;
-                ea->at[m] = ea->nrm[m] = v3(0, 0, 0);
-            }
+            uint32_t m = pbd_exact_slot(ea, key, false);
+            if (m == PBD_EXACT_SLOTS && (!(delta > 0) || (m = pbd_exact_slot(ea, key, true)) == PBD_EXACT_SLOTS))
+                continue;
             const gr_vec3 sb = ex->moving ? v3_scale(gr_body_point_velocity(b, pt), h) : v3(0, 0, 0);
             project(st, &a, &none, nrm, delta, v3_madd(p, nrm, -a.r), pt, sb, pbd_mu(st, st->hot[s].mat, b->material),
                     &ea->an[m], &ea->at[m]);

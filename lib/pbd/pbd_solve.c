@@ -565,26 +565,6 @@ static inline gr_vec3 boundary_project(const gs_ctx *c, gr_vec3 q, gr_vec3 x, gr
     return q;
 }
 
-/* The slot of exact contact `key` of packed particle s (a new one if it has none and `open`);
- * PBD_EXACT_SLOTS if none. */
-static inline uint32_t exact_slot(pbd_exact_acc *ea, uint32_t key, bool open)
-{
-    uint32_t free_slot = PBD_EXACT_SLOTS;
-    for (uint32_t m = 0; m < PBD_EXACT_SLOTS; m++) {
-        if (ea->key[m] == key)
-            return m;
-        if (ea->key[m] == UINT32_MAX && free_slot == PBD_EXACT_SLOTS)
-            free_slot = m;
-    }
-    if (open && free_slot < PBD_EXACT_SLOTS) {
-        ea->key[free_slot] = key;
-        ea->an[free_slot] = 0;
-        ea->at[free_slot] = v3(0, 0, 0);
-        ea->nrm[free_slot] = v3(0, 0, 0);
-    }
-    return open ? free_slot : PBD_EXACT_SLOTS;
-}
-
 /* Exact contact of slot m (or a slotless one: scratch accumulators) of feature f of exact body
  * e with the particle at q. */
 static inline gr_vec3 exact_contact(const gs_ctx *c, pbd_state *st, uint32_t s, uint32_t e, uint32_t f, gr_vec3 q,
@@ -633,12 +613,12 @@ static gr_vec3 exact_surfaces(const gs_ctx *c, pbd_state *st, uint32_t s, gr_vec
             const uint32_t f = gr_lowest_bit(near), key = e << 8 | f;
             uint32_t m = PBD_EXACT_SLOTS;
             if (!c->stabilize) {
-                m = exact_slot(ea, key, false);
+                m = pbd_exact_slot(ea, key, false);
                 if (m == PBD_EXACT_SLOTS) {
                     gr_vec3 nrm, pt;
                     if (!(r - gr_body_feature_distance(b, f, q, &nrm, &pt) > 0))
                         continue; /* within reach but apart: no slot for it */
-                    m = exact_slot(ea, key, true);
+                    m = pbd_exact_slot(ea, key, true);
                 }
                 if (m < PBD_EXACT_SLOTS)
                     seen |= 1u << m;
