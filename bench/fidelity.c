@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench/run fidelity --scene column|silo|pile|cluster|spawn|heap|all --solver dem|pbd|both
  *                    [--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M]
- *                    [--verbose F]
+ *                    [--preset sand|gravel|glass] [--verbose F]
  * Issue 20's fidelity scenes (examples/common/fidelity_scenes.c) on either solver, same geometry
  * and material (2 cm spheres, density 2500, mu 0.5, e 0.5; PBD at its defaults, DEM at its
  * automatic substep; frames of 1/60 s). One line per scene and solver, key=value:
@@ -9,8 +9,9 @@
  * Ratios and overlaps are fractions (overlap of a diameter); heights in diameters d.
  * --size: column height H in d (default 100); silo width in d (default 12; orifices 5, 6, 7 d
  * unless --orifice); pile block edge in grains (10); cluster grains (about 200); spawn lattice
- * edge (10); heap grains (3000). --fill: the column filled at once, poured layer by layer, or
- * both (default; two lines). --verbose F: a line on stderr every F frames.
+ * edge (10); heap grains (3000). The silo's lattice fill stands 4.5 widths; a poured fill takes
+ * the grains of 7 widths of lattice (about 4.5 widths poured). --fill: the column and the silo filled at once, poured layer by
+ * layer, or both (default; two lines or sets). --verbose F: a line on stderr every F frames.
  * Wall times measured on one core of a 2-vCPU Xeon (bench/results-fidelity.md), PBD / DEM:
  *   column (H 100, 2430 grains, lattice and poured)  ~ 8 s   / ~ 32 s
  *   silo   (12 d, 4900 grains, orifices 5, 6, 7 d)   ~ 20 s  / ~ 1.5 min
@@ -56,7 +57,7 @@ static int run_column(const fid_params *p, unsigned size, const char *fill)
     return rc;
 }
 
-static int run_silo(const fid_params *p, unsigned size, double orifice)
+static int run_silo_one(const fid_params *p, unsigned size, double orifice, int pour)
 {
     const double sizes[3] = {5, 6, 7};
     double rates[3];
@@ -64,18 +65,19 @@ static int run_silo(const fid_params *p, unsigned size, double orifice)
     for (int i = 0; i < nd; i++) {
         const double D = orifice > 0 ? orifice : sizes[i];
         fid_silo_result r;
-        if (fid_run_silo(p, size ? size : 12, D, &r) != GR_OK)
+        if (fid_run_silo(p, size ? size : 12, D, pour ? 7.0 : 4.5, pour, &r) != GR_OK)
             return 1;
         rates[i] = r.rate_all;
         char series[16 * 12] = "";
         size_t len = 0;
         for (int k = 0; k < r.rate_count && len < sizeof series - 12; k++)
             len += (size_t)snprintf(series + len, sizeof series - len, "%s%.0f", k ? "," : "", r.rates[k]);
-        printf("fidelity scene=silo solver=%s workers=%u grains=%u width_d=%.0f orifice_d=%.1f fill0_w=%.2f "
+        printf("fidelity scene=silo solver=%s preset=%s fill=%s workers=%u grains=%u width_d=%.0f orifice_d=%.1f fill0_w=%.2f "
                "packing=%.3f overlap_mean=%.4f overlap_max=%.4f settle_e_rise_max=%.4g rate_hi=%.1f rate_lo=%.1f "
                "ratio_hi_lo=%.3f rate_all=%.1f rate_half1=%.1f rate_half2=%.1f half_drop=%.3f rates_per_s=%s discharged=%.0f "
                "seconds_open=%.1f jammed=%d ms_per_frame=%.1f substeps_per_frame=%.1f\n",
-               fid_solver_name(p->solver), p->workers, r.grains, r.width_d, r.orifice_d, r.fill0_w, r.packing,
+               fid_solver_name(p->solver), fid_preset_name(p->preset), pour ? "pour" : "lattice", p->workers, r.grains,
+               r.width_d, r.orifice_d, r.fill0_w, r.packing,
                r.overlap.mean, r.overlap.max, r.energy.rise_max, r.rate_hi, r.rate_lo, r.ratio, r.rate_all, r.rate_half1,
                r.rate_half2, r.rate_half1 > 0 ? 1 - r.rate_half2 / r.rate_half1 : NAN, series, r.discharged,
                r.seconds_open, r.jammed, r.ms_per_frame, r.substeps_per_frame);
@@ -85,10 +87,19 @@ static int run_silo(const fid_params *p, unsigned size, double orifice)
         /* Beverloo: W ~ (D - k d)^2.5; the exponent fitted with k = 1.5 between the extremes, on
          * the rate over the whole discharge (rate_all) */
         const double a = log(rates[2] / rates[0]) / log((sizes[2] - 1.5) / (sizes[0] - 1.5));
-        printf("fidelity scene=silo-beverloo solver=%s orifices_d=5,6,7 rates=%.1f,%.1f,%.1f exponent_k1.5=%.2f\n",
-               fid_solver_name(p->solver), rates[0], rates[1], rates[2], a);
+        printf("fidelity scene=silo-beverloo solver=%s fill=%s orifices_d=5,6,7 rates=%.1f,%.1f,%.1f exponent_k1.5=%.2f\n",
+               fid_solver_name(p->solver), pour ? "pour" : "lattice", rates[0], rates[1], rates[2], a);
     }
     return 0;
+}
+
+static int run_silo(const fid_params *p, unsigned size, double orifice, const char *fill)
+{
+    int rc = 0;
+    for (int pour = 0; pour < 2; pour++)
+        if (!strcmp(fill, "both") || !strcmp(fill, pour ? "pour" : "lattice"))
+            rc |= run_silo_one(p, size, orifice, pour);
+    return rc;
 }
 
 static int run_pile(const fid_params *p, unsigned size)
@@ -137,10 +148,11 @@ static int run_heap(const fid_params *p, unsigned size)
     if (fid_run_heap(p, size ? size : 3000, &r) != GR_OK)
         return 1;
     const double d = 2 * p->radius;
-    printf("fidelity scene=heap solver=%s workers=%u grains=%u mu=%.2f mu_s=%.2f angle_fit=%.1f angle_hr=%.1f "
+    printf("fidelity scene=heap solver=%s preset=%s workers=%u grains=%u mu=%.2f mu_s=%.2f angle_fit=%.1f angle_hr=%.1f "
            "rings=%d height_d=%.1f foot_d=%.1f settle_e_rise_max=%.4g still_disp_d=%.4f ms_per_frame=%.1f "
            "substeps_per_frame=%.1f\n",
-           fid_solver_name(p->solver), p->workers, r.grains, p->mu, p->mu_s > 0 ? p->mu_s : 1.2 * p->mu,
+           fid_solver_name(p->solver), fid_preset_name(p->preset), p->workers, r.grains, p->mu,
+           p->mu_s > 0 ? p->mu_s : 1.2 * p->mu,
            r.heap.angle_fit, r.heap.angle_hr, r.heap.rings, r.heap.height / d, r.heap.foot / d, r.energy.rise_max,
            r.still_disp_d, r.ms_per_frame, r.substeps_per_frame);
     return 0;
@@ -149,7 +161,8 @@ static int run_heap(const fid_params *p, unsigned size)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_fidelity --scene column|silo|pile|cluster|spawn|heap|all --solver dem|pbd|both "
-                    "[--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M] [--verbose F]\n");
+                    "[--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M] "
+                    "[--preset sand|gravel|glass] [--verbose F]\n");
     exit(2);
 }
 
@@ -158,7 +171,7 @@ int main(int argc, char **argv)
     const char *scene = "all", *solver = "both", *fill = "both";
     unsigned workers = 1, size = 0;
     double mu = 0.5, mu_s = 0, orifice = 0;
-    int verbose = 0;
+    int verbose = 0, preset = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
@@ -172,6 +185,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--mu")) mu = atof(v);
         else if (!strcmp(a, "--mu-s")) mu_s = atof(v);
         else if (!strcmp(a, "--verbose")) verbose = atoi(v);
+        else if (!strcmp(a, "--preset") && (preset = fid_preset_from_name(v)) > 0) {}
         else usage();
         i++;
     }
@@ -192,10 +206,11 @@ int main(int argc, char **argv)
             p.mu = mu;
             p.mu_s = mu_s;
             p.verbose = verbose;
+            p.preset = preset;
             int rc = 0;
             switch (s) {
             case 0: rc = run_column(&p, size, fill); break;
-            case 1: rc = run_silo(&p, size, orifice); break;
+            case 1: rc = run_silo(&p, size, orifice, fill); break;
             case 2: rc = run_pile(&p, size); break;
             case 3: rc = run_cluster(&p, size); break;
             case 4: rc = run_spawn(&p, size); break;

@@ -1046,10 +1046,62 @@ static void test_shorter_def_gets_defaults(void)
     gr_world_destroy(w);
 }
 
+/* Presets fill every field (over the defaults), only the fields a shorter (older) struct has,
+ * and refuse bad input without touching the def. */
+static void test_material_presets(void)
+{
+    gr_material_def defaults, sand, gravel, beads, keep;
+    gr_material_def_init(&defaults);
+    gr_material_def_init(&sand);
+    sand.youngs_modulus = 1; /* the preset starts from the defaults, not from what was there */
+    CHECK(gr_material_def_set_preset(&sand, GR_MATERIAL_PRESET_DRY_SAND) == GR_OK);
+    CHECK(sand.youngs_modulus == defaults.youngs_modulus && sand.size == sizeof sand);
+    gr_material_def_init(&gravel);
+    CHECK(gr_material_def_set_preset(&gravel, GR_MATERIAL_PRESET_GRAVEL) == GR_OK);
+    gr_material_def_init(&beads);
+    CHECK(gr_material_def_set_preset(&beads, GR_MATERIAL_PRESET_GLASS_BEADS) == GR_OK);
+    /* ordered by how steep each stands: glass beads < sand < gravel, in both solvers' fields */
+    CHECK(beads.kinetic_friction < sand.kinetic_friction && sand.kinetic_friction < gravel.kinetic_friction);
+    CHECK(beads.static_friction < sand.static_friction && sand.static_friction < gravel.static_friction);
+    CHECK(beads.rolling_friction < sand.rolling_friction && sand.rolling_friction < gravel.rolling_friction);
+    CHECK(beads.restitution > sand.restitution);
+    for (int i = 0; i < 4; i++) { /* every preset is a valid material */
+        gr_world *w;
+        CHECK_OK(NULL, tu_world(&w, 1, NULL));
+        gr_material_def d;
+        gr_material_def_init(&d);
+        CHECK(gr_material_def_set_preset(&d, (gr_material_preset)i) == GR_OK);
+        CHECK_OK(w, gr_add_material(w, &d, NULL));
+        if (i == 0)
+            CHECK(memcmp(&d, &defaults, sizeof d) == 0);
+        gr_world_destroy(w);
+    }
+    /* an older, shorter struct gets only its own fields */
+    struct { gr_material_def d; double guard; } old;
+    memset(&old, 0, sizeof old);
+    old.d.size = (uint32_t)offsetof(gr_material_def, static_friction);
+    old.guard = 7;
+    old.d.static_friction = 5;
+    CHECK(gr_material_def_set_preset(&old.d, GR_MATERIAL_PRESET_GRAVEL) == GR_OK);
+    CHECK(old.d.friction == gravel.friction && old.d.rolling_friction == gravel.rolling_friction);
+    CHECK(old.d.static_friction == 5 && old.guard == 7);
+    /* bad input: a clear code, the def unchanged */
+    CHECK(gr_material_def_set_preset(NULL, GR_MATERIAL_PRESET_DRY_SAND) == GR_ERROR_NULL_ARGUMENT);
+    keep = sand;
+    CHECK(gr_material_def_set_preset(&sand, (gr_material_preset)4) == GR_ERROR_UNKNOWN_ENUM);
+    CHECK(gr_material_def_set_preset(&sand, (gr_material_preset)-1) == GR_ERROR_UNKNOWN_ENUM);
+    CHECK(memcmp(&keep, &sand, sizeof sand) == 0);
+    sand.size = 3;
+    CHECK(gr_material_def_set_preset(&sand, GR_MATERIAL_PRESET_GRAVEL) == GR_ERROR_STRUCT_SIZE);
+    sand.size = keep.size;
+    CHECK(memcmp(&keep, &sand, sizeof sand) == 0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
         {"bad_input_matrix", test_bad_input_matrix},
+        {"material_presets", test_material_presets},
         {"bad_world_defs", test_bad_world_defs},
         {"stale_handles_after_reuse", test_stale_handles_after_reuse},
         {"shorter_def_gets_defaults", test_shorter_def_gets_defaults},

@@ -47,10 +47,36 @@ const char *fid_solver_name(gr_solver_kind solver)
     return solver == GR_SOLVER_PBD ? "pbd" : "dem";
 }
 
-static gr_status fid_material(gr_world *w, const fid_params *p, double mu, double mu_s, gr_material *out)
+static const char *const fid_preset_names[] = {"none", "sand", "gravel", "glass"};
+
+int fid_preset_from_name(const char *name)
+{
+    for (int i = 1; i < 4; i++)
+        if (!strcmp(name, fid_preset_names[i]))
+            return i;
+    return 0;
+}
+
+const char *fid_preset_name(int preset)
+{
+    return preset > 0 && preset < 4 ? fid_preset_names[preset] : "none";
+}
+
+/* The grains' material (p->preset, or mu and mu_s with p's density and restitution); with
+ * use_preset = 0 always mu and mu_s (a rough floor's). */
+static gr_status fid_material(gr_world *w, const fid_params *p, double mu, double mu_s, int use_preset,
+                              gr_material *out)
 {
     gr_material_def md;
     gr_material_def_init(&md);
+    if (use_preset && p->preset > 0) {
+        gr_status st = gr_material_def_set_preset(&md, (gr_material_preset)p->preset);
+        if (st != GR_OK)
+            return st;
+        if (p->density > 0)
+            md.density = p->density;
+        return gr_add_material(w, &md, out);
+    }
     const double ratio = md.kinetic_friction > 0 ? md.static_friction / md.kinetic_friction : 1.2;
     if (p->density > 0)
         md.density = p->density;
@@ -70,10 +96,16 @@ gr_status fid_world_create(const fid_params *p, gr_vec3 lo, gr_vec3 hi, double g
     def.worker_count = p->workers;
     def.bounds_min = lo;
     def.bounds_max = hi;
+    /* a preset's rolling friction acts through DEM's rolling law (EPSD: it holds a static slope) */
+    gr_dem_def dd;
+    gr_dem_def_init(&dd);
+    dd.rolling_law = GR_ROLLING_EPSD;
+    if (p->solver == GR_SOLVER_DEM && p->preset > 0)
+        def.dem = &dd;
     gr_status st = gr_world_create(&def, w);
     if (st != GR_OK)
         return st;
-    st = fid_material(*w, p, p->mu, p->mu_s, grain_material);
+    st = fid_material(*w, p, p->mu, p->mu_s, 1, grain_material);
     if (st != GR_OK) {
         fprintf(stderr, "fidelity: material: %s\n", gr_world_last_error(*w));
         gr_world_destroy(*w);
@@ -632,36 +664,46 @@ static gr_status fid_add_rough_floor(fid_run *r, gr_material mat, double radius)
 
 /* ---- column ---------------------------------------------------------------------------------------- */
 
-/* Pour the column: the grains of the lattice fill, one lattice layer (jittered in x and z)
- * every 4 frames, 2 d above the highest grain at 1 m/s downwards, until all are in. */
-static gr_status fid_pour_column(fid_run *r, const fid_params *p, double W, double H, double D, uint32_t *added)
+/* Pour the grains of a W x H x D lattice (spacing 2.2 r) into the box whose floor corner is
+ * (x0, 0, z0): every 4 frames a layer of about 2/3 of a lattice layer at random places (darts at
+ * least a diameter apart), 2 d above the highest grain at 1 m/s downwards, until all are in.
+ * Random places matter: grains dropped on one lattice land on the tops of the ones below, and
+ * spheres that do not roll (PBD's) keep such a stack. */
+static gr_status fid_pour(fid_run *r, const fid_params *p, double x0, double z0, double W, double H, double D,
+                          const char *scene, uint32_t *added)
 {
-    const double s = 2.2 * p->radius, d = 2 * p->radius, jit = 0.5 * (s - d) / 2;
+    const double s = 2.2 * p->radius, d = 2 * p->radius, rad = p->radius;
     const int nx = (int)floor(W / s + 1e-9), ny = (int)floor(H / s + 1e-9), nz = (int)floor(D / s + 1e-9);
-    gr_grain_def *layer = malloc(sizeof *layer * (size_t)(nx * nz));
+    const uint32_t total = (uint32_t)(nx * ny * nz), per_layer = (uint32_t)(2 * nx * nz + 2) / 3;
+    gr_grain_def *layer = malloc(sizeof *layer * per_layer);
     if (!layer)
         return GR_ERROR_OUT_OF_MEMORY;
     uint64_t seed = 0xC011ULL;
     gr_status st = GR_OK;
     *added = 0;
-    for (int j = 0; j < ny && st == GR_OK; j++) {
+    while (*added < total && st == GR_OK) {
         double top = 0;
         for (uint32_t i = 0; i < r->g.n; i++)
             if (r->g.x[3 * i + 1] + r->g.r[i] > top)
                 top = r->g.x[3 * i + 1] + r->g.r[i];
-        int m = 0;
-        for (int k = 0; k < nz; k++)
-            for (int i = 0; i < nx; i++) {
-                const double x = (i + 0.5) * s + jit * (2 * fid_rand(&seed) - 1);
-                const double z = (k + 0.5) * s + jit * (2 * fid_rand(&seed) - 1);
-                layer[m++] = fid_grain(r, p, (gr_vec3){x, top + 2 * d, z}, (gr_vec3){0, -1, 0});
+        uint32_t m = 0;
+        const uint32_t want = total - *added < per_layer ? total - *added : per_layer;
+        for (int tries = 0; m < want && tries < 64 * (int)per_layer; tries++) {
+            const double x = x0 + rad + (W - d) * fid_rand(&seed), z = z0 + rad + (D - d) * fid_rand(&seed);
+            int clear = 1;
+            for (uint32_t k = 0; k < m && clear; k++) {
+                const double dx = layer[k].position.x - x, dz = layer[k].position.z - z;
+                clear = dx * dx + dz * dz >= d * d;
             }
-        if ((st = fid_add_grains(r, layer, (uint32_t)m)) != GR_OK)
+            if (clear)
+                layer[m++] = fid_grain(r, p, (gr_vec3){x, top + 2 * d, z}, (gr_vec3){0, -1, 0});
+        }
+        if ((st = fid_add_grains(r, layer, m)) != GR_OK)
             break;
-        *added += (uint32_t)m;
+        *added += m;
         for (int f = 0; f < 4 && st == GR_OK; f++) {
             st = fid_frame(r, p);
-            fid_verbose(p, r, "column-pour", fid_energy_of(&r->g, r->gravity), top);
+            fid_verbose(p, r, scene, fid_energy_of(&r->g, r->gravity), top);
         }
     }
     free(layer);
@@ -680,7 +722,7 @@ gr_status fid_run_column(const fid_params *p, unsigned height_d, int pour, fid_c
     double *x_late = NULL;
     if ((st = fid_add_box(&r, GR_SHAPE_CONTAINER, (gr_vec3){W / 2, wall / 2, D / 2}, (gr_vec3){W / 2, wall / 2, D / 2},
                           GR_FACE_POS_Y, NULL)) != GR_OK ||
-        (st = pour ? fid_pour_column(&r, p, W, H, D, &out->grains)
+        (st = pour ? fid_pour(&r, p, 0, 0, W, H, D, "column-pour", &out->grains)
                    : fid_fill(&r, p, (gr_vec3){0, 0, 0}, (gr_vec3){W, H, D}, &out->grains)) != GR_OK ||
         (st = fid_grains_read(r.w, &r.g)) != GR_OK)
         goto done;
@@ -744,13 +786,14 @@ static uint32_t fid_count_above(const fid_grains *g, double y)
     return c;
 }
 
-gr_status fid_run_silo(const fid_params *p, unsigned width_d, double orifice_d, fid_silo_result *out)
+gr_status fid_run_silo(const fid_params *p, unsigned width_d, double orifice_d, double fill_w, int pour,
+                       fid_silo_result *out)
 {
     memset(out, 0, sizeof *out);
     out->width_d = width_d;
     out->orifice_d = orifice_d;
     const double d = 2 * p->radius, Ws = width_d * d, Do = orifice_d * d, T = 2 * d;
-    const double fill = 4.5 * Ws, wall = 5 * Ws, outer = Ws / 2 + d;
+    const double fill = fill_w * Ws, wall = (fill_w + 0.5) * Ws, outer = Ws / 2 + d;
     fid_run r;
     fid_discharge dis;
     memset(&dis, 0, sizeof dis);
@@ -767,7 +810,9 @@ gr_status fid_run_silo(const fid_params *p, unsigned width_d, double orifice_d, 
         (st = fid_add_box(&r, GR_SHAPE_BOX, (gr_vec3){0, -T / 2, -a - wb}, (gr_vec3){a, T / 2, wb}, 0, NULL)) != GR_OK ||
         (st = fid_add_box(&r, GR_SHAPE_BOX, (gr_vec3){0, -T / 2, a + wb}, (gr_vec3){a, T / 2, wb}, 0, NULL)) != GR_OK ||
         (st = fid_add_box(&r, GR_SHAPE_BOX, (gr_vec3){0, -T / 2, 0}, (gr_vec3){a, T / 2, a}, 0, &gate)) != GR_OK ||
-        (st = fid_fill(&r, p, (gr_vec3){-Ws / 2, 0, -Ws / 2}, (gr_vec3){Ws / 2, fill, Ws / 2}, &out->grains)) != GR_OK ||
+        (st = fid_grains_read(r.w, &r.g)) != GR_OK ||
+        (st = pour ? fid_pour(&r, p, -Ws / 2, -Ws / 2, Ws, fill, Ws, "silo-pour", &out->grains)
+                   : fid_fill(&r, p, (gr_vec3){-Ws / 2, 0, -Ws / 2}, (gr_vec3){Ws / 2, fill, Ws / 2}, &out->grains)) != GR_OK ||
         (st = fid_grains_read(r.w, &r.g)) != GR_OK)
         goto done;
     const uint32_t n_top = (uint32_t)(width_d * width_d / 2);
@@ -826,8 +871,9 @@ gr_status fid_run_silo(const fid_params *p, unsigned width_d, double orifice_d, 
     out->seconds_open = t;
     out->discharged = last_count;
     int k;
-    out->rate_hi = fid_discharge_rate(&dis, 0.5, 1e9, 2 * Ws, INFINITY, &k);
-    out->rate_lo = fid_discharge_rate(&dis, 0.5, 1e9, Ws, 2 * Ws, &k);
+    /* from 1 s after opening: the flow takes about that long to develop through the fill */
+    out->rate_hi = fid_discharge_rate(&dis, 1.0, 1e9, 2 * Ws, INFINITY, &k);
+    out->rate_lo = fid_discharge_rate(&dis, 1.0, 1e9, Ws, 2 * Ws, &k);
     out->ratio = out->rate_lo > 0 ? out->rate_hi / out->rate_lo : NAN;
     /* halves of the whole run from 0.5 s (down to a fill of 0.75 widths): a fill that never
      * stood above 2 widths (an overlapping solver's) still shows how the rate changes */
@@ -1050,7 +1096,7 @@ gr_status fid_run_heap(const fid_params *p, unsigned count, fid_heap_result *out
     gr_material rough;
     double *x_late = NULL;
     gr_grain_def batch[20];
-    if ((st = fid_material(r.w, p, 1.0, 1.0, &rough)) != GR_OK || (st = fid_add_rough_floor(&r, rough, p->radius)) != GR_OK)
+    if ((st = fid_material(r.w, p, 1.0, 1.0, 0, &rough)) != GR_OK || (st = fid_add_rough_floor(&r, rough, p->radius)) != GR_OK)
         goto done;
     uint64_t seed = 0x5eed5eed5eedULL;
     uint32_t poured = 0;

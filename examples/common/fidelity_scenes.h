@@ -24,10 +24,15 @@ typedef struct fid_params {
     double restitution;    ///< default 0.5
     double frame;          ///< frame length [s] given to gr_step, default 1/60
     int verbose;           ///< > 0: per-frame lines on stderr every `verbose` frames
+    /// > 0: the grains' material is this gr_material_preset (mu, mu_s and restitution unused)
+    int preset;
 } fid_params;
 
 /// Defaults for a solver (DEM keeps its automatic substep, PBD its defaults).
 fid_params fid_default_params(gr_solver_kind solver, unsigned workers);
+/// "sand", "gravel", "glass" -> the preset (0 for an unknown name), and back.
+int fid_preset_from_name(const char *name);
+const char *fid_preset_name(int preset);
 /// "dem", "pbd".
 const char *fid_solver_name(gr_solver_kind solver);
 
@@ -167,16 +172,18 @@ gr_status fid_run_column(const fid_params *p, unsigned height_d, int pour, fid_c
 
 /// Silo: square section `width_d` diameters wide (container open at top and bottom), a floor of
 /// four static boxes around a square orifice of `orifice_d` diameters, closed by a gate box;
-/// a lattice fill to 4.5 widths, settled for 2 s, then the gate is removed and the discharge
-/// runs until the fill is below 0.75 widths, the flow stops for 2 s, or 60 s pass.
+/// a lattice of `fill_w` widths (spacing 2.2 r; pour = 0: filled at once; 1: the same count
+/// poured, as fid_run_column does, which packs to about 0.65 of that height), settled for 2 s,
+/// then the gate is removed and the discharge runs until the fill is below 0.75 widths, the
+/// flow stops for 2 s, or 60 s pass.
 typedef struct fid_silo_result {
     uint32_t grains;
     double width_d, orifice_d;
     double fill0_w;          ///< settled fill height before opening / silo width
     double packing;          ///< bulk packing before opening (slab 20 % to 70 % of the fill)
     fid_overlap overlap;     ///< before opening
-    double rate_hi;          ///< grains/s while fill > 2 widths (from 0.5 s after opening)
-    double rate_lo;          ///< grains/s while 1 < fill < 2 widths
+    double rate_hi;          ///< grains/s while fill > 2 widths (from 1 s after opening)
+    double rate_lo;          ///< grains/s while 1 < fill < 2 widths (from 1 s after opening)
     double ratio;            ///< rate_hi / rate_lo (granular: about 1; a liquid: > 1)
     double rate_half1, rate_half2; ///< first and second half of the run from 0.5 s after opening
     double rate_all;         ///< grains/s over the whole run from 0.5 s after opening
@@ -189,7 +196,8 @@ typedef struct fid_silo_result {
     double ms_per_frame;
     double substeps_per_frame;
 } fid_silo_result;
-gr_status fid_run_silo(const fid_params *p, unsigned width_d, double orifice_d, fid_silo_result *out);
+gr_status fid_run_silo(const fid_params *p, unsigned width_d, double orifice_d, double fill_w, int pour,
+                       fid_silo_result *out);
 
 /// Pile: an n x n x n lattice block (spacing 2.2 r) dropped with its bottom 0.5 m above the floor
 /// of a box one diameter wider than the block on each side (2 m tall walls, open top); 4 s.

@@ -229,7 +229,7 @@ typedef struct gr_pbd_def {
     /// Neighbour-list margin as a fraction of the largest particle radius, >= 0, default 0.25.
     double collision_margin;
     /// Mass scaling k for stable piles: inverse mass x exp(k x height above the lowest grain
-    /// / particle diameter) in grain contacts. >= 0, 0 = off, default 1.
+    /// / particle diameter) in grain contacts. >= 0, 0 = off, default 0.25.
     double mass_scaling;
     /// Sleeping: a grain in contact that has stayed slower than this multiple of |g| x
     /// substep for sleep_time keeps its position (no creep) until the solve would move it
@@ -323,6 +323,19 @@ typedef struct gr_material_def {
     double static_friction;  ///< position-based solver: static mu_s, default 0.6
     double kinetic_friction; ///< position-based solver: kinetic mu_k, default 0.5
 } gr_material_def;
+
+/// Material presets (gr_material_def_set_preset): measured starting points for common dry
+/// materials. Each sets density and restitution, and each solver's friction coefficients chosen
+/// so that a heap poured in that solver stands at the material's angle of repose (PBD spheres
+/// do not roll, so they need less friction than DEM's for the same angle). docs/materials.md
+/// lists the coefficients and the angles measured with them.
+typedef enum gr_material_preset {
+    GR_MATERIAL_PRESET_DEFAULT = 0,     ///< the library's defaults (as gr_material_def_init)
+    GR_MATERIAL_PRESET_DRY_SAND = 1,    ///< dry quartz sand: repose 30-35 degrees
+    GR_MATERIAL_PRESET_GRAVEL = 2,      ///< crushed stone: repose 38-45 degrees
+    GR_MATERIAL_PRESET_GLASS_BEADS = 3, ///< smooth glass spheres: repose 20-26 degrees, bouncy
+    GR_MATERIAL_PRESET_FORCE_U32 = 0x7fffffff
+} gr_material_preset;
 
 /// Explicit coefficients for one pair of materials (overrides the mixing rule).
 typedef struct gr_material_pair_def {

@@ -141,6 +141,11 @@ GR_API gr_material gr_world_get_default_material(const gr_world *world);
 /// Errors: NULL_ARGUMENT (world), BUSY, INVALID_HANDLE, WRONG_WORLD, NULL_ARGUMENT (out),
 ///    STRUCT_SIZE.
 GR_API gr_status gr_material_get_def(const gr_world *world, gr_material material, gr_material_def *out);
+/// Fill a material def (initialised: its size set) with a preset's values: the defaults, then
+/// the preset's density, restitution and friction coefficients for both solvers. Needs no
+/// world; change any field afterwards (e.g. the density of your sand).
+/// Errors: NULL_ARGUMENT (def), STRUCT_SIZE, UNKNOWN_ENUM (preset); def is unchanged on error.
+GR_API gr_status gr_material_def_set_preset(gr_material_def *def, gr_material_preset preset);
 /// Override the mixing rule for one pair of materials (order does not matter).
 /// Errors: NULL_ARGUMENT (world), BUSY, INVALID_HANDLE, WRONG_WORLD, NULL_ARGUMENT (def),
 ///    STRUCT_SIZE, NOT_FINITE, INVALID_ARGUMENT, OUT_OF_MEMORY.

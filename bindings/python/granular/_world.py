@@ -21,7 +21,7 @@ from collections import namedtuple
 from ctypes import POINTER, byref, c_double, c_float, c_uint32, c_uint64, sizeof
 
 from . import ffi
-from .errors import ClosedWorldError, GranularError, error_class
+from .errors import ClosedWorldError, GranularError, error_class, raise_for_status
 from .ffi import (
     Field,
     FillPattern,
@@ -595,11 +595,17 @@ class World:
 
     # ---- materials -------------------------------------------------------------------
 
-    def add_material(self, **fields) -> int:
+    def add_material(self, preset=None, **fields) -> int:
         """Add a material (``gr_add_material``); fields of ``gr_material_def``
         (density, youngs_modulus, poisson_ratio, restitution, friction, rolling_friction,
-        static_friction, kinetic_friction). Returns the material handle."""
-        d = ffi.gr_material_def.init(**fields)
+        static_friction, kinetic_friction), over a :class:`MaterialPreset` if one is given
+        (``gr_material_def_set_preset``). Returns the material handle."""
+        d = ffi.gr_material_def.init()
+        if preset is not None:
+            status = lib.gr_material_def_set_preset(byref(d), int(ffi.MaterialPreset(preset)))
+            if status != 0:
+                raise_for_status(status, "gr_material_def_set_preset failed")
+        d.set(**fields)
         out = ffi.gr_material()
         self._check(lib.gr_add_material(self.ptr, byref(d), byref(out)))
         return out.id

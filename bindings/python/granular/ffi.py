@@ -226,6 +226,15 @@ class DefKind(enum.IntEnum):
     PBD = 9
 
 
+class MaterialPreset(enum.IntEnum):
+    """``gr_material_preset``: measured starting points for common dry materials."""
+
+    DEFAULT = 0
+    DRY_SAND = 1
+    GRAVEL = 2
+    GLASS_BEADS = 3
+
+
 #: Every mirrored enum and the prefix that turns a member name into its C name.
 C_ENUM_PREFIXES = {
     Status: "GR_",
@@ -243,6 +252,7 @@ C_ENUM_PREFIXES = {
     Field: "GR_FIELD_",
     ScalarType: "GR_TYPE_",
     DefKind: "GR_DEF_",
+    MaterialPreset: "GR_MATERIAL_PRESET_",
 }
 
 
@@ -897,6 +907,7 @@ _PROTOTYPES = [
     ("gr_add_clump_template", c_enum, [gr_world_p, _P(gr_clump_def), _P(gr_clump)]),
     ("gr_world_get_default_material", gr_material, [gr_world_p]),
     ("gr_material_get_def", c_enum, [gr_world_p, gr_material, _P(gr_material_def)]),
+    ("gr_material_def_set_preset", c_enum, [_P(gr_material_def), c_enum]),
     ("gr_set_material_pair", c_enum, [gr_world_p, gr_material, gr_material, _P(gr_material_pair_def)]),
     # grains
     ("gr_add_grain", c_enum, [gr_world_p, _P(gr_grain_def), _P(gr_grain)]),

@@ -941,6 +941,16 @@ def test_materials(world):
         world.material_def(m + 1)
 
 
+def test_material_presets(world):
+    sand = world.material_def(world.add_material(preset=granular.MaterialPreset.DRY_SAND))
+    beads = world.material_def(world.add_material(preset=granular.MaterialPreset.GLASS_BEADS, density=2400.0))
+    assert sand["static_friction"] > beads["static_friction"]
+    assert sand["rolling_friction"] > beads["rolling_friction"]
+    assert beads["density"] == 2400.0 and beads["restitution"] > sand["restitution"]
+    with pytest.raises(ValueError):
+        world.add_material(preset=99)
+
+
 # ======================================================================= hooks and threads
 
 

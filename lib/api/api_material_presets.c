@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Material presets: measured coefficients for common dry materials (docs/materials.md). */
+#include "api_internal.h"
+
+/* One preset's values over the defaults. DEM's spheres roll, so rolling friction (acting with
+ * an EPSD or CDT rolling law) stands in for the grains' angularity; PBD's spheres do not
+ * rotate, so their sliding friction alone holds the slope and is smaller than DEM's for the
+ * same angle (bench/run fidelity --scene heap --preset NAME measures it). */
+typedef struct material_preset {
+    double density, restitution;
+    double friction, rolling_friction;      /* DEM */
+    double static_friction, kinetic_friction; /* PBD */
+} material_preset;
+
+static const material_preset presets[] = {
+    [GR_MATERIAL_PRESET_DRY_SAND] = {2650, 0.5, 0.5, 0.25, 0.24, 0.20},
+    [GR_MATERIAL_PRESET_GRAVEL] = {2700, 0.4, 0.7, 1.0, 0.36, 0.30},
+    [GR_MATERIAL_PRESET_GLASS_BEADS] = {2500, 0.9, 0.3, 0.15, 0.085, 0.07},
+};
+
+GR_API gr_status gr_material_def_set_preset(gr_material_def *def, gr_material_preset preset)
+{
+    if (!def)
+        return GR_ERROR_NULL_ARGUMENT;
+    if ((uint32_t)preset >= sizeof presets / sizeof presets[0])
+        return GR_ERROR_UNKNOWN_ENUM;
+    gr_material_def full;
+    gr_def_defaults_full(GR_DEF_MATERIAL, &full);
+    if (preset != GR_MATERIAL_PRESET_DEFAULT) {
+        const material_preset *m = &presets[preset];
+        full.density = m->density;
+        full.restitution = m->restitution;
+        full.friction = m->friction;
+        full.rolling_friction = m->rolling_friction;
+        full.static_friction = m->static_friction;
+        full.kinetic_friction = m->kinetic_friction;
+    }
+    /* the size check and the copy of only the fields the caller's struct has */
+    gr_status st = gr_def_set_defaults(GR_DEF_MATERIAL, def);
+    if (st != GR_OK)
+        return st;
+    const size_t n = def->size < sizeof full ? def->size : sizeof full;
+    memcpy((char *)def + sizeof(uint32_t), (const char *)&full + sizeof(uint32_t), n - sizeof(uint32_t));
+    return GR_OK;
+}
