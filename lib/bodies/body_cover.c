@@ -236,8 +236,11 @@ static gr_vec3 random_surface_point(const gr_body_data *b, gr_rng *rng)
         const double ax[3] = {h.y * h.z, h.x * h.z, h.x * h.y};
         double pick = gr_rng_uniform(rng) * (ax[0] + ax[1] + ax[2]);
         int axis = pick < ax[0] ? 0 : (pick < ax[0] + ax[1] ? 1 : 2);
-        gr_vec3 p = v3((2 * gr_rng_uniform(rng) - 1) * h.x, (2 * gr_rng_uniform(rng) - 1) * h.y,
-                       (2 * gr_rng_uniform(rng) - 1) * h.z);
+        /* the draws in a fixed order: the order of a call's arguments is unspecified in C and
+         * compilers differ, which made results depend on the compiler (this is the order GCC
+         * drew them in, so its results are unchanged) */
+        const double uz = gr_rng_uniform(rng), uy = gr_rng_uniform(rng), ux = gr_rng_uniform(rng);
+        gr_vec3 p = v3((2 * ux - 1) * h.x, (2 * uy - 1) * h.y, (2 * uz - 1) * h.z);
         v3_set(&p, axis, (gr_rng_uniform(rng) < 0.5 ? -1 : 1) * v3_get(h, axis));
         return p;
     }

@@ -407,8 +407,9 @@ static gr_status sample_group(pbd_state *st, const uint32_t *grains, const gr_ve
                      * way round; such cells test against everything near, one candidate at a
                      * time) */
                     for (uint32_t t = 0; t < tries; t++) {
-                        const gr_vec3 p = {lo.x + L.a * (i + gr_rng_uniform(&rng)), lo.y + L.a * (j + gr_rng_uniform(&rng)),
-                                           lo.z + L.a * (k + gr_rng_uniform(&rng))};
+                        /* (one draw per declarator: an initializer list's order is unspecified) */
+                        const double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
+                        const gr_vec3 p = {lo.x + L.a * (i + ux), lo.y + L.a * (j + uy), lo.z + L.a * (k + uz)};
                         uint32_t owner = GR_INVALID_INDEX;
                         if (ng > ROOM) {
                             owner = containing_grain(st, &g, grains, p, cover);
@@ -628,8 +629,8 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
                     const int32_t c[3] = {i, j, k};
                     const uint32_t np = points_near_cell(st, &L, c, older, pts, ROOM);
                     for (uint32_t t = 0; t < tries; t++) {
-                        const gr_vec3 p = {r.lo.x + L.a * (i + gr_rng_uniform(&rng)), r.lo.y + L.a * (j + gr_rng_uniform(&rng)),
-                                           r.lo.z + L.a * (k + gr_rng_uniform(&rng))};
+                        const double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
+                        const gr_vec3 p = {r.lo.x + L.a * (i + ux), r.lo.y + L.a * (j + uy), r.lo.z + L.a * (k + uz)};
                         if (check_each && gr_region_depth(&r, p, rh) < rh)
                             continue;
                         if (crowded(st, &L, p, c, pts, np, ROOM, rh) || ((kb & CELL_NEAR_BODY) && in_a_body(st, p, rh)))
