@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* World entry points: version, status text, create/destroy, step, queries. */
+#include <stdio.h>
+
 #include "api_internal.h"
 
 GR_API uint32_t gr_get_version(void) { return GR_VERSION_NUMBER; }
@@ -159,9 +161,12 @@ gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const 
     if (d->pbd)
         GR_CHECK(gr_def_read(w, GR_DEF_PBD, d->pbd, pbd_out, f, "def.pbd"));
     GR_CHECK(gr_validate_pbd_def(w, pbd_out, f));
-    if (!gr_solver_find(d->solver == GR_SOLVER_DEFAULT ? GR_SOLVER_DEM : d->solver))
-        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "solver %u is not built yet (GR_SOLVER_DEM and GR_SOLVER_PBD are)",
-                       (unsigned)d->solver);
+    if (!gr_solver_find(d->solver == GR_SOLVER_DEFAULT ? GR_SOLVER_DEM : d->solver)) {
+        char built[64] = "";
+        for (uint32_t i = 0, len = 0; gr_solver_at(i) && len < sizeof built; i++)
+            len += (uint32_t)snprintf(built + len, sizeof built - len, "%s%s", i ? ", " : "", gr_solver_at(i)->name);
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "solver %u is not built yet (built: %s)", (unsigned)d->solver, built);
+    }
     return GR_OK;
 }
 

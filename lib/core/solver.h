@@ -8,6 +8,7 @@
 #define GR_CORE_SOLVER_H
 
 #include "common.h"
+#include "solver_list.h"
 
 struct gr_stream_writer;
 struct gr_stream_reader;
@@ -74,5 +75,7 @@ typedef struct gr_solver_vtable {
 
 /// The table for a solver kind, or NULL when that solver is not built.
 const gr_solver_vtable *gr_solver_find(gr_solver_kind kind);
+/// The index-th built-in solver (0 .. GR_SOLVER_BUILTIN_COUNT - 1, solver_list.h), or NULL.
+const gr_solver_vtable *gr_solver_at(uint32_t index);
 
 #endif /* GR_CORE_SOLVER_H */

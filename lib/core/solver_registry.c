@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* Built-in solvers, one table each. A kind that is not listed answers GR_ERROR_UNSUPPORTED. */
+/* Built-in solvers, one table each (solver_list.h). A kind that is not listed answers
+ * GR_ERROR_UNSUPPORTED. */
 #include "solver.h"
 
-extern const gr_solver_vtable gr_dem_solver;
-extern const gr_solver_vtable gr_pbd_solver;
+#define GR_SOLVER_DECLARE(kind, table) extern const gr_solver_vtable table;
+GR_SOLVER_LIST(GR_SOLVER_DECLARE)
+#undef GR_SOLVER_DECLARE
+
+#define GR_SOLVER_ENTRY(kind, table) &table,
+static const gr_solver_vtable *const builtin[] = {GR_SOLVER_LIST(GR_SOLVER_ENTRY)};
+#undef GR_SOLVER_ENTRY
 
 const gr_solver_vtable *gr_solver_find(gr_solver_kind kind)
 {
-    switch (kind) {
-    case GR_SOLVER_DEM: return &gr_dem_solver;
-    case GR_SOLVER_PBD: return &gr_pbd_solver;
-    default: return NULL;
-    }
+    for (uint32_t i = 0; i < (uint32_t)GR_SOLVER_BUILTIN_COUNT; i++)
+        if (builtin[i]->kind == kind)
+            return builtin[i];
+    return NULL;
+}
+
+const gr_solver_vtable *gr_solver_at(uint32_t index)
+{
+    return index < (uint32_t)GR_SOLVER_BUILTIN_COUNT ? builtin[index] : NULL;
 }

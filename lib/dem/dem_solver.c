@@ -265,28 +265,27 @@ static void dem_invalidate(void *state)
     ((dem_state *)state)->inputs_maybe_changed = true;
 }
 
+/* no fill_region (the grains are the render points) and no sleep_counts (DEM grains do not
+ * sleep): those slots stay NULL */
 const gr_solver_vtable gr_dem_solver = {
-    GR_SOLVER_DEM,
-    "dem",
-    dem_create,
-    dem_destroy,
-    dem_reserve,
-    dem_add_grains,
-    dem_remove_grains,
-    dem_step,
-    dem_stable_substep,
-    dem_read_field,
-    dem_write_field,
-    dem_render_point_count,
-    dem_read_render_points,
-    dem_contact_counts,
-    dem_save,
-    dem_load,
-    dem_invalidate,
-    dem_body_added,
-    dem_body_removed,
-    dem_body_moved,
-    NULL, /* fill_region: the grains are the render points */
-    NULL,
-    NULL, /* sleep_counts: DEM grains do not sleep */
+    .kind = GR_SOLVER_DEM,
+    .name = "dem",
+    .create = dem_create,
+    .destroy = dem_destroy,
+    .reserve = dem_reserve,
+    .add_grains = dem_add_grains,
+    .remove_grains = dem_remove_grains,
+    .step = dem_step,
+    .stable_substep = dem_stable_substep,
+    .read_field = dem_read_field,
+    .write_field = dem_write_field,
+    .render_point_count = dem_render_point_count,
+    .read_render_points = dem_read_render_points,
+    .contact_counts = dem_contact_counts,
+    .save = dem_save,
+    .load = dem_load,
+    .invalidate = dem_invalidate,
+    .body_added = dem_body_added,
+    .body_removed = dem_body_removed,
+    .body_moved = dem_body_moved,
 };

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* The built-in solvers, listed once: X(kind, table) per solver, the table being the solver's
+ * gr_solver_vtable (lib/<solver>/<solver>_solver.c). Adding a solver is one line here. */
+#ifndef GR_CORE_SOLVER_LIST_H
+#define GR_CORE_SOLVER_LIST_H
+
+#define GR_SOLVER_LIST(X)              \
+    X(GR_SOLVER_DEM, gr_dem_solver)    \
+    X(GR_SOLVER_PBD, gr_pbd_solver)
+
+/// How many solvers are built: the list's length.
+#define GR_SOLVER_COUNT_ONE_(kind, table) +1
+enum { GR_SOLVER_BUILTIN_COUNT = 0 GR_SOLVER_LIST(GR_SOLVER_COUNT_ONE_) };
+
+#endif /* GR_CORE_SOLVER_LIST_H */
