@@ -358,7 +358,7 @@ static void restore_host_states(gr_world *w)
     }
 }
 
-static void push_host_impulses(gr_world *w, double dt)
+static void push_host_impulses(gr_world *w, double dt, double fall)
 {
     const gr_body_store *bs = &w->bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
@@ -368,7 +368,7 @@ static void push_host_impulses(gr_world *w, double dt)
             continue;
         const gr_body handle = {gr_handle_make(w->tag, bs->gen[slot], slot)};
         gr_vec3 impulse, angular;
-        gr_body_host_impulse(b, w->def.gravity, dt, w->step_fall, &impulse, &angular);
+        gr_body_host_impulse(b, w->def.gravity, dt, fall, &impulse, &angular);
         if (!v3_finite(impulse) || !v3_finite(angular))
             continue; /* never hand the host a non-finite value (the step reports the blow-up) */
         w->def.host.apply_impulse(handle, b->user_data, impulse, angular, w->def.host.user);
@@ -403,16 +403,21 @@ GR_API gr_status gr_step(gr_world *w, double dt)
             return hs;
         }
     }
-    const uint64_t substeps0 = w->substep_count;
-    w->step_fall = 0.5 * dt * dt; /* (a solver whose integrator differs says so) */
-    gr_status s = w->solver->step(w->solver_state, n, h);
+    /* the world's clock and counters are written here, from what the solver reports (exact
+     * integrators move a free-falling body by g dt^2 / 2; a solver whose integrator differs
+     * says so in fall) */
+    gr_step_report rep = {t0, w->last_substep, 0.5 * dt * dt, 0, 0, GR_INVALID_INDEX, false};
+    gr_status s = w->solver->step(w->solver_state, n, h, &rep);
+    w->time = rep.time;
+    w->last_substep = rep.last_substep;
+    w->substep_count += rep.substeps;
     /* A solver fails before its first substep with nothing moved (every allocation of it comes
      * first), or after completed substeps with the world at the end of the last of them. */
-    const bool moved = s == GR_OK || w->substep_count != substeps0;
+    const bool moved = s == GR_OK || rep.substeps != 0;
     if (!moved && w->def.host.get_state)
         restore_host_states(w);
     if (w->def.host.apply_impulse && moved && (s == GR_OK || s == GR_ERROR_UNSTABLE))
-        push_host_impulses(w, dt);
+        push_host_impulses(w, dt, rep.fall);
     w->busy = false;
     if (s == GR_OK)
         w->time = t0 + dt; /* exactly the sum of the steps the caller asked for */
@@ -428,13 +433,13 @@ GR_API gr_status gr_step(gr_world *w, double dt)
             if (!v3_finite(b->force) || !v3_finite(b->torque))
                 b->force = b->torque = v3(0, 0, 0);
         }
-        if (w->blowup_slot < w->grains.slot_count && w->grains.alive[w->blowup_slot])
+        if (rep.blowup_slot < w->grains.slot_count && w->grains.alive[rep.blowup_slot])
             return gr_fail(w, s, f,
                            "%u grain(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s), the first at "
                            "index %u; stopped at their last finite state (substep %g s; set a smaller "
                            "gr_world_def.substep)",
-                           w->blowups, GR_MAX_SPEED, w->grains.pos[w->blowup_slot], h);
-        if (!w->blowups)
+                           rep.blowups, GR_MAX_SPEED, w->grains.pos[rep.blowup_slot], h);
+        if (!rep.blowups)
             return gr_fail(w, s, f,
                            "the adaptive step size fell below its floor (substep %g s): the state is too stiff or "
                            "absurd; the world is at its last accepted state",
@@ -442,7 +447,7 @@ GR_API gr_status gr_step(gr_world *w, double dt)
         return gr_fail(w, s, f,
                        "%u grain(s) or body particle(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s); "
                        "stopped at their last finite state (substep %g s; set a smaller gr_world_def.substep)",
-                       w->blowups, GR_MAX_SPEED, h);
+                       rep.blowups, GR_MAX_SPEED, h);
     }
     if (s != GR_OK && !moved)
         return gr_fail(w, s, f, "%s before the first substep; nothing was stepped", gr_status_string(s));

@@ -26,6 +26,21 @@ typedef struct gr_grain_init {
     gr_quat orientation;
 } gr_grain_init;
 
+/// What a solver's step tells the world that drives it. The world fills the inputs and the
+/// current values before the step and applies the outputs after it; the solver writes only
+/// here, never the world's clock or counters.
+typedef struct gr_step_report {
+    double time;          ///< in: the world's time; out: at the end of the last completed substep
+    double last_substep;  ///< in: the last substep's length; out: this step's last one [s]
+    /// out: sum over the substeps of h_k t_k (t_k from the step's start at the substep's end):
+    /// a body in free fall moved by g x this (body_host.c). In: dt^2 / 2 (exact integrators).
+    double fall;
+    uint32_t substeps;    ///< out: substeps completed
+    uint32_t blowups;     ///< out: grains or body particles stopped (GR_MAX_SPEED), 0: none
+    uint32_t blowup_slot; ///< out: handle slot of the first of them (GR_INVALID_INDEX: a body)
+    bool blowup_pass;     ///< a pass of this step found some already (the count is that pass's)
+} gr_step_report;
+
 typedef struct gr_solver_vtable {
     gr_solver_kind kind;
     const char *name;
@@ -37,8 +52,9 @@ typedef struct gr_solver_vtable {
     void (*add_grains)(void *state, const gr_grain_init *grains, uint32_t count);
     /// Remove grains by dense index (cannot fail; storage is compacted lazily).
     void (*remove_grains)(void *state, const uint32_t *dense, uint32_t count);
-    /// Advance by n substeps of h seconds.
-    gr_status (*step)(void *state, uint32_t n, double h);
+    /// Advance by n substeps of h seconds (an adaptive integrator: by n h in steps of its own),
+    /// reporting in *report.
+    gr_status (*step)(void *state, uint32_t n, double h, gr_step_report *report);
     /// The stable substep for the current grains and materials [s].
     double (*stable_substep)(void *state);
     /// Read up to 4 doubles per grain of a field for `count` dense indices into out[4*k..].

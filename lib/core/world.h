@@ -18,9 +18,6 @@ struct gr_world {
     gr_pbd_def pbd;   ///< resolved; def.pbd points at `pbd`
     uint32_t tag;      ///< stamped into every handle this world issues (gr_handle_new_tag)
     bool busy;         ///< inside gr_step
-    uint32_t blowups;      ///< grains the solver stopped in the last step (GR_MAX_SPEED), 0: none
-    uint32_t blowup_slot;  ///< handle slot of the first of them (GR_INVALID_INDEX: a body)
-    bool blowup_pass;      ///< a pass of this step found some already (the count is that pass's)
     char last_error[256];
     gr_tasks tasks;
     gr_materials materials;
@@ -31,11 +28,6 @@ struct gr_world {
     void *solver_state;
     double time;
     double last_substep;
-    /* of the last step: sum over its substeps of h_k t_k (t_k the time from the step's start
-     * at the substep's end), the factor by which the solver's integrator moved a body in free
-     * fall: x = x0 + v0 dt + g step_fall. Exact integrators: dt^2 / 2 (the world's default,
-     * set before each step); symplectic Euler (PBD): more (body_host.c) */
-    double step_fall;
     uint64_t step_count;
     uint64_t substep_count;
     uint64_t fill_count;  ///< fills so far (seeds each fill differently)

@@ -65,6 +65,7 @@ typedef struct dem_body_seen {
 
 typedef struct dem_state {
     gr_world *world;
+    gr_step_report *report; ///< of the step under way (dem_step, dem_step_rkf45)
     gr_mem *mem;
     dem_law law;
 
@@ -245,11 +246,11 @@ void dem_write_back_bodies(dem_state *st);
 void dem_sense_bodies(dem_state *st, double h);
 
 /* dem_step.c */
-gr_status dem_step(void *state, uint32_t n, double h);
+gr_status dem_step(void *state, uint32_t n, double h, gr_step_report *report);
 
 /* dem_rkf45.c */
 /// Advance by T seconds with the adaptive RKF45 integrator.
-gr_status dem_step_rkf45(dem_state *st, double T);
+gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report);
 /// RKF45's room for n grains and lists of nb, bc entries (dem_rebuild reserves it up front).
 gr_status dem_rkf45_reserve(dem_state *st, uint32_t n, uint32_t nb, uint32_t bc);
 void dem_free_rkf(dem_state *st);

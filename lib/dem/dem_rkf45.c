@@ -581,9 +581,8 @@ static double body_motion(const dem_state *st, double tau)
 /* After the steps: grains that blew up (gr_blown_up; a rejected step restores y_n, which may
  * itself hold an absurd speed, and an accepted one may reach one) are stopped where they are.
  * One pass per gr_step, not per stage. Returns how many. */
-static uint32_t stop_blowups(dem_state *st)
+static uint32_t stop_blowups(dem_state *st, gr_step_report *report)
 {
-    gr_world *world = st->world;
     const gr_vec3 zero = {0, 0, 0};
     uint32_t bad = 0;
     for (uint32_t i = 0; i < st->n; i++) {
@@ -593,7 +592,7 @@ static uint32_t stop_blowups(dem_state *st)
             continue;
         st->v[i] = st->w[i] = zero;
         if (bad++ == 0)
-            world->blowup_slot = st->slot[i];
+            report->blowup_slot = st->slot[i];
     }
     for (uint32_t c = 0; c < st->nc; c++) {
         if (st->c_slot[c] == GR_INVALID_INDEX || st->c_fixed[c] ||
@@ -602,13 +601,13 @@ static uint32_t stop_blowups(dem_state *st)
             continue;
         st->c_v[c] = st->c_w[c] = st->c_L[c] = zero;
         if (bad++ == 0)
-            world->blowup_slot = st->c_body[c] == GR_INVALID_INDEX ? st->c_slot[c] : GR_INVALID_INDEX;
+            report->blowup_slot = st->c_body[c] == GR_INVALID_INDEX ? st->c_slot[c] : GR_INVALID_INDEX;
     }
-    world->blowups = bad;
+    report->blowups = bad;
     return bad;
 }
 
-gr_status dem_step_rkf45(dem_state *st, double T)
+gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report)
 {
     gr_world *world = st->world;
     gr_status s;
@@ -638,7 +637,7 @@ gr_status dem_step_rkf45(dem_state *st, double T)
     const double h_stable = dem_stable_substep(st);
     const double h_min = 1e-6 * (isfinite(h_stable) ? h_stable : T);
     double h = st->rkf_h > 0 ? st->rkf_h : (isfinite(h_stable) ? h_stable : T);
-    const double t0 = world->time;
+    const double t0 = report->time;
     double t = 0;
     gr_status result = GR_OK;
     uint32_t aborts = 0;
@@ -722,12 +721,12 @@ gr_status dem_step_rkf45(dem_state *st, double T)
                 st->body_bound[bs] += v3_len(b->linear_velocity) * step + v3_len(b->angular_velocity) * step * st->body_reach[bs];
         }
         dem_write_back_bodies(st);
-        world->time = t0 + t;
-        world->substep_count++;
+        report->time = t0 + t;
+        report->substeps++;
         st->substeps_since_rebuild++;
         if (step >= h) /* a shortened last step says nothing about the next */
             h = step * (err > 0 ? GR_MIN(5.0, GR_MAX(0.2, 0.9 * pow(err, -0.2))) : 5.0);
-        world->last_substep = step;
+        report->last_substep = step;
         if (16.0 * disp2 > st->skin * st->skin) {
             /* half way through the skin: rebuild now rather than abort a step later */
             if ((s = dem_rebuild(st)) != GR_OK || (s = reserve(st)) != GR_OK)
@@ -735,8 +734,8 @@ gr_status dem_step_rkf45(dem_state *st, double T)
         }
     }
     st->rkf_h = h;
-    world->blowup_slot = GR_INVALID_INDEX;
-    if (stop_blowups(st)) {
+    report->blowup_slot = GR_INVALID_INDEX;
+    if (stop_blowups(st, report)) {
         result = GR_ERROR_UNSTABLE;
         dem_write_back_bodies(st);
     }

@@ -123,15 +123,15 @@ static gr_status reserve_blocks(dem_state *st)
 
 void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks)
 {
-    gr_world *world = st->world;
+    gr_step_report *rep = st->report;
     for (uint32_t b = 0; b < nblocks; b++) {
         if (!block_bad[2 * b + 1])
             continue;
         /* the first pass that found any tells (later passes see the same grains again) */
-        if (!world->blowup_pass) {
-            if (world->blowup_slot == GR_INVALID_INDEX)
-                world->blowup_slot = block_bad[2 * b]; /* first in block order: deterministic */
-            world->blowups += block_bad[2 * b + 1];
+        if (!rep->blowup_pass) {
+            if (rep->blowup_slot == GR_INVALID_INDEX)
+                rep->blowup_slot = block_bad[2 * b]; /* first in block order: deterministic */
+            rep->blowups += block_bad[2 * b + 1];
         }
     }
 }
@@ -145,8 +145,8 @@ static double integrate(dem_state *st, double kick1, double kick2, double h, dou
     const uint32_t nblocks = (st->n + INTEGRATE_BLOCK - 1) / INTEGRATE_BLOCK;
     dem_note_blowups(st, st->block_bad, nblocks);
     double m = dem_integrate_clumps(st, kick1, kick2, h);
-    if (st->world->blowups)
-        st->world->blowup_pass = true;
+    if (st->report->blowups)
+        st->report->blowup_pass = true;
     if (h > 0)
         for (uint32_t b = 0; b < nblocks; b++)
             m = st->block_max[b] > m ? st->block_max[b] : m;
@@ -211,13 +211,14 @@ static void advance_bodies(dem_state *st, double h)
     }
 }
 
-gr_status dem_step(void *state, uint32_t nsub, double h)
+gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
 {
     dem_state *st = (dem_state *)state;
     gr_world *world = st->world;
     gr_status s;
     if (world->dem.integrator == GR_INTEGRATOR_RKF45)
-        return dem_step_rkf45(st, h * nsub);
+        return dem_step_rkf45(st, h * nsub, report);
+    st->report = report;
 
     /* Everything that may allocate, before any state changes. */
     if ((s = dem_update_pairs(st)) != GR_OK || (s = reserve_blocks(st)) != GR_OK ||
@@ -239,11 +240,11 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
         if (bs < st->body_slots)
             st->body_impulse[2 * bs] = st->body_impulse[2 * bs + 1] = v3(0, 0, 0);
     }
-    world->blowups = 0;
-    world->blowup_slot = GR_INVALID_INDEX;
-    world->blowup_pass = false;
+    report->blowups = 0;
+    report->blowup_slot = GR_INVALID_INDEX;
+    report->blowup_pass = false;
     gr_status result = GR_OK;
-    const double t0 = world->time; /* time as t0 + k h, not a running sum that drifts */
+    const double t0 = report->time; /* time as t0 + k h, not a running sum that drifts */
 
     for (uint32_t k = 0; k < nsub; k++) {
         advance_bodies(st, h); /* first: fixed body clumps take the new pose while integrating */
@@ -271,20 +272,20 @@ gr_status dem_step(void *state, uint32_t nsub, double h)
         dem_reduce_clumps(st);
         dem_sense_bodies(st, h);
         st->substeps_since_rebuild++;
-        world->time = t0 + (double)(k + 1) * h;
-        world->substep_count++;
+        report->time = t0 + (double)(k + 1) * h;
+        report->substeps++;
         if (result != GR_OK) {
             nsub = k + 1; /* stop after completing this substep */
             break;
         }
     }
     integrate(st, 0.5 * h, 0.0, 0.0, h * nsub);
-    if (world->blowups)
+    if (report->blowups)
         result = GR_ERROR_UNSTABLE; /* (found by the last kick) */
     if (result == GR_ERROR_UNSTABLE)
         dem_scrub_blowup(st);
     dem_write_back_bodies(st);
-    world->last_substep = h;
+    report->last_substep = h;
     double total = h * nsub;
     for (uint32_t a = 0; a < bodies->count; a++) {
         uint32_t bs = bodies->active[a];

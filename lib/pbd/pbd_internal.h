@@ -126,6 +126,7 @@ typedef struct pbd_params {
 
 typedef struct pbd_state {
     gr_world *world;
+    gr_step_report *report; ///< of the step under way (pbd_step)
     gr_mem *mem;
     pbd_params par;
 
@@ -505,7 +506,7 @@ void pbd_fill_region_cancel(void *state);
 gr_status pbd_reserve_advect(pbd_state *st);
 void pbd_sample_keep(pbd_state *st);
 void pbd_sample_undo(pbd_state *st);
-gr_status pbd_advect_points(pbd_state *st, double dt);
+gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep);
 /// The world changed (a body added, removed or teleported, gravity, a material pair, grains
 /// removed): resting points look again.
 void pbd_points_unrest(pbd_state *st);
@@ -519,7 +520,7 @@ void pbd_freeze(pbd_state *st);
 void pbd_free_freeze(pbd_state *st);
 
 /* pbd_step.c */
-gr_status pbd_step(void *state, uint32_t n, double h);
+gr_status pbd_step(void *state, uint32_t n, double h, gr_step_report *report);
 double pbd_stable_substep(void *state);
 
 /* pbd_snapshot.c */

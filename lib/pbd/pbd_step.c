@@ -300,12 +300,12 @@ static bool finish_substep(pbd_state *st, double h)
     finish_fixed_bodies(st, h);
     const uint32_t bad_bodies = pbd_bodies_write_back(st, h);
     pbd_collect_impulses(st, h);
-    st->world->substep_count++;
+    st->report->substeps++;
     const uint32_t bad_grains = atomic_load_explicit(&fc.blowups, memory_order_relaxed), bad = bad_grains + bad_bodies;
     if (bad) {
-        st->world->blowups = bad;
-        st->world->blowup_slot = bad_grains ? st->slot[st->mov[atomic_load_explicit(&fc.first, memory_order_relaxed)]]
-                                            : GR_INVALID_INDEX; /* (a body) */
+        st->report->blowups = bad;
+        st->report->blowup_slot = bad_grains ? st->slot[st->mov[atomic_load_explicit(&fc.first, memory_order_relaxed)]]
+                                             : GR_INVALID_INDEX; /* (a body) */
     }
     return bad == 0;
 }
@@ -362,9 +362,10 @@ static gr_status substep(pbd_state *st, double h)
     return finish_substep(st, h) ? GR_OK : GR_ERROR_UNSTABLE;
 }
 
-gr_status pbd_step(void *state, uint32_t nsub, double h)
+gr_status pbd_step(void *state, uint32_t nsub, double h, gr_step_report *report)
 {
     pbd_state *st = (pbd_state *)state;
+    st->report = report;
     gr_world *world = st->world;
     gr_status s;
     if ((s = pbd_update_materials(st)) != GR_OK || (s = pbd_reserve_impulses(st)) != GR_OK ||
@@ -385,12 +386,12 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     if (new_gravity)
         for (uint32_t i = 0; i < st->n; i++)
             st->calm[i] = 0;
-    const double t0 = world->time;
+    const double t0 = report->time;
     gr_status result = GR_OK;
-    world->blowups = 0;
-    world->blowup_slot = GR_INVALID_INDEX;
+    report->blowups = 0;
+    report->blowup_slot = GR_INVALID_INDEX;
     double total = 0, last = h;
-    world->step_fall = 0;
+    report->fall = 0;
     for (uint32_t k = 0; k < nsub && result == GR_OK; k++) {
         /* the caller's substep, split further when grains got fast during the step (the CFL
          * rule holds for every substep, not only at the start of gr_step) */
@@ -404,8 +405,8 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
                 break; /* nothing moved in this substep */
             total += hs;
             last = hs;
-            world->step_fall += hs * total; /* symplectic Euler: sum of h_k t_k (gr_world) */
-            world->time = j + 1 == m ? t0 + (double)(k + 1) * h : t0 + (double)k * h + (double)(j + 1) * hs;
+            report->fall += hs * total; /* symplectic Euler: sum of h_k t_k (body_host.c) */
+            report->time = j + 1 == m ? t0 + (double)(k + 1) * h : t0 + (double)k * h + (double)(j + 1) * hs;
         }
     }
     if (total == 0) {
@@ -415,10 +416,10 @@ gr_status pbd_step(void *state, uint32_t nsub, double h)
     pbd_sample_keep(st);
     st->gravity_seen = g;
     count_contacts(st);
-    world->last_substep = last;
+    report->last_substep = last;
     {
         /* the high-resolution points follow the grains over the time just simulated */
-        const gr_status a = pbd_advect_points(st, total);
+        const gr_status a = pbd_advect_points(st, total, last);
         if (a != GR_OK && result == GR_OK)
             result = a;
         pbd_cull_points(st);

@@ -1278,8 +1278,9 @@ gr_status pbd_reserve_advect(pbd_state *st)
     return GR_OK;
 }
 
-/* Move the points by dt after the grains' step. */
-gr_status pbd_advect_points(pbd_state *st, double dt)
+/* Move the points by dt after the grains' step, whose last substep was last_substep long (the
+ * grains' sleeping speed follows from it). */
+gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
 {
     const gr_pbd_def *d = &st->world->pbd;
     if (!(d->hr_radius > 0) || !st->hr_n)
@@ -1317,7 +1318,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt)
     advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, 1.0 / (d->hr_density * w_rho * w_rho * w_rho),
                     body_reach, exact_moving, &moved, 0.0, false, {{0}, 0, 0, 0, 0, false, false, 0, NULL, {0}, {0}, 0, {0}}, {0}};
     /* the grains' sleeping speed (pbd_step.c) */
-    const double rest = st->par.sleep_threshold * v3_len(st->world->def.gravity) * st->world->last_substep;
+    const double rest = st->par.sleep_threshold * v3_len(st->world->def.gravity) * last_substep;
     c.rest2 = rest * rest;
     /* the lanes' constants (they test the exact bodies' reach; the one-point code pushes) */
     c.lanes = st->exact_count <= PBD_HR_LANE_EXACT;
