@@ -358,6 +358,21 @@ static void restore_host_states(gr_world *w)
     }
 }
 
+/* The force and torque a body reports: the average over the step of what the grains gave it. */
+static void set_body_forces(gr_world *w, const gr_step_report *rep)
+{
+    if (!(rep->impulse_time > 0))
+        return;
+    const double inv = 1.0 / rep->impulse_time;
+    for (uint32_t a = 0; a < w->bodies.count; a++) {
+        const uint32_t slot = w->bodies.active[a];
+        if (slot < rep->impulse_slots) {
+            w->bodies.data[slot].force = v3_scale(rep->body_impulse[2 * (size_t)slot], inv);
+            w->bodies.data[slot].torque = v3_scale(rep->body_impulse[2 * (size_t)slot + 1], inv);
+        }
+    }
+}
+
 static void push_host_impulses(gr_world *w, double dt, double fall)
 {
     const gr_body_store *bs = &w->bodies;
@@ -406,11 +421,12 @@ GR_API gr_status gr_step(gr_world *w, double dt)
     /* the world's clock and counters are written here, from what the solver reports (exact
      * integrators move a free-falling body by g dt^2 / 2; a solver whose integrator differs
      * says so in fall) */
-    gr_step_report rep = {t0, w->last_substep, 0.5 * dt * dt, 0, 0, GR_INVALID_INDEX, false};
+    gr_step_report rep = {t0, w->last_substep, 0.5 * dt * dt, 0, 0, GR_INVALID_INDEX, false, NULL, 0, 0};
     gr_status s = w->solver->step(w->solver_state, n, h, &rep);
     w->time = rep.time;
     w->last_substep = rep.last_substep;
     w->substep_count += rep.substeps;
+    set_body_forces(w, &rep);
     /* A solver fails before its first substep with nothing moved (every allocation of it comes
      * first), or after completed substeps with the world at the end of the last of them. */
     const bool moved = s == GR_OK || rep.substeps != 0;

@@ -39,6 +39,12 @@ typedef struct gr_step_report {
     uint32_t blowups;     ///< out: grains or body particles stopped (GR_MAX_SPEED), 0: none
     uint32_t blowup_slot; ///< out: handle slot of the first of them (GR_INVALID_INDEX: a body)
     bool blowup_pass;     ///< a pass of this step found some already (the count is that pass's)
+    /// out: what the grains gave each body over impulse_time seconds, two vectors per body slot
+    /// below impulse_slots (linear, angular impulse); the world turns them into the bodies'
+    /// reported force and torque (their averages). impulse_time 0: the forces stay as they are.
+    const gr_vec3 *body_impulse;
+    uint32_t impulse_slots;
+    double impulse_time;
 } gr_step_report;
 
 typedef struct gr_solver_vtable {

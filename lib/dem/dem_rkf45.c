@@ -745,15 +745,9 @@ gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report)
     for (uint32_t i = 0; i < st->n; i++)
         if (st->member[i] == GR_INVALID_INDEX)
             st->q[i] = quat_integrate(st->q[i], st->w[i], t);
-    if (t > 0)
-        for (uint32_t a = 0; a < bodies->count; a++) {
-            const uint32_t bs = bodies->active[a];
-            gr_body_data *b = &world->bodies.data[bs];
-            if (bs < st->body_slots) {
-                b->force = v3_scale(st->body_impulse[2 * bs], 1.0 / t);
-                b->torque = v3_scale(st->body_impulse[2 * bs + 1], 1.0 / t);
-            }
-        }
+    report->body_impulse = st->body_impulse;
+    report->impulse_slots = st->body_slots;
+    report->impulse_time = t;
     dem_record_inputs(st);
     if (result == GR_ERROR_UNSTABLE)
         st->unstable_count++;

@@ -286,15 +286,9 @@ gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
         dem_scrub_blowup(st);
     dem_write_back_bodies(st);
     report->last_substep = h;
-    double total = h * nsub;
-    for (uint32_t a = 0; a < bodies->count; a++) {
-        uint32_t bs = bodies->active[a];
-        gr_body_data *b = &world->bodies.data[bs];
-        if (bs < st->body_slots && total > 0) {
-            b->force = v3_scale(st->body_impulse[2 * bs], 1.0 / total);
-            b->torque = v3_scale(st->body_impulse[2 * bs + 1], 1.0 / total);
-        }
-    }
+    report->body_impulse = st->body_impulse;
+    report->impulse_slots = st->body_slots;
+    report->impulse_time = h * nsub;
     dem_record_inputs(st);
     if (result == GR_ERROR_UNSTABLE)
         st->unstable_count++;

@@ -424,13 +424,8 @@ gr_status pbd_step(void *state, uint32_t nsub, double h, gr_step_report *report)
             result = a;
         pbd_cull_points(st);
     }
-    const gr_body_store *bs = &world->bodies;
-    for (uint32_t a = 0; a < bs->count; a++) {
-        const uint32_t slot = bs->active[a];
-        if (slot < st->imp_slots && total > 0) {
-            world->bodies.data[slot].force = v3_scale(st->body_imp[2 * slot], 1.0 / total);
-            world->bodies.data[slot].torque = v3_scale(st->body_imp[2 * slot + 1], 1.0 / total);
-        }
-    }
+    report->body_impulse = st->body_imp;
+    report->impulse_slots = st->imp_slots;
+    report->impulse_time = total;
     return result;
 }
