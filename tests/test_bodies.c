@@ -7,9 +7,9 @@
 #include <stdlib.h>
 
 #include "../lib/bodies/body_store.h"
-#include "../lib/core/world.h"
+#include "../lib/world/world.h"
 #include "../lib/geom/mass_props.h"
-#include "../lib/geom/vec3.h"
+#include "../lib/core/vec3.h"
 #include "harness.h"
 #include "test_util.h"
 

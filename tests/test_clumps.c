@@ -4,10 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../lib/core/clumps.h"
+#include "../lib/world/clumps.h"
 #include "../lib/dem/dem_internal.h"
 #include "../lib/geom/mass_props.h"
-#include "../lib/geom/vec3.h"
+#include "../lib/core/vec3.h"
 #include "harness.h"
 
 #define PI 3.14159265358979323846

@@ -14,7 +14,7 @@
 #include "../lib/dem/dem_internal.h"
 #include "../lib/geom/mesh.h"
 #include "../lib/geom/mesh_query.h"
-#include "../lib/geom/vec3.h"
+#include "../lib/core/vec3.h"
 #include "../lib/grid/cell_grid.h"
 #include "../lib/pbd/pbd_hr_sums.h"
 #include "harness.h"

@@ -5,8 +5,8 @@
 
 #include <math.h>
 
-#include "../core/world.h"
-#include "../geom/vec3.h"
+#include "../world/world.h"
+#include "../core/vec3.h"
 
 /// Larger size fields are not a def of any version of this library.
 #define GR_MAX_DEF_SIZE 4096u

@@ -14,7 +14,7 @@
 #include "../core/rng.h"
 #include "../geom/mesh.h"
 #include "../geom/triangle.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "../grid/cell_grid.h"
 #include "body_store.h"
 

@@ -16,7 +16,7 @@
  * integrator's (below). */
 #include <math.h>
 
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "body_store.h"
 
 /* World position of the centre of mass for a pose. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "../geom/mass_props.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "body_store.h"
 
 /* Volume, centre and inertia (unit density) of a shape in its body frame. */

@@ -3,7 +3,7 @@
 #include "body_store.h"
 
 #include "../geom/mesh.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 
 uint32_t gr_body_feature_count(const gr_body_data *b) { return b->shape == GR_SHAPE_CONTAINER ? 6u : 1u; }
 

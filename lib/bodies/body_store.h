@@ -6,7 +6,7 @@
 
 #include "../core/alloc.h"
 #include "../geom/mesh_query.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 
 typedef struct gr_body_data {
     gr_shape_type shape;

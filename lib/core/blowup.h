@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "../geom/vec3.h"
+#include "vec3.h"
 #include <granular/gr_base.h>
 
 /* Velocity v, angular velocity w of a grain of radius r: non-finite or too fast? (written so

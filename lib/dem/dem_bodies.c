@@ -19,7 +19,7 @@
 #include <math.h>
 
 #include "../bodies/body_store.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_internal.h"
 
 static gr_status reserve_body_map(dem_state *st, uint32_t slots)

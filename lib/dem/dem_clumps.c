@@ -11,8 +11,8 @@
 #include <math.h>
 
 #include "../core/blowup.h"
-#include "../core/clumps.h"
-#include "../geom/vec3.h"
+#include "../world/clumps.h"
+#include "../core/vec3.h"
 #include "dem_internal.h"
 
 /* ---- storage ------------------------------------------------------------------------- */

@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_internal.h"
 
 typedef struct dem_contact_in {

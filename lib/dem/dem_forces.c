@@ -9,7 +9,7 @@
  * contacts are fewer and run through the scalar kernel of dem_contact.h. */
 #include <math.h>
 
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_contact.h"
 #include "dem_batch.h"
 #include "dem_internal.h"

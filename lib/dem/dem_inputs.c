@@ -6,7 +6,7 @@
  * for bit the one without the call. */
 #include <string.h>
 
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_internal.h"
 
 static dem_body_seen body_seen_now(const gr_body_store *bodies, uint32_t bs)

@@ -4,7 +4,7 @@
 #ifndef GR_DEM_INTERNAL_H
 #define GR_DEM_INTERNAL_H
 
-#include "../core/world.h"
+#include "../world/world.h"
 #include "../grid/cell_grid.h"
 
 /// Contact coefficients of one material pair, precomputed from gr_pair_coeffs.

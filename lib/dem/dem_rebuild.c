@@ -6,7 +6,7 @@
  * list capacity) happens before the first array is permuted. */
 #include <math.h>
 
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_internal.h"
 
 enum { REBUILD_BLOCK = 512 };

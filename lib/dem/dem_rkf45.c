@@ -17,7 +17,7 @@
 
 #include "../bodies/body_store.h"
 #include "../core/blowup.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_internal.h"
 
 enum { SPH = 9, CLU = 13, STAGES = 6, RKF_BLOCK = 2048, RKF_CLUMP_BLOCK = 512 };

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "../core/stream.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_internal.h"
 
 #define DEM_SECTION_TAG 0x4d454431u /* "1DEM" */

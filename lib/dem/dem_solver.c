@@ -2,7 +2,7 @@
 /* DEM solver: lifetime, grains in and out, field access, and its function table. */
 #include <math.h>
 
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_batch.h"
 #include "dem_internal.h"
 

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "../core/blowup.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "dem_internal.h"
 
 enum { INTEGRATE_BLOCK = 2048 };

@@ -9,7 +9,7 @@
 #include "../core/sort.h"
 
 #include "triangle.h"
-#include "vec3.h"
+#include "../core/vec3.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

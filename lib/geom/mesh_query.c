@@ -6,7 +6,7 @@
 
 #include "mesh.h"
 #include "triangle.h"
-#include "vec3.h"
+#include "../core/vec3.h"
 
 /* Most grid cells (and entries) the binning may use. */
 #define MESH_QUERY_MAX_CELLS (1u << 21)

@@ -4,7 +4,7 @@
 #define GR_GEOM_REGION_H
 
 #include "mesh_query.h"
-#include "vec3.h"
+#include "../core/vec3.h"
 
 typedef struct gr_region {
     gr_vec3 lo, hi;       ///< the box, or the mesh's bounding box

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "vec3.h"
+#include "../core/vec3.h"
 
 /* Closest point on triangle abc to p (Ericson, Real-Time Collision Detection 5.1.5); *region
  * is 0-2 for vertices a, b, c, 3-5 for edges ab, bc, ca, 6 for the face. */

@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "../core/alloc.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 
 typedef struct gr_cell_grid {
     gr_vec3 origin;      ///< min corner of the grid (of the points' bulk when outliers are far)

@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "../bodies/body_store.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 
 void pbd_free_bodies(pbd_state *st)

@@ -28,7 +28,7 @@
 #include <stdatomic.h>
 
 #include "../bodies/body_store.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 
 /* Marks: a dense byte grid over the grains' box, padded by two cells (a mark beyond that cannot

@@ -9,8 +9,8 @@
 #ifndef GR_PBD_INTERNAL_H
 #define GR_PBD_INTERNAL_H
 
-#include "../core/world.h"
-#include "../geom/vec3.h"
+#include "../world/world.h"
+#include "../core/vec3.h"
 #include "../grid/cell_grid.h"
 #include "pbd_hr_sums.h"
 

@@ -18,7 +18,7 @@
 #include <stdatomic.h>
 
 #include "../bodies/body_store.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>

@@ -19,7 +19,7 @@
 
 #include "../bodies/body_store.h"
 #include "../core/blowup.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 
 /* ---- poses ----------------------------------------------------------------------------------- */

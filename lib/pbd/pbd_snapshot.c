@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "../core/stream.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 
 #define PBD_SECTION_TAG 0x44425031u /* "1PBD" */

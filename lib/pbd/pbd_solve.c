@@ -30,7 +30,7 @@
 #include <stdatomic.h>
 
 #include "../bodies/body_store.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 
 typedef struct gs_ctx {

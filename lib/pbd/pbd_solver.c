@@ -2,7 +2,7 @@
 /* PBD solver: lifetime, particles in and out, field access, and its function table. */
 #include <math.h>
 
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 
 static void params_from_def(pbd_params *p, const gr_pbd_def *d)

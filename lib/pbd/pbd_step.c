@@ -18,7 +18,7 @@
 
 #include "../bodies/body_store.h"
 #include "../core/blowup.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 
 /* Most pieces the CFL rule cuts one substep into (an absurd speed, e.g. from a host's write,

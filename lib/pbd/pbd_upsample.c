@@ -31,7 +31,7 @@
 #include "../bodies/body_store.h"
 #include "../core/rng.h"
 #include "../geom/region.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 #include "pbd_internal.h"
 
 void pbd_free_upsampling(pbd_state *st)

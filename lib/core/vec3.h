@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "../core/common.h"
+#include "common.h"
 
 static inline gr_vec3 v3(double x, double y, double z) { gr_vec3 r = {x, y, z}; return r; }
 static inline gr_vec3 v3_add(gr_vec3 a, gr_vec3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }

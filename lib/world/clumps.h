@@ -5,7 +5,7 @@
 #ifndef GR_CORE_CLUMPS_H
 #define GR_CORE_CLUMPS_H
 
-#include "alloc.h"
+#include "../core/alloc.h"
 
 /// Built-in templates, at these indices of every world's store.
 enum { GR_CLUMP_TETRAHEDRON = 0, GR_CLUMP_CUBE = 1, GR_CLUMP_PAIR = 2, GR_CLUMP_BUILTIN_COUNT = 3 };

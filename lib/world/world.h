@@ -4,12 +4,12 @@
 #define GR_CORE_WORLD_H
 
 #include "../bodies/body_store.h"
-#include "alloc.h"
+#include "../core/alloc.h"
 #include "clumps.h"
-#include "handles.h"
-#include "materials.h"
-#include "solver.h"
-#include "tasks.h"
+#include "../core/handles.h"
+#include "../core/materials.h"
+#include "../core/solver.h"
+#include "../core/tasks.h"
 
 struct gr_world {
     gr_mem mem;

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "../geom/mass_props.h"
-#include "../geom/vec3.h"
+#include "../core/vec3.h"
 
 void gr_clump_store_init(gr_clump_store *s) { memset(s, 0, sizeof *s); }
 
