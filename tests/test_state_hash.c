@@ -25,16 +25,6 @@ typedef struct scene {
     int nbodies;
 } scene;
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* tu_state_hash (grains, time, body poses) plus each body's velocities and sensed force and
  * torque, and every render point. */
 static uint64_t full_hash(const scene *s)
@@ -44,19 +34,19 @@ static uint64_t full_hash(const scene *s)
         gr_vec3 v[4];
         memset(v, 0, sizeof v);
         if (gr_body_get_velocity(s->w, s->bodies[b], &v[0], &v[1]) == GR_OK)
-            h = fnv(h, v, 2 * sizeof v[0]);
+            h = tu_fnv(h, v, 2 * sizeof v[0]);
         if (gr_body_get_force(s->w, s->bodies[b], &v[2], &v[3]) == GR_OK)
-            h = fnv(h, v + 2, 2 * sizeof v[0]);
+            h = tu_fnv(h, v + 2, 2 * sizeof v[0]);
     }
     const uint32_t n = gr_world_get_render_point_count(s->w);
-    h = fnv(h, &n, sizeof n);
+    h = tu_fnv(h, &n, sizeof n);
     if (n) {
         float *p = (float *)malloc(sizeof(float) * 4 * n);
         if (!p || gr_read_render_points(s->w, 0, n, p, 0) != GR_OK) {
             free(p);
             return 0;
         }
-        h = fnv(h, p, sizeof(float) * 4 * n);
+        h = tu_fnv(h, p, sizeof(float) * 4 * n);
         free(p);
     }
     return h;

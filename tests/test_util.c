@@ -49,7 +49,7 @@ gr_allocator tu_allocator(tu_alloc *a)
     return g;
 }
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
+uint64_t tu_fnv(uint64_t h, const void *data, size_t n)
 {
     const unsigned char *p = (const unsigned char *)data;
     for (size_t i = 0; i < n; i++) {
@@ -63,9 +63,9 @@ uint64_t tu_state_hash(const gr_world *w, const gr_body *bodies, int nbodies)
 {
     uint64_t h = 1469598103934665603ull;
     uint32_t n = gr_world_get_grain_count(w);
-    h = fnv(h, &n, sizeof n);
+    h = tu_fnv(h, &n, sizeof n);
     double t = gr_world_get_time(w);
-    h = fnv(h, &t, sizeof t);
+    h = tu_fnv(h, &t, sizeof t);
     static const gr_field fields[] = {GR_FIELD_POSITION, GR_FIELD_VELOCITY, GR_FIELD_ANGULAR_VELOCITY,
                                       GR_FIELD_ORIENTATION, GR_FIELD_RADIUS, GR_FIELD_MASS};
     static const int width[] = {3, 3, 3, 4, 1, 1};
@@ -73,21 +73,21 @@ uint64_t tu_state_hash(const gr_world *w, const gr_body *bodies, int nbodies)
     for (int f = 0; f < 6; f++) {
         if (gr_read_grains(w, fields[f], GR_TYPE_F64, 0, n, buf, 0) != GR_OK)
             return 0;
-        h = fnv(h, buf, sizeof(double) * (size_t)width[f] * n);
+        h = tu_fnv(h, buf, sizeof(double) * (size_t)width[f] * n);
     }
     uint64_t *ids = (uint64_t *)buf;
     gr_read_grains(w, GR_FIELD_HANDLE, GR_TYPE_U64, 0, n, ids, 0);
     /* the world tag in the top 21 bits differs between world instances by design */
     for (uint32_t i = 0; i < n; i++)
         ids[i] &= 0x000007ffffffffffull;
-    h = fnv(h, ids, sizeof(uint64_t) * n);
+    h = tu_fnv(h, ids, sizeof(uint64_t) * n);
     free(buf);
     for (int b = 0; b < nbodies; b++) {
         gr_vec3 p;
         gr_quat q;
         if (gr_body_get_pose(w, bodies[b], &p, &q) == GR_OK) {
-            h = fnv(h, &p, sizeof p);
-            h = fnv(h, &q, sizeof q);
+            h = tu_fnv(h, &p, sizeof p);
+            h = tu_fnv(h, &q, sizeof q);
         }
     }
     return h;

@@ -20,6 +20,8 @@ typedef struct tu_alloc {
 void tu_alloc_init(tu_alloc *a);
 gr_allocator tu_allocator(tu_alloc *a);
 
+/// FNV-1a 64 of n bytes, continuing from h (start: 1469598103934665603).
+uint64_t tu_fnv(uint64_t h, const void *data, size_t n);
 /// FNV-1a 64 hash of the whole observable state: every grain field in bulk order, time,
 /// counts, and the poses of the given bodies.
 uint64_t tu_state_hash(const gr_world *w, const gr_body *bodies, int nbodies);
