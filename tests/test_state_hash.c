@@ -108,25 +108,34 @@ static gr_status sand(scene *s, gr_material *out)
     return st == GR_OK ? gr_add_material(s->w, &md, out) : st;
 }
 
+/* A world of wd's solver with `workers` workers: the sand preset, the common bodies (a dynamic
+ * box covered with particles of particle_radius) and up to `count` grains of 4 mm filled
+ * from 3 cm up to y1. */
+static gr_status open_scene(scene *s, gr_world_def *wd, unsigned workers, double particle_radius, uint32_t count,
+                            double y1, gr_material *m)
+{
+    memset(s, 0, sizeof *s);
+    wd->worker_count = workers;
+    gr_status st = gr_world_create(wd, &s->w);
+    if (st == GR_OK && (st = sand(s, m)) == GR_OK && (st = add_common_bodies(s, particle_radius)) == GR_OK)
+        st = fill(s, *m, 0.004, count, 0.03, y1);
+    return st;
+}
+
 /* DEM, Hertz with history friction and EPSD rolling resistance, velocity Verlet (0.2 s) or
  * RKF45 (0.1 s): spheres, three-sphere clumps and the common bodies, frames of 1/120 s. */
 static gr_status scene_dem(scene *s, unsigned workers, gr_integrator integrator, double seconds)
 {
-    memset(s, 0, sizeof *s);
     gr_dem_def dd;
     gr_dem_def_init(&dd);
     dd.rolling_law = GR_ROLLING_EPSD;
     dd.integrator = integrator;
     gr_world_def wd;
     gr_world_def_init(&wd, GR_SOLVER_DEM);
-    wd.worker_count = workers;
     wd.dem = &dd;
-    gr_status st = gr_world_create(&wd, &s->w);
-    if (st != GR_OK)
-        return st;
     gr_material m;
-    if ((st = sand(s, &m)) != GR_OK || (st = add_common_bodies(s, 0.003)) != GR_OK ||
-        (st = fill(s, m, 0.004, integrator == GR_INTEGRATOR_RKF45 ? 120 : 300, 0.03, 0.08)) != GR_OK)
+    gr_status st = open_scene(s, &wd, workers, 0.003, integrator == GR_INTEGRATOR_RKF45 ? 120 : 300, 0.08, &m);
+    if (st != GR_OK)
         return st;
     static const gr_vec3 centres[3] = {{-1, 0, 0}, {0, 0, 0}, {1, 0.3, 0}};
     static const double radii[3] = {0.8, 1.0, 0.8};
@@ -160,20 +169,15 @@ static gr_status scene_dem(scene *s, unsigned workers, gr_integrator integrator,
 /* PBD at its defaults with render points: spheres and the common bodies, 0.5 s at 60 Hz. */
 static gr_status scene_pbd(scene *s, unsigned workers)
 {
-    memset(s, 0, sizeof *s);
     gr_pbd_def pd;
     gr_pbd_def_init(&pd);
     pd.hr_radius = 0.002;
     gr_world_def wd;
     gr_world_def_init(&wd, GR_SOLVER_PBD);
-    wd.worker_count = workers;
     wd.pbd = &pd;
-    gr_status st = gr_world_create(&wd, &s->w);
-    if (st != GR_OK)
-        return st;
     gr_material m;
-    if ((st = sand(s, &m)) != GR_OK || (st = add_common_bodies(s, 0.004)) != GR_OK ||
-        (st = fill(s, m, 0.004, 500, 0.03, 0.1)) != GR_OK)
+    gr_status st = open_scene(s, &wd, workers, 0.004, 500, 0.1, &m);
+    if (st != GR_OK)
         return st;
     for (int f = 0; f < 30 && st == GR_OK; f++)
         st = gr_step(s->w, 1.0 / 60);
