@@ -9,7 +9,7 @@
  * the contact pushes it back: a resting crate jitters from frame to frame. So the impulse is
  * the one that makes that integrator land the body exactly where the library moved it:
  *   v_new = (x_end - x_start) / dt,   J = m (v_new - v_start) - m g dt,
- *   w_new = rotation(q_end q_start^-1) / dt,   L = I_world (w_new - w_start).
+ *   w_new = rotation(q_end q_start^-1) / dt,   L = I_world(q_start) (w_new - w_start).
  * On average this is the grains' impulse (at rest, J = -m g dt: the weight the sand carries);
  * gr_body_get_force still reports the contact force itself. One exception, a step without
  * contact: there the engine's own free fall (g dt^2 a frame) is kept, not the library's
@@ -52,8 +52,10 @@ void gr_body_host_impulse(const gr_body_data *b, gr_vec3 gravity, double dt, dou
     gr_vec3 w_new = {0, 0, 0};
     if (sin_half > 0)
         w_new = v3_scale(axis, 2.0 * atan2(sin_half, d.w) / (sin_half * dt));
-    /* L = R I R^T dw in the principal frame at the end pose */
-    const gr_quat qp = quat_mul(b->orientation, b->principal);
+    /* L = R I R^T dw in the principal frame at the start pose: the engine applies it there
+     * (w += I_world^-1 L before it turns the body); with the end pose's inertia a turning
+     * body's engine landed off the library's orientation by |dw| dt every frame */
+    const gr_quat qp = quat_mul(s->orientation, b->principal);
     const gr_vec3 dw = quat_rotate_inv(qp, v3_sub(w_new, s->angular_velocity));
     *angular = quat_rotate(qp, v3(dw.x * b->inertia.x, dw.y * b->inertia.y, dw.z * b->inertia.z));
 }
