@@ -48,10 +48,11 @@ const char *fid_solver_name(gr_solver_kind solver)
 }
 
 static const char *const fid_preset_names[] = {"none", "sand", "gravel", "glass"};
+enum { FID_PRESETS = (int)(sizeof fid_preset_names / sizeof fid_preset_names[0]) };
 
 int fid_preset_from_name(const char *name)
 {
-    for (int i = 1; i < 4; i++)
+    for (int i = 1; i < FID_PRESETS; i++)
         if (!strcmp(name, fid_preset_names[i]))
             return i;
     return 0;
@@ -59,7 +60,7 @@ int fid_preset_from_name(const char *name)
 
 const char *fid_preset_name(int preset)
 {
-    return preset > 0 && preset < 4 ? fid_preset_names[preset] : "none";
+    return preset > 0 && preset < FID_PRESETS ? fid_preset_names[preset] : "none";
 }
 
 /* The grains' material (p->preset, or mu and mu_s with p's density and restitution); with

@@ -421,7 +421,8 @@ GR_API gr_status gr_step(gr_world *w, double dt)
     /* the world's clock and counters are written here, from what the solver reports (exact
      * integrators move a free-falling body by g dt^2 / 2; a solver whose integrator differs
      * says so in fall) */
-    gr_step_report rep = {t0, w->last_substep, 0.5 * dt * dt, 0, 0, GR_INVALID_INDEX, false, NULL, 0, 0};
+    gr_step_report rep = {.time = t0, .last_substep = w->last_substep, .fall = 0.5 * dt * dt,
+                          .blowup_slot = GR_INVALID_INDEX};
     gr_status s = w->solver->step(w->solver_state, n, h, &rep);
     w->time = rep.time;
     w->last_substep = rep.last_substep;

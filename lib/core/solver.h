@@ -27,8 +27,8 @@ typedef struct gr_grain_init {
 } gr_grain_init;
 
 /// What a solver's step tells the world that drives it. The world fills the inputs and the
-/// current values before the step and applies the outputs after it; the solver writes only
-/// here, never the world's clock or counters.
+/// current values before the step (no blow-ups, no impulses) and applies the outputs after
+/// it; the solver writes only here, never the world's clock or counters.
 typedef struct gr_step_report {
     double time;          ///< in: the world's time; out: at the end of the last completed substep
     double last_substep;  ///< in: the last substep's length; out: this step's last one [s]
@@ -38,7 +38,6 @@ typedef struct gr_step_report {
     uint32_t substeps;    ///< out: substeps completed
     uint32_t blowups;     ///< out: grains or body particles stopped (GR_MAX_SPEED), 0: none
     uint32_t blowup_slot; ///< out: handle slot of the first of them (GR_INVALID_INDEX: a body)
-    bool blowup_pass;     ///< a pass of this step found some already (the count is that pass's)
     /// out: what the grains gave each body over impulse_time seconds, two vectors per body slot
     /// below impulse_slots (linear, angular impulse); the world turns them into the bodies'
     /// reported force and torque (their averages). impulse_time 0: the forces stay as they are.

@@ -65,7 +65,8 @@ typedef struct dem_body_seen {
 
 typedef struct dem_state {
     gr_world *world;
-    gr_step_report *report; ///< of the step under way (dem_step, dem_step_rkf45)
+    gr_step_report *report; ///< of the step under way (dem_step)
+    bool blowup_pass;       ///< a pass of this step found blow-ups already (the count is that pass's)
     gr_mem *mem;
     dem_law law;
 

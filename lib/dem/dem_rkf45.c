@@ -734,7 +734,6 @@ gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report)
         }
     }
     st->rkf_h = h;
-    report->blowup_slot = GR_INVALID_INDEX;
     if (stop_blowups(st, report)) {
         result = GR_ERROR_UNSTABLE;
         dem_write_back_bodies(st);

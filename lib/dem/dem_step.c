@@ -128,7 +128,7 @@ void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks
         if (!block_bad[2 * b + 1])
             continue;
         /* the first pass that found any tells (later passes see the same grains again) */
-        if (!rep->blowup_pass) {
+        if (!st->blowup_pass) {
             if (rep->blowup_slot == GR_INVALID_INDEX)
                 rep->blowup_slot = block_bad[2 * b]; /* first in block order: deterministic */
             rep->blowups += block_bad[2 * b + 1];
@@ -146,7 +146,7 @@ static double integrate(dem_state *st, double kick1, double kick2, double h, dou
     dem_note_blowups(st, st->block_bad, nblocks);
     double m = dem_integrate_clumps(st, kick1, kick2, h);
     if (st->report->blowups)
-        st->report->blowup_pass = true;
+        st->blowup_pass = true;
     if (h > 0)
         for (uint32_t b = 0; b < nblocks; b++)
             m = st->block_max[b] > m ? st->block_max[b] : m;
@@ -240,9 +240,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
         if (bs < st->body_slots)
             st->body_impulse[2 * bs] = st->body_impulse[2 * bs + 1] = v3(0, 0, 0);
     }
-    report->blowups = 0;
-    report->blowup_slot = GR_INVALID_INDEX;
-    report->blowup_pass = false;
+    st->blowup_pass = false;
     gr_status result = GR_OK;
     const double t0 = report->time; /* time as t0 + k h, not a running sum that drifts */
 

@@ -388,8 +388,6 @@ gr_status pbd_step(void *state, uint32_t nsub, double h, gr_step_report *report)
             st->calm[i] = 0;
     const double t0 = report->time;
     gr_status result = GR_OK;
-    report->blowups = 0;
-    report->blowup_slot = GR_INVALID_INDEX;
     double total = 0, last = h;
     report->fall = 0;
     for (uint32_t k = 0; k < nsub && result == GR_OK; k++) {
