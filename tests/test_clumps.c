@@ -4,8 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../lib/world/clumps.h"
+#include "../lib/geom/clump_store.h"
 #include "../lib/dem/dem_internal.h"
+#include "../lib/world/world.h"
 #include "../lib/geom/mass_props.h"
 #include "../lib/core/vec3.h"
 #include "harness.h"

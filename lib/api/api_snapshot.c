@@ -747,7 +747,8 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         w->grains = p.grains;
         w->dem = p.dem;
         w->pbd = p.pbd;
-        st = w->solver->create(w, &new_state);
+        const gr_solver_env env = gr_world_solver_env(w);
+        st = w->solver->create(&env, &new_state);
         if (st == GR_OK)
             st = w->solver->load(new_state, &r);
         if (st == GR_OK && r.pos != r.size) {

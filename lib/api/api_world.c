@@ -233,7 +233,8 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
         return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the built-in grain shapes failed");
     }
     tmp->solver = gr_solver_find(def.solver);
-    s = tmp->solver->create(tmp, &tmp->solver_state);
+    const gr_solver_env env = gr_world_solver_env(tmp);
+    s = tmp->solver->create(&env, &tmp->solver_state);
     if (s != GR_OK) {
         tmp->solver_state = NULL;
         gr_world_destroy(tmp);

@@ -2,14 +2,20 @@
 /* The solver interface: a table of functions per solver kind, registered once in
  * solver_registry.c. The API layer validates every argument and resolves handles first, so a
  * solver sees only valid input. Grains are addressed by the solver's own dense index, which
- * it publishes in world->grains.dense[slot]. Capabilities a solver lacks are NULL slots and
+ * it publishes in env->grains->dense[slot]. Capabilities a solver lacks are NULL slots and
  * answer GR_ERROR_UNSUPPORTED from the API layer. */
 #ifndef GR_CORE_SOLVER_H
 #define GR_CORE_SOLVER_H
 
+#include "alloc.h"
 #include "common.h"
+#include "handles.h"
+#include "materials.h"
 #include "solver_list.h"
+#include "tasks.h"
 
+struct gr_body_store;
+struct gr_clump_store;
 struct gr_stream_writer;
 struct gr_stream_reader;
 struct gr_region;
@@ -46,14 +52,33 @@ typedef struct gr_step_report {
     double impulse_time;
 } gr_step_report;
 
+/// What a solver sees of the world that holds it: never the world itself. The pointers stay
+/// valid for the solver's life; what they point at changes as the host edits the world
+/// (between steps; the solver hears of it through invalidate and the body callbacks).
+typedef struct gr_solver_env {
+    gr_mem *mem;                          ///< every allocation goes here
+    gr_tasks *tasks;                      ///< worker threads or the host's job system
+    /// Bodies: read, except that a solver integrating dynamic bodies with its grains writes
+    /// their pose and velocity (body_host.c hands host-owned ones back through the report).
+    struct gr_body_store *bodies;
+    const gr_materials *materials;
+    const struct gr_clump_store *clumps;  ///< clump templates
+    gr_grain_table *grains;               ///< the solver writes dense[] of its own grains only
+    const gr_vec3 *gravity;               ///< [m/s^2]
+    const uint64_t *seed;                 ///< the world's random seed
+    const gr_vec3 *bounds_min, *bounds_max; ///< grains leaving these are removed by the world
+    const void *def;                      ///< the solver's own def (gr_dem_def, gr_pbd_def), validated
+} gr_solver_env;
+
 typedef struct gr_solver_vtable {
     gr_solver_kind kind;
     const char *name;
-    gr_status (*create)(gr_world *world, void **state);
+    /// A solver for this environment (copied: the solver keeps *env, not the pointer).
+    gr_status (*create)(const gr_solver_env *env, void **state);
     void (*destroy)(void *state);
     /// Room for these grains (before they are added); all or nothing (GR_ERROR_OUT_OF_MEMORY).
     gr_status (*reserve)(void *state, const gr_grain_init *grains, uint32_t count);
-    /// Append grains (after reserve: cannot fail). Sets world->grains.dense[] for them.
+    /// Append grains (after reserve: cannot fail). Sets env->grains->dense[] for them.
     void (*add_grains)(void *state, const gr_grain_init *grains, uint32_t count);
     /// Remove grains by dense index (cannot fail; storage is compacted lazily).
     void (*remove_grains)(void *state, const uint32_t *dense, uint32_t count);

@@ -47,7 +47,7 @@ void dem_free_body_map(dem_state *st)
 
 gr_status dem_reset_body_map(dem_state *st)
 {
-    gr_status s = reserve_body_map(st, GR_MAX(st->world->bodies.slot_count, 1u));
+    gr_status s = reserve_body_map(st, GR_MAX(st->env.bodies->slot_count, 1u));
     if (s != GR_OK)
         return s;
     for (uint32_t k = 0; k < st->body_clump_cap; k++)
@@ -83,7 +83,7 @@ static bool pose_from_body(dem_state *st, uint32_t c, const gr_body_data *b)
 
 bool dem_sync_body_clump(dem_state *st, uint32_t c)
 {
-    const gr_body_data *b = &st->world->bodies.data[st->c_body[c]];
+    const gr_body_data *b = &st->env.bodies->data[st->c_body[c]];
     if (!pose_from_body(st, c, b))
         return false;
     dem_place_members(st, c);
@@ -93,7 +93,7 @@ bool dem_sync_body_clump(dem_state *st, uint32_t c)
 gr_status dem_body_added(void *state, uint32_t bs)
 {
     dem_state *st = (dem_state *)state;
-    const gr_body_data *b = &st->world->bodies.data[bs];
+    const gr_body_data *b = &st->env.bodies->data[bs];
     if (!gr_body_needs_particles(b))
         return GR_OK;
     const uint32_t count = b->particle_count;
@@ -217,7 +217,7 @@ void dem_body_moved(void *state, uint32_t bs)
     const uint32_t c = clump_of(st, bs);
     if (c == GR_INVALID_INDEX)
         return;
-    const gr_body_data *b = &st->world->bodies.data[bs];
+    const gr_body_data *b = &st->env.bodies->data[bs];
     const bool mass_changed = mass_from_body(st, c, b);
     if (!mass_changed && body_as_clump_says(st, c, b))
         return; /* set to the pose and velocity it has: nothing to redo (bit-identical) */
@@ -235,7 +235,7 @@ bool dem_body_is_fixed(const gr_body_data *b)
 
 void dem_sync_bodies_in(dem_state *st)
 {
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const gr_body_data *b = &bodies->data[bodies->active[a]];
         const uint32_t c = clump_of(st, bodies->active[a]);
@@ -250,7 +250,7 @@ void dem_sync_bodies_in(dem_state *st)
 
 void dem_write_back_bodies(dem_state *st)
 {
-    gr_body_store *bodies = &st->world->bodies;
+    gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         const uint32_t c = clump_of(st, bs);
@@ -267,8 +267,8 @@ void dem_write_back_bodies(dem_state *st)
 
 void dem_sense_bodies(dem_state *st, double h)
 {
-    const gr_body_store *bodies = &st->world->bodies;
-    const gr_vec3 g = st->world->def.gravity;
+    const gr_body_store *bodies = st->env.bodies;
+    const gr_vec3 g = (*st->env.gravity);
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         const uint32_t c = clump_of(st, bs);

@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "../core/blowup.h"
-#include "../world/clumps.h"
+#include "../geom/clump_store.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"
 
@@ -217,9 +217,9 @@ void dem_place_members(dem_state *st, uint32_t c)
 
 void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl)
 {
-    const gr_clump_store *cs = &st->world->clumps;
+    const gr_clump_store *cs = st->env.clumps;
     const gr_clump_template *t = &cs->templates[tmpl];
-    const double rho = st->world->materials.defs[g->material].density;
+    const double rho = st->env.materials->defs[g->material].density;
     const double scale = g->radius;
     const double s3 = scale * scale * scale, s5 = s3 * scale * scale;
     const uint32_t c = st->nc++;
@@ -271,7 +271,7 @@ void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl)
     dem_place_members(st, c);
     for (uint32_t k = st->c_first[c]; k < st->c_first[c] + t->count; k++)
         st->x_ref[st->m_sphere[k]] = xr_pos(&st->xr[st->m_sphere[k]]);
-    st->world->grains.dense[g->slot] = DEM_CLUMP_BIT | c;
+    st->env.grains->dense[g->slot] = DEM_CLUMP_BIT | c;
     st->render_count += t->count;
 }
 
@@ -409,8 +409,8 @@ double dem_integrate_clumps(dem_state *st, double k1, double k2, double h)
     const uint32_t nblocks = (st->nc + CLUMP_BLOCK - 1) / CLUMP_BLOCK;
     double *blocks = st->block_max + (st->block_cap - nblocks);
     uint32_t *bad = st->block_bad + 2 * (st->block_cap - nblocks);
-    clump_ctx c = {st, k1, k2, h, st->world->def.gravity, blocks, bad};
-    gr_parallel_for_affine(&st->world->tasks, st->nc, CLUMP_BLOCK, clump_range, &c);
+    clump_ctx c = {st, k1, k2, h, (*st->env.gravity), blocks, bad};
+    gr_parallel_for_affine(st->env.tasks, st->nc, CLUMP_BLOCK, clump_range, &c);
     dem_note_blowups(st, bad, nblocks);
     double m = 0;
     for (uint32_t b = 0; b < nblocks; b++)
@@ -452,8 +452,8 @@ void dem_reduce_clumps(dem_state *st)
 {
     if (st->nc == 0)
         return;
-    clump_ctx c = {st, 0, 0, 0, st->world->def.gravity, NULL, NULL};
-    gr_parallel_for_affine(&st->world->tasks, st->nc, CLUMP_BLOCK, reduce_range, &c);
+    clump_ctx c = {st, 0, 0, 0, (*st->env.gravity), NULL, NULL};
+    gr_parallel_for_affine(st->env.tasks, st->nc, CLUMP_BLOCK, reduce_range, &c);
 }
 
 /* ---- compaction ----------------------------------------------------------------------------- */
@@ -491,7 +491,7 @@ void dem_compact_clumps(dem_state *st)
             st->member[st->m_sphere[nm + k]] = nm + k;
         }
         if (st->c_body[nc] == GR_INVALID_INDEX)
-            st->world->grains.dense[st->c_slot[nc]] = DEM_CLUMP_BIT | nc;
+            st->env.grains->dense[st->c_slot[nc]] = DEM_CLUMP_BIT | nc;
         else
             st->body_clump[st->c_body[nc]] = nc;
         nm += count;
@@ -559,7 +559,7 @@ void dem_sort_clumps(dem_state *st)
         }
         m += st->c_count[c];
         if (st->c_body[c] == GR_INVALID_INDEX)
-            st->world->grains.dense[st->c_slot[c]] = DEM_CLUMP_BIT | c;
+            st->env.grains->dense[st->c_slot[c]] = DEM_CLUMP_BIT | c;
         else
             st->body_clump[st->c_body[c]] = c;
     }

@@ -17,7 +17,7 @@
 
 gr_status dem_reserve_batches(dem_state *st)
 {
-    uint32_t workers = st->world->tasks.worker_count;
+    uint32_t workers = st->env.tasks->worker_count;
     if (st->batches)
         return GR_OK;
     st->batches = (struct dem_batch *)gr_mem_alloc(st->mem, sizeof(struct dem_batch) * workers);
@@ -433,7 +433,7 @@ static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, 
     const gr_vec3 *restrict v = st->v, *restrict w = st->w;
     const double *restrict m = st->m;
     gr_vec3 *restrict f = st->f, *restrict t = st->t;
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     uint64_t body_contacts = 0;
     gr_vec3 dummy_roll = zero;
     for (uint32_t i = first; i < last; i++) {
@@ -543,8 +543,8 @@ void dem_forces(dem_state *st, double h, double w_impulse)
     slab_fn *fn = pick_slab_fn(&st->law);
     force_ctx even = {st, fn, h, 0}, odd = {st, fn, h, 1};
     /* affinity: a worker takes the same stretch of the bed in both colours and every substep */
-    gr_parallel_for_affine(&st->world->tasks, (ns + 1) / 2, 1, force_range, &even);
-    gr_parallel_for_affine(&st->world->tasks, ns / 2, 1, force_range, &odd);
+    gr_parallel_for_affine(st->env.tasks, (ns + 1) / 2, 1, force_range, &even);
+    gr_parallel_for_affine(st->env.tasks, ns / 2, 1, force_range, &odd);
     uint64_t c = 0, cb = 0;
     for (uint32_t s = 0; s < ns; s++) {
         c += st->slab_contacts[2 * s];
@@ -553,7 +553,7 @@ void dem_forces(dem_state *st, double h, double w_impulse)
     st->contacts = c;
     st->body_contacts = cb;
     /* body impulses, summed over slabs in slab order (deterministic) */
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         uint32_t bs = bodies->active[a];
         if (bs >= st->body_slots)
@@ -572,7 +572,7 @@ void dem_forces(dem_state *st, double h, double w_impulse)
 void dem_compute_forces(dem_state *st)
 {
     /* gravity first, as the drift passes do: on free spheres and on clumps (not members) */
-    const gr_vec3 g = st->world->def.gravity;
+    const gr_vec3 g = (*st->env.gravity);
     for (uint32_t i = 0; i < st->n; i++) {
         st->f[i] = st->member[i] == GR_INVALID_INDEX ? v3_scale(g, st->m[i]) : v3(0, 0, 0);
         st->t[i] = v3(0, 0, 0);

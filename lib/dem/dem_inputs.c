@@ -25,10 +25,10 @@ static dem_body_seen body_seen_now(const gr_body_store *bodies, uint32_t bs)
 
 void dem_record_inputs(dem_state *st)
 {
-    const gr_world *world = st->world;
-    const gr_body_store *bodies = &world->bodies;
-    st->gravity_seen = world->def.gravity;
-    st->materials_seen = world->materials.revision;
+    const gr_solver_env *env = &st->env;
+    const gr_body_store *bodies = env->bodies;
+    st->gravity_seen = (*env->gravity);
+    st->materials_seen = env->materials->revision;
     st->bodies_seen = 0;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
@@ -42,10 +42,10 @@ void dem_record_inputs(dem_state *st)
 /* Bitwise: -0 and 0 differ, and so does anything the API normalised differently. */
 static bool inputs_as_recorded(const dem_state *st)
 {
-    const gr_world *world = st->world;
-    const gr_body_store *bodies = &world->bodies;
-    if (memcmp(&st->gravity_seen, &world->def.gravity, sizeof(gr_vec3)) != 0 ||
-        st->materials_seen != world->materials.revision || st->bodies_seen != bodies->count)
+    const gr_solver_env *env = &st->env;
+    const gr_body_store *bodies = env->bodies;
+    if (memcmp(&st->gravity_seen, env->gravity, sizeof(gr_vec3)) != 0 ||
+        st->materials_seen != env->materials->revision || st->bodies_seen != bodies->count)
         return false;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
@@ -72,7 +72,7 @@ void dem_check_inputs(dem_state *st)
     if (inputs_as_recorded(st)) {
         /* bodies set to the poses they had: their revision moved, the contacts did not */
         if (!st->need_rebuild)
-            st->bodies_revision = st->world->bodies.revision;
+            st->bodies_revision = st->env.bodies->revision;
         return;
     }
     st->need_rebuild = true;

@@ -4,7 +4,9 @@
 #ifndef GR_DEM_INTERNAL_H
 #define GR_DEM_INTERNAL_H
 
-#include "../world/world.h"
+#include "../bodies/body_store.h"
+#include "../core/solver.h"
+#include "../geom/clump_store.h"
 #include "../grid/cell_grid.h"
 
 /// Contact coefficients of one material pair, precomputed from gr_pair_coeffs.
@@ -64,7 +66,8 @@ typedef struct dem_body_seen {
 } dem_body_seen;
 
 typedef struct dem_state {
-    gr_world *world;
+    gr_solver_env env;     ///< what the solver sees of its world
+    const gr_dem_def *def; ///< validated; owned by the world
     gr_step_report *report; ///< of the step under way (dem_step)
     bool blowup_pass;       ///< a pass of this step found blow-ups already (the count is that pass's)
     gr_mem *mem;

@@ -25,14 +25,14 @@ void dem_law_init(dem_law *law, const gr_dem_def *d)
 /* (Re)build the pair table when materials changed. Allocates before changing anything. */
 gr_status dem_update_pairs(dem_state *st)
 {
-    const gr_materials *mats = &st->world->materials;
+    const gr_materials *mats = st->env.materials;
     if (st->pairs && st->pairs_revision == mats->revision && st->pair_dim == mats->count)
         return GR_OK;
     uint32_t m = mats->count;
     dem_pair_params *pairs = (dem_pair_params *)gr_mem_alloc(st->mem, sizeof(dem_pair_params) * m * m);
     if (!pairs)
         return GR_ERROR_OUT_OF_MEMORY;
-    const double tc = st->world->dem.contact_time;
+    const double tc = st->def->contact_time;
     for (uint32_t a = 0; a < m; a++)
         for (uint32_t b = 0; b < m; b++) {
             gr_pair_coeffs c;
@@ -66,10 +66,10 @@ static double rayleigh_time(const gr_material_def *mat, double r)
 }
 
 /* Stable substep for spheres of radius r of one material. */
-static double material_substep(const gr_world *w, uint32_t k, double r)
+static double material_substep(const dem_state *st, uint32_t k, double r)
 {
-    const gr_dem_def *d = &w->dem;
-    const gr_material_def *mat = &w->materials.defs[k];
+    const gr_dem_def *d = st->def;
+    const gr_material_def *mat = &st->env.materials->defs[k];
     {
         double mass = mat->density * 4.0 / 3.0 * GR_PI * r * r * r;
         double meff = 0.5 * mass; /* smallest reduced mass: two of the smallest grains */
@@ -113,23 +113,22 @@ static double material_substep(const gr_world *w, uint32_t k, double r)
 double dem_stable_substep(void *state)
 {
     dem_state *st = (dem_state *)state;
-    const gr_world *w = st->world;
     double best = INFINITY;
-    for (uint32_t k = 0; k < st->mat_rmin_cap && k < w->materials.count; k++) {
+    for (uint32_t k = 0; k < st->mat_rmin_cap && k < st->env.materials->count; k++) {
         const double r = st->mat_rmin[k];
         if (r > 0 && isfinite(r))
-            best = GR_MIN(best, material_substep(w, k, r));
+            best = GR_MIN(best, material_substep(st, k, r));
     }
     if (isfinite(best))
         return best;
     /* No grains: dynamic bodies alone (on the floor, on each other) are limited by their
      * particles as if they were grains of the body's material: conservative. With grains the
      * grains' step rules, since a body's contacts have the larger reduced mass. */
-    const gr_body_store *bodies = &w->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const gr_body_data *b = &bodies->data[bodies->active[a]];
         if (!dem_body_is_fixed(b) && b->particles)
-            best = GR_MIN(best, material_substep(w, b->material, b->particle_radius));
+            best = GR_MIN(best, material_substep(st, b->material, b->particle_radius));
     }
     return best;
 }

@@ -230,7 +230,7 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     rebuild_ctx *c = (rebuild_ctx *)vctx;
     dem_state *st = c->st;
     const gr_cell_grid *g = &st->grid;
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     const bool roll = st->law.rolling == GR_ROLLING_EPSD;
     for (uint32_t i = begin; i < end; i++) {
         const gr_vec3 xi = xr_pos(&c->xr[i]);
@@ -381,7 +381,7 @@ enum { PASS_BLOCK = 4096 };
 
 static void run_pass(dem_state *st, pass_ctx *c, uint32_t n)
 {
-    gr_parallel_for_affine(&st->world->tasks, n, PASS_BLOCK, pass_range, c);
+    gr_parallel_for_affine(st->env.tasks, n, PASS_BLOCK, pass_range, c);
 }
 
 /* arr[k] = arr[perm[k]] for k < n, through the scratch buffer. */
@@ -407,7 +407,7 @@ static void permute_all(dem_state *st, uint32_t n, const dem_xr *sorted_xr)
     permute_array(st, st->mat, sizeof(uint32_t), n);
     permute_array(st, st->slot, sizeof(uint32_t), n);
     permute_array(st, st->member, sizeof(uint32_t), n);
-    uint32_t *dense = st->world->grains.dense;
+    uint32_t *dense = st->env.grains->dense;
     for (uint32_t k = 0; k < n; k++) {
         if (st->member[k] == GR_INVALID_INDEX)
             dense[st->slot[k]] = k; /* a free sphere is its grain */
@@ -431,7 +431,7 @@ void dem_update_uniform_material(dem_state *st)
 static double adapt_skin(const dem_state *st, double r_max)
 {
     /* RKF45's steps are long (and its stages many): a wider skin that lets a step run pays */
-    const double lo = 0.4 * r_max, hi = (st->world->dem.integrator == GR_INTEGRATOR_RKF45 ? 4.0 : 1.2) * r_max;
+    const double lo = 0.4 * r_max, hi = (st->def->integrator == GR_INTEGRATOR_RKF45 ? 4.0 : 1.2) * r_max;
     double s = st->skin_auto;
     if (!(s > 0) || st->rebuilds == 0)
         s = lo;
@@ -446,7 +446,7 @@ static double adapt_skin(const dem_state *st, double r_max)
 
 gr_status dem_rebuild(dem_state *st)
 {
-    gr_world *world = st->world;
+    const gr_solver_env *env = &st->env;
     const uint32_t n_old = st->n;
     /* the CSR start arrays must exist even for an empty world */
     if (st->cap == 0 && dem_reserve_particles(st, 1) != GR_OK)
@@ -470,7 +470,7 @@ gr_status dem_rebuild(dem_state *st)
     for (uint32_t i = 0; i < n_old; i++)
         if (st->slot[i] != GR_INVALID_INDEX && st->xr[i].r > r_max)
             r_max = st->xr[i].r;
-    const double skin = world->dem.skin > 0 ? world->dem.skin : adapt_skin(st, r_max);
+    const double skin = st->def->skin > 0 ? st->def->skin : adapt_skin(st, r_max);
     const double cell = GR_MAX(2.0 * r_max + skin, 1e-9);
     const uint32_t max_cells = GR_MAX(4u * n, 4096u);
     if (!gr_cell_grid_build(&st->grid, st->mem, pos, 4, n, cell, max_cells))
@@ -486,11 +486,11 @@ gr_status dem_rebuild(dem_state *st)
     run_pass(st, &sorted_pass, n);
 
     /* 3. count list entries (into the "old" start arrays, which become the new ones) */
-    const gr_body_store *bodies = &world->bodies;
+    const gr_body_store *bodies = env->bodies;
     rebuild_ctx c = {st, tmp, n, skin, st->nb_start_old, st->bc_start_old, false};
     c.nb_count[0] = 0;
     c.bc_count[0] = 0;
-    gr_parallel_for(&world->tasks, n, REBUILD_BLOCK, lists_range, &c);
+    gr_parallel_for(env->tasks, n, REBUILD_BLOCK, lists_range, &c);
     for (uint32_t i = 0; i < n; i++) {
         c.nb_count[i + 1] += c.nb_count[i];
         c.bc_count[i + 1] += c.bc_count[i];
@@ -499,13 +499,13 @@ gr_status dem_rebuild(dem_state *st)
 
     /* 4. everything that allocates, before the state changes */
     if (!dem_reserve_fixed_active(st) || !reserve_next_lists(st, nb_total, bc_total) ||
-        (world->dem.integrator == GR_INTEGRATOR_RKF45 && dem_rkf45_reserve(st, n, nb_total, bc_total) != GR_OK) ||
+        (st->def->integrator == GR_INTEGRATOR_RKF45 && dem_rkf45_reserve(st, n, nb_total, bc_total) != GR_OK) ||
         !dem_reserve_slabs(st, (uint32_t)g->dims[0], bodies->slot_count)) /* the slabs last: they keep no contents */
         return GR_ERROR_OUT_OF_MEMORY;
 
     /* 5. fill the new lists (reading the old ones through perm), then permute the grains */
     c.fill = true;
-    gr_parallel_for(&world->tasks, n, REBUILD_BLOCK, lists_range, &c);
+    gr_parallel_for(env->tasks, n, REBUILD_BLOCK, lists_range, &c);
     /* the sorted records are in the scratch buffer, which permute_array reuses: keep a copy in
      * the position array first (it is the first array permuted) */
     permute_all(st, n, tmp);
@@ -558,7 +558,7 @@ gr_status dem_rebuild(dem_state *st)
         st->body_reach[bs] = reach + skin;
     }
     dem_update_uniform_material(st);
-    if (!(world->dem.skin > 0))
+    if (!(st->def->skin > 0))
         st->skin_auto = skin;
     st->skin = skin;
     st->r_max = r_max;

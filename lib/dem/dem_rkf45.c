@@ -110,7 +110,7 @@ gr_status dem_rkf45_reserve(dem_state *st, uint32_t n_need, uint32_t nb_need, ui
     const bool roll = st->law.rolling == GR_ROLLING_EPSD;
     const uint32_t n = GR_MAX(n_need, 1u), nc = GR_MAX(st->nc, 1u);
     const uint32_t nb = GR_MAX(nb_need, 1u), bc = GR_MAX(bc_need, 1u);
-    const uint32_t bodies = GR_MAX(st->world->bodies.slot_count, 1u);
+    const uint32_t bodies = GR_MAX(st->env.bodies->slot_count, 1u);
     const uint32_t blocks = (n + RKF_BLOCK - 1) / RKF_BLOCK + (nc + RKF_CLUMP_BLOCK - 1) / RKF_CLUMP_BLOCK + 2;
     if (n > r->cap) {
         const uint32_t cap = gr_grow_capacity(r->cap, n);
@@ -197,7 +197,7 @@ static void sphere_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     dem_state *st = c->st;
     struct dem_rkf *r = st->rkf;
     const uint32_t cap = r->cap;
-    const gr_vec3 g = st->world->def.gravity;
+    const gr_vec3 g = (*st->env.gravity);
     double max_d2 = 0, max_err = 0;
     for (uint32_t i = begin; i < end; i++) {
         if (st->member[i] != GR_INVALID_INDEX) {
@@ -291,7 +291,7 @@ static void clump_range_rkf(void *vctx, uint32_t begin, uint32_t end, uint32_t w
     dem_state *st = c->st;
     struct dem_rkf *r = st->rkf;
     const uint32_t cap = r->c_cap;
-    const gr_vec3 g = st->world->def.gravity;
+    const gr_vec3 g = (*st->env.gravity);
     double max_err = 0;
     for (uint32_t i = begin; i < end; i++) {
         if (st->c_slot[i] == GR_INVALID_INDEX)
@@ -388,14 +388,14 @@ static void run(dem_state *st, rkf_pass pass, int stage, double h, double *disp2
 {
     struct dem_rkf *r = st->rkf;
     const uint32_t nsb = (st->n + RKF_BLOCK - 1) / RKF_BLOCK, ncb = (st->nc + RKF_CLUMP_BLOCK - 1) / RKF_CLUMP_BLOCK;
-    const double g = v3_len(st->world->def.gravity);
-    rkf_ctx c = {st, pass, stage, h, st->world->dem.rkf_tolerance, g, nsb};
+    const double g = v3_len((*st->env.gravity));
+    rkf_ctx c = {st, pass, stage, h, st->def->rkf_tolerance, g, nsb};
     for (uint32_t b = 0; b < nsb + ncb; b++)
         r->block_err[b] = r->block_disp[b] = 0;
     if (st->nc)
-        gr_parallel_for_affine(&st->world->tasks, st->nc, RKF_CLUMP_BLOCK, clump_range_rkf, &c);
+        gr_parallel_for_affine(st->env.tasks, st->nc, RKF_CLUMP_BLOCK, clump_range_rkf, &c);
     if (st->n)
-        gr_parallel_for_affine(&st->world->tasks, st->n, RKF_BLOCK, sphere_range, &c);
+        gr_parallel_for_affine(st->env.tasks, st->n, RKF_BLOCK, sphere_range, &c);
     double d = 0, e = 0;
     for (uint32_t b = 0; b < nsb + ncb; b++) {
         d = r->block_disp[b] > d || r->block_disp[b] != r->block_disp[b] ? r->block_disp[b] : d;
@@ -427,7 +427,7 @@ static void save_step(dem_state *st)
         copy(r->nb_roll, st->nb_roll, sizeof(gr_vec3) * st->nb_count);
         copy(r->bc_roll, st->bc_roll, sizeof(gr_vec3) * st->bc_count);
     }
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         r->pose_x[bs] = bodies->data[bs].position;
@@ -456,7 +456,7 @@ static void restore_histories(dem_state *st)
 static void pose_bodies(dem_state *st, double tau)
 {
     struct dem_rkf *r = st->rkf;
-    gr_body_store *bodies = &st->world->bodies;
+    gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         gr_body_data *b = &bodies->data[bs];
@@ -476,7 +476,7 @@ static void restore_step(dem_state *st)
     struct dem_rkf *r = st->rkf;
     restore_histories(st);
     pose_bodies(st, 0);
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         if (bs < st->body_slots) {
@@ -503,7 +503,7 @@ static void evaluate(dem_state *st, double h_hist, double w_impulse)
 static void body_forces_now(dem_state *st)
 {
     struct dem_rkf *r = st->rkf;
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         if (bs >= st->body_slots)
@@ -536,7 +536,7 @@ static void body_forces_now(dem_state *st)
 static void add_stage1_impulse(dem_state *st, double w)
 {
     struct dem_rkf *r = st->rkf;
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         if (bs < st->body_slots) {
@@ -552,7 +552,7 @@ static bool lists_exceeded(const dem_state *st, double disp2, double body_extra)
     const double d = sqrt(disp2);
     if (!(2.0 * d <= st->skin))
         return true; /* also NaN */
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         if (bs < st->body_slots && d + st->body_bound[bs] + body_extra > st->skin &&
@@ -565,7 +565,7 @@ static bool lists_exceeded(const dem_state *st, double disp2, double body_extra)
 /* The farthest a kinematic analytic body's surface moves in tau. */
 static double body_motion(const dem_state *st, double tau)
 {
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     double m = 0;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
@@ -609,7 +609,7 @@ static uint32_t stop_blowups(dem_state *st, gr_step_report *report)
 
 gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report)
 {
-    gr_world *world = st->world;
+    const gr_solver_env *env = &st->env;
     gr_status s;
     /* Everything that may allocate, before any state changes (a rebuild reserves the
      * integrator's room for its new lists before it changes anything). */
@@ -618,12 +618,12 @@ gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report)
     dem_check_inputs(st);
     dem_check_inputs(st);
     dem_sync_bodies_in(st);
-    if (st->need_rebuild || st->n_dead || st->bodies_revision != world->bodies.revision) {
+    if (st->need_rebuild || st->n_dead || st->bodies_revision != env->bodies->revision) {
         if ((s = dem_rebuild(st)) != GR_OK)
             return s;
         st->forces_stale = true;
     }
-    const gr_body_store *bodies = &world->bodies;
+    const gr_body_store *bodies = env->bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
         if (bs < st->body_slots)

@@ -148,8 +148,8 @@ static bool v3s_finite(const gr_vec3 *v, uint32_t n)
  * live clump is a live grain or a live covered body, once each. */
 static gr_status check_clumps(dem_state *st, gr_stream_reader *r)
 {
-    const gr_world *world = st->world;
-    const gr_grain_table *t = &world->grains;
+    const gr_solver_env *env = &st->env;
+    const gr_grain_table *t = env->grains;
     const uint32_t nc = st->nc, nm = st->nm;
     uint32_t dead_clumps = 0;
     for (uint32_t c = 0; c < nc; c++) {
@@ -157,7 +157,7 @@ static gr_status check_clumps(dem_state *st, gr_stream_reader *r)
                    "a clump's member range lies outside the member records");
         for (uint32_t m = st->c_first[c]; m < st->c_first[c] + st->c_count[c]; m++)
             LOAD_CHECK(st->m_clump[m] == c, "a clump's member range holds another clump's member");
-        LOAD_CHECK(st->c_mat[c] < world->materials.count, "a clump's material is not one of its materials");
+        LOAD_CHECK(st->c_mat[c] < env->materials->count, "a clump's material is not one of its materials");
         LOAD_CHECK(st->c_m[c] > 0 && isfinite(st->c_m[c]) && st->c_inertia[c].x > 0 && st->c_inertia[c].y > 0 &&
                        st->c_inertia[c].z > 0 && v3_finite(st->c_inertia[c]) && isfinite(st->c_radius[c]) &&
                        st->c_radius[c] >= 0,
@@ -175,9 +175,9 @@ static gr_status check_clumps(dem_state *st, gr_stream_reader *r)
         if (st->c_slot[c] == DEM_BODY_SLOT) {
             /* a body's particles: one clump per live covered body, matching it */
             const uint32_t bs = st->c_body[c];
-            LOAD_CHECK(bs < world->bodies.slot_count && world->bodies.alive[bs] && world->bodies.data[bs].particles,
+            LOAD_CHECK(bs < env->bodies->slot_count && env->bodies->alive[bs] && env->bodies->data[bs].particles,
                        "a body clump names no live particle-covered body");
-            const gr_body_data *b = &world->bodies.data[bs];
+            const gr_body_data *b = &env->bodies->data[bs];
             LOAD_CHECK(b->particle_count == st->c_count[c] && b->material == st->c_mat[c] &&
                            st->c_fixed[c] == (dem_body_is_fixed(b) ? 1 : 0),
                        "a body clump does not match its body");
@@ -191,9 +191,9 @@ static gr_status check_clumps(dem_state *st, gr_stream_reader *r)
         t->dense[st->c_slot[c]] = DEM_CLUMP_BIT | c;
     }
     LOAD_CHECK(dead_clumps == st->nc_dead, "the count of removed clumps is wrong");
-    for (uint32_t a = 0; a < world->bodies.count; a++) {
-        const uint32_t bs = world->bodies.active[a];
-        LOAD_CHECK(!world->bodies.data[bs].particles || st->body_clump[bs] != GR_INVALID_INDEX,
+    for (uint32_t a = 0; a < env->bodies->count; a++) {
+        const uint32_t bs = env->bodies->active[a];
+        LOAD_CHECK(!env->bodies->data[bs].particles || st->body_clump[bs] != GR_INVALID_INDEX,
                    "a particle-covered body has no clump");
     }
     for (uint32_t m = 0; m < nm; m++) {
@@ -214,14 +214,14 @@ static gr_status check_clumps(dem_state *st, gr_stream_reader *r)
  * when its clump is, a free sphere's grain slot live and its own. */
 static gr_status check_spheres(dem_state *st, gr_stream_reader *r)
 {
-    const gr_world *world = st->world;
-    const gr_grain_table *t = &world->grains;
+    const gr_solver_env *env = &st->env;
+    const gr_grain_table *t = env->grains;
     uint32_t dead = 0, live_spheres = 0;
     for (uint32_t i = 0; i < st->n; i++) {
         const uint32_t m = st->member[i];
         LOAD_CHECK(m == GR_INVALID_INDEX || (m < st->nm && st->m_sphere[m] == i),
                    "a sphere and its member record do not name each other");
-        LOAD_CHECK(st->mat[i] < world->materials.count, "a sphere's material is not one of its materials");
+        LOAD_CHECK(st->mat[i] < env->materials->count, "a sphere's material is not one of its materials");
         LOAD_CHECK(st->xr[i].r > 0 && st->xr[i].r <= 1e3 && st->m[i] > 0 && isfinite(st->m[i]) &&
                        isfinite(st->inv_m[i]) && st->inv_m[i] >= 0 && isfinite(st->inv_i[i]) && st->inv_i[i] >= 0,
                    "a sphere's radius or mass is invalid");
@@ -258,7 +258,7 @@ static gr_status check_spheres(dem_state *st, gr_stream_reader *r)
  * finite histories. */
 static gr_status read_lists(dem_state *st, gr_stream_reader *r)
 {
-    const gr_world *world = st->world;
+    const gr_solver_env *env = &st->env;
     const bool roll = st->law.rolling == GR_ROLLING_EPSD;
     const uint32_t nb = st->n_built;
     const uint32_t nbc = gr_reader_u32(r);
@@ -292,15 +292,15 @@ static gr_status read_lists(dem_state *st, gr_stream_reader *r)
                "a contact history is not finite");
     for (uint32_t e = 0; e < bcc; e++) {
         const uint32_t bs = st->bc_id[e] >> 3, f = st->bc_id[e] & 7u;
-        LOAD_CHECK(bs < world->bodies.slot_count && world->bodies.alive[bs] && !world->bodies.data[bs].particles &&
-                       f < gr_body_feature_count(&world->bodies.data[bs]),
+        LOAD_CHECK(bs < env->bodies->slot_count && env->bodies->alive[bs] && !env->bodies->data[bs].particles &&
+                       f < gr_body_feature_count(&env->bodies->data[bs]),
                    "a body contact names no live analytic body or no feature of it");
     }
     const uint32_t nslabs = gr_reader_u32(r);
     /* a rebuild has one slab per cell layer of a grid of at most max(4 n, 4096) cells */
     LOAD_CHECK(nslabs >= 1 && nslabs <= GR_MAX(4u * nb, 4096u) && fits(r, (uint64_t)nslabs + 1, 4),
                "the slab count is out of range");
-    const uint32_t bslots = world->bodies.slot_count;
+    const uint32_t bslots = env->bodies->slot_count;
     /* slab arrays sized like a rebuild would */
     if (!dem_reserve_slabs(st, nslabs, bslots))
         return GR_ERROR_OUT_OF_MEMORY;

@@ -6,14 +6,15 @@
 #include "dem_batch.h"
 #include "dem_internal.h"
 
-static gr_status dem_create(gr_world *world, void **out)
+static gr_status dem_create(const gr_solver_env *env, void **out)
 {
-    dem_state *st = (dem_state *)gr_mem_calloc(&world->mem, sizeof(dem_state));
+    dem_state *st = (dem_state *)gr_mem_calloc(env->mem, sizeof(dem_state));
     if (!st)
         return GR_ERROR_OUT_OF_MEMORY;
-    st->world = world;
-    st->mem = &world->mem;
-    dem_law_init(&st->law, &world->dem);
+    st->env = *env;
+    st->def = (const gr_dem_def *)env->def;
+    st->mem = env->mem;
+    dem_law_init(&st->law, st->def);
     st->kernel = dem_pick_kernel(st->law.rolling == GR_ROLLING_EPSD);
     gr_cell_grid_init(&st->grid);
     st->need_rebuild = true;
@@ -62,7 +63,7 @@ static gr_status reserve_materials(dem_state *st, uint32_t count)
 static gr_status dem_reserve(void *state, const gr_grain_init *g, uint32_t count)
 {
     dem_state *st = (dem_state *)state;
-    const gr_clump_store *cs = &st->world->clumps;
+    const gr_clump_store *cs = st->env.clumps;
     uint64_t spheres = 0, clumps = 0;
     for (uint32_t k = 0; k < count; k++) {
         if (g[k].clump == GR_INVALID_INDEX) {
@@ -74,7 +75,7 @@ static gr_status dem_reserve(void *state, const gr_grain_init *g, uint32_t count
     }
     if ((uint64_t)st->n + spheres > GR_MAX_GRAINS || st->nm + spheres > GR_MAX_GRAINS)
         return GR_ERROR_TOO_MANY;
-    gr_status s = reserve_materials(st, st->world->materials.count);
+    gr_status s = reserve_materials(st, st->env.materials->count);
     if (s == GR_OK)
         s = dem_reserve_particles(st, (uint32_t)(st->n + spheres));
     if (s == GR_OK && clumps)
@@ -85,7 +86,7 @@ static gr_status dem_reserve(void *state, const gr_grain_init *g, uint32_t count
 static void dem_add_grains(void *state, const gr_grain_init *g, uint32_t count)
 {
     dem_state *st = (dem_state *)state;
-    const gr_materials *mats = &st->world->materials;
+    const gr_materials *mats = st->env.materials;
     for (uint32_t k = 0; k < count; k++) {
         if (g[k].clump != GR_INVALID_INDEX) {
             dem_add_clump(st, &g[k], g[k].clump);
@@ -108,7 +109,7 @@ static void dem_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->mat[i] = g[k].material;
         st->slot[i] = g[k].slot;
         st->member[i] = GR_INVALID_INDEX;
-        st->world->grains.dense[g[k].slot] = i;
+        st->env.grains->dense[g[k].slot] = i;
         st->render_count++;
         if (r < st->mat_rmin[g[k].material])
             st->mat_rmin[g[k].material] = r;
@@ -224,7 +225,7 @@ static uint32_t dem_render_point_count(const void *state)
 static void dem_read_render_points(const void *state, uint32_t first, uint32_t count, float *dst, size_t stride)
 {
     const dem_state *st = (const dem_state *)state;
-    const gr_grain_table *t = &st->world->grains;
+    const gr_grain_table *t = st->env.grains;
     uint32_t point = 0, written = 0;
     for (uint32_t k = 0; k < t->count && written < count; k++) {
         const uint32_t d = t->dense[t->list[k]];

@@ -140,8 +140,8 @@ void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks
  * stopped, see gr_blown_up). */
 static double integrate(dem_state *st, double kick1, double kick2, double h, double turn)
 {
-    integrate_ctx c = {st, kick1, kick2, h, turn, st->world->def.gravity};
-    gr_parallel_for_affine(&st->world->tasks, st->n, INTEGRATE_BLOCK, integrate_range, &c);
+    integrate_ctx c = {st, kick1, kick2, h, turn, (*st->env.gravity)};
+    gr_parallel_for_affine(st->env.tasks, st->n, INTEGRATE_BLOCK, integrate_range, &c);
     const uint32_t nblocks = (st->n + INTEGRATE_BLOCK - 1) / INTEGRATE_BLOCK;
     dem_note_blowups(st, st->block_bad, nblocks);
     double m = dem_integrate_clumps(st, kick1, kick2, h);
@@ -188,7 +188,7 @@ void dem_scrub_blowup(dem_state *st)
 
 static bool bodies_moved_too_far(dem_state *st, double max_disp)
 {
-    const gr_body_store *bodies = &st->world->bodies;
+    const gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         uint32_t bs = bodies->active[a];
         if (bs < st->body_slots && max_disp + st->body_bound[bs] > st->skin)
@@ -199,7 +199,7 @@ static bool bodies_moved_too_far(dem_state *st, double max_disp)
 
 static void advance_bodies(dem_state *st, double h)
 {
-    gr_body_store *bodies = &st->world->bodies;
+    gr_body_store *bodies = st->env.bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         uint32_t bs = bodies->active[a];
         gr_body_data *b = &bodies->data[bs];
@@ -214,9 +214,9 @@ static void advance_bodies(dem_state *st, double h)
 gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
 {
     dem_state *st = (dem_state *)state;
-    gr_world *world = st->world;
+    const gr_solver_env *env = &st->env;
     gr_status s;
-    if (world->dem.integrator == GR_INTEGRATOR_RKF45)
+    if (st->def->integrator == GR_INTEGRATOR_RKF45)
         return dem_step_rkf45(st, h * nsub, report);
     st->report = report;
 
@@ -226,7 +226,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
         return s;
     dem_check_inputs(st);
     dem_sync_bodies_in(st); /* static bodies teleported, host bodies' new states */
-    if (st->need_rebuild || st->n_dead || st->bodies_revision != world->bodies.revision) {
+    if (st->need_rebuild || st->n_dead || st->bodies_revision != env->bodies->revision) {
         if ((s = dem_rebuild(st)) != GR_OK)
             return s;
     }
@@ -234,7 +234,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
         dem_compute_forces(st);
         st->forces_stale = false;
     }
-    const gr_body_store *bodies = &world->bodies;
+    const gr_body_store *bodies = env->bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         uint32_t bs = bodies->active[a];
         if (bs < st->body_slots)
@@ -258,7 +258,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
         }
         const double max_disp = sqrt(max_d2);
         if (2.0 * max_disp > st->skin || bodies_moved_too_far(st, max_disp) ||
-            st->bodies_revision != world->bodies.revision) {
+            st->bodies_revision != env->bodies->revision) {
             gr_status rs = dem_rebuild(st);
             if (rs != GR_OK && result == GR_OK) {
                 /* keep going on the old lists (still a valid state); retry at the next substep */

@@ -58,7 +58,7 @@ gr_status pbd_reserve_records(pbd_state *st, uint32_t need)
 /* Room for the impulse sums of every body slot. */
 gr_status pbd_reserve_impulses(pbd_state *st)
 {
-    const uint32_t slots = GR_MAX(st->world->bodies.slot_count, 1u);
+    const uint32_t slots = GR_MAX(st->env.bodies->slot_count, 1u);
     if (slots <= st->imp_slots)
         return GR_OK;
     const uint32_t sc = gr_grow_capacity(st->imp_slots, slots);
@@ -77,7 +77,7 @@ static bool is_fixed(const gr_body_data *b) { return b->motion == GR_MOTION_STAT
 
 void pbd_place_body(pbd_state *st, const pbd_body *pb, gr_vec3 *dst)
 {
-    const gr_body_data *b = &st->world->bodies.data[pb->slot];
+    const gr_body_data *b = &st->env.bodies->data[pb->slot];
     const gr_vec3 c = v3_add(b->position, quat_rotate(b->orientation, pb->centroid));
     for (uint32_t k = pb->first; k < pb->first + pb->count; k++)
         dst[k] = v3_add(c, quat_rotate(b->orientation, st->rest[k]));
@@ -85,7 +85,7 @@ void pbd_place_body(pbd_state *st, const pbd_body *pb, gr_vec3 *dst)
 
 static void set_velocities(pbd_state *st, const pbd_body *pb)
 {
-    const gr_body_data *b = &st->world->bodies.data[pb->slot];
+    const gr_body_data *b = &st->env.bodies->data[pb->slot];
     for (uint32_t k = pb->first; k < pb->first + pb->count; k++)
         st->v[k] = gr_body_point_velocity(b, st->x[k]);
 }
@@ -93,7 +93,7 @@ static void set_velocities(pbd_state *st, const pbd_body *pb)
 gr_status pbd_body_added(void *state, uint32_t slot)
 {
     pbd_state *st = (pbd_state *)state;
-    const gr_body_data *b = &st->world->bodies.data[slot];
+    const gr_body_data *b = &st->env.bodies->data[slot];
     if (!b->particles)
         return GR_OK; /* an exact surface */
     const uint32_t count = b->particle_count;
@@ -181,12 +181,12 @@ void pbd_body_moved(void *state, uint32_t slot)
     pbd_body *pb = &st->bodies[st->body_of_slot[slot]];
     st->fixed_dirty |= pb->fixed != 0;
     if (!pb->fixed) { /* the mass may have changed (gr_body_set_mass_properties) */
-        pb->particle_mass = st->world->bodies.data[slot].mass / (double)pb->count;
+        pb->particle_mass = st->env.bodies->data[slot].mass / (double)pb->count;
         const double inv_m = 1.0 / pb->particle_mass;
         for (uint32_t k = pb->first; k < pb->first + pb->count; k++)
             st->inv_m[k] = inv_m;
     }
-    pb->rot = st->world->bodies.data[slot].orientation;
+    pb->rot = st->env.bodies->data[slot].orientation;
     pbd_place_body(st, pb, st->x);
     memcpy(st->xp + pb->first, st->x + pb->first, sizeof(gr_vec3) * pb->count);
     set_velocities(st, pb);
@@ -197,7 +197,7 @@ void pbd_bodies_sync_in(pbd_state *st)
     bool host = false;
     for (uint32_t r = 0; r < st->nb; r++) {
         pbd_body *pb = &st->bodies[r];
-        const gr_body_data *b = &st->world->bodies.data[pb->slot];
+        const gr_body_data *b = &st->env.bodies->data[pb->slot];
         if (b->motion == GR_MOTION_HOST) { /* the host's state of this frame */
             pbd_body_moved(st, pb->slot);
             host = true;

@@ -101,7 +101,7 @@ static bool block_marked(const freeze_grid *g, const int32_t c[3])
 /* Something moves that every grain may touch (a kinematic plane, or a body without bounds)? */
 static bool exact_bodies_mark(const pbd_state *st, freeze_grid *g, double reach)
 {
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         const gr_body_data *b = &bs->data[bs->active[a]];
         if (b->particles || b->motion != GR_MOTION_KINEMATIC)
@@ -118,7 +118,7 @@ static bool exact_bodies_mark(const pbd_state *st, freeze_grid *g, double reach)
 
 static void fixed_particles_mark(const pbd_state *st, freeze_grid *g)
 {
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     for (uint32_t r = 0; r < st->nb; r++) {
         const pbd_body *pb = &st->bodies[r];
         if (!pb->fixed)
@@ -219,7 +219,7 @@ static void forget_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
 
 static void freeze(pbd_state *st)
 {
-    gr_tasks *tasks = &st->world->tasks;
+    gr_tasks *tasks = st->env.tasks;
     const bool thaw = st->thaw;
     st->thaw = false;
     st->n_frozen = 0;
@@ -278,6 +278,6 @@ void pbd_freeze(pbd_state *st)
     freeze(st);
     if (st->sense_cap) {
         freeze_ctx fc = {st, NULL, 0};
-        gr_parallel_for(&st->world->tasks, st->n_mov, PBD_BLOCK, forget_range, &fc);
+        gr_parallel_for(st->env.tasks, st->n_mov, PBD_BLOCK, forget_range, &fc);
     }
 }

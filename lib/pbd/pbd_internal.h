@@ -9,7 +9,9 @@
 #ifndef GR_PBD_INTERNAL_H
 #define GR_PBD_INTERNAL_H
 
-#include "../world/world.h"
+#include "../bodies/body_store.h"
+#include "../core/solver.h"
+#include "../geom/clump_store.h"
 #include "../core/vec3.h"
 #include "../grid/cell_grid.h"
 #include "pbd_hr_sums.h"
@@ -125,7 +127,8 @@ typedef struct pbd_params {
 } pbd_params;
 
 typedef struct pbd_state {
-    gr_world *world;
+    gr_solver_env env;     ///< what the solver sees of its world
+    const gr_pbd_def *def; ///< validated; owned by the world
     gr_step_report *report; ///< of the step under way (pbd_step)
     gr_mem *mem;
     pbd_params par;

@@ -121,7 +121,7 @@ static bool regions_fit(const uint32_t *base, const uint32_t *used, uint32_t n)
 
 static gr_status list_exact_bodies(pbd_state *st)
 {
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     if (bs->count > st->exact_cap) {
         const uint32_t cap = gr_grow_capacity(st->exact_cap, bs->count);
         pbd_exact *e = (pbd_exact *)gr_mem_alloc(st->mem, sizeof(pbd_exact) * cap);
@@ -154,7 +154,7 @@ gr_status pbd_build_fixed_grid(pbd_state *st)
     const double cell = st->r_mov_max + st->r_fix_max + st->par.margin_fraction * st->r_max;
     bool moving = false;
     for (uint32_t r = 0; r < st->nb && !moving; r++)
-        moving = st->bodies[r].fixed && st->world->bodies.data[st->bodies[r].slot].motion == GR_MOTION_KINEMATIC;
+        moving = st->bodies[r].fixed && st->env.bodies->data[st->bodies[r].slot].motion == GR_MOTION_KINEMATIC;
     st->fixed_moving = moving;
     if (!st->fixed_dirty && !moving && st->fixed_cell == cell)
         return GR_OK;
@@ -407,7 +407,7 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
  * Then it leaves along the body's surface normal this substep (pbd_constraints.c). */
 static bool trap_test(pbd_state *st, uint32_t s, uint32_t o)
 {
-    const gr_body_data *b = &st->world->bodies.data[st->bodies[o].slot];
+    const gr_body_data *b = &st->env.bodies->data[st->bodies[o].slot];
     const gr_vec3 p = st->pk[s].p;
     if (!gr_body_contains(b, p))
         return false; /* the common case, without the exact O(triangles) distance */
@@ -496,7 +496,7 @@ static void inc_place_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t w
 
 static gr_status build_incidence(pbd_state *st)
 {
-    gr_tasks *tasks = &st->world->tasks;
+    gr_tasks *tasks = st->env.tasks;
     const uint32_t nm = st->nm, nblk = (nm + PBD_BLOCK - 1) / PBD_BLOCK;
     const uint32_t chunks = GR_MAX(GR_MIN(tasks->worker_count, nblk), 1u);
     const uint64_t need = (uint64_t)chunks * nm;
@@ -542,7 +542,7 @@ gr_status pbd_build_lists(pbd_state *st)
     if (nm && !gr_cell_grid_build(&st->grid, st->mem, (const double *)st->pk_tmp, 3, nm, 2.0 * r_mov + margin,
                                   GR_MAX(8u * nm, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
-    gr_tasks *tasks = &st->world->tasks;
+    gr_tasks *tasks = st->env.tasks;
     pack_ctx pc = {st, nm ? st->mat[st->rank[st->grid.order[0]]] : 0, 0};
     gr_parallel_for(tasks, nm, PBD_BLOCK, pack_range, &pc);
     st->one_material = !atomic_load_explicit(&pc.mixed, memory_order_relaxed);
@@ -610,7 +610,7 @@ void pbd_fixed_advanced(pbd_state *st)
         pbd_exact *ex = &st->exact[e];
         if (!ex->moving)
             continue;
-        const gr_body_data *b = &st->world->bodies.data[ex->slot];
+        const gr_body_data *b = &st->env.bodies->data[ex->slot];
         ex->centre = b->position;
         ex->normal = b->normal_world;
     }
@@ -623,5 +623,5 @@ void pbd_fixed_advanced(pbd_state *st)
 void pbd_unpack(pbd_state *st)
 {
     unpack_ctx c = {st};
-    gr_parallel_for(&st->world->tasks, st->nm, PBD_BLOCK, unpack_range, &c);
+    gr_parallel_for(st->env.tasks, st->nm, PBD_BLOCK, unpack_range, &c);
 }

@@ -75,12 +75,12 @@ static bool is_free(const pbd_state *st, const pbd_body *pb)
 
 void pbd_rigid_predict(pbd_state *st, double h)
 {
-    const gr_vec3 g = st->world->def.gravity;
+    const gr_vec3 g = (*st->env.gravity);
     for (uint32_t r = 0; r < st->nb; r++) {
         pbd_body *pb = &st->bodies[r];
         if (!is_free(st, pb))
             continue;
-        const gr_body_data *b = &st->world->bodies.data[pb->slot];
+        const gr_body_data *b = &st->env.bodies->data[pb->slot];
         pb->inv_mass = b->mass > 0 ? 1.0 / b->mass : 0.0;
         pb->inv_inertia = v3(b->inertia.x > 0 ? 1.0 / b->inertia.x : 0.0, b->inertia.y > 0 ? 1.0 / b->inertia.y : 0.0,
                              b->inertia.z > 0 ? 1.0 / b->inertia.z : 0.0);
@@ -236,7 +236,7 @@ static void body_boundaries(pbd_state *st, uint32_t s, double h)
 {
     const rb_end a = end_of(st, s);
     const rb_end none = {NULL, 0, 0, 0.0, 0.0};
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     for (uint32_t k = st->fc_start[s]; k < st->fc_end[s]; k++) {
         const double *e = st->fc_xyzr + 4 * (size_t)k;
         const gr_vec3 old = v3(e[0], e[1], e[2]);
@@ -400,7 +400,7 @@ static void body_impulse(pbd_state *st, const pbd_body *pb, double h)
 {
     if (pb->slot >= st->imp_slots)
         return;
-    const gr_body_data *b = &st->world->bodies.data[pb->slot];
+    const gr_body_data *b = &st->env.bodies->data[pb->slot];
     const gr_vec3 position = v3_sub(pb->xc, quat_rotate(pb->qc, b->com));
     const gr_vec3 m = v3_add(pb->acc_m, v3_cross(v3_sub(pb->x0, position), pb->acc_j));
     st->body_imp[2 * pb->slot] = v3_madd(st->body_imp[2 * pb->slot], pb->acc_j, 1.0 / h);
@@ -409,7 +409,7 @@ static void body_impulse(pbd_state *st, const pbd_body *pb, double h)
 
 void pbd_rigid_end(pbd_state *st, double h)
 {
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     for (uint32_t k = 0; k < st->trap_free_n; k++) {
         const uint32_t s = st->trap_free[k];
         if (!(st->tr_an[s] > 0))
@@ -478,7 +478,7 @@ void pbd_rigid_end(pbd_state *st, double h)
 /* Free bodies take the pose of the solve and the velocity of the substep's move. */
 uint32_t pbd_bodies_write_back(pbd_state *st, double h)
 {
-    gr_body_store *bs = &st->world->bodies;
+    gr_body_store *bs = st->env.bodies;
     uint32_t bad = 0;
     for (uint32_t r = 0; r < st->nb; r++) {
         pbd_body *pb = &st->bodies[r];

@@ -95,7 +95,7 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
 gr_status pbd_load(void *state, gr_stream_reader *r)
 {
     pbd_state *st = (pbd_state *)state;
-    gr_world *world = st->world;
+    const gr_solver_env *env = &st->env;
     LOAD_CHECK(gr_reader_u32(r) == PBD_SECTION_TAG, "the PBD section is missing");
     const bool sleep_state = r->format >= 6; /* format 5 predates deep sleep */
     const uint32_t n = gr_reader_u32(r), n_grains = gr_reader_u32(r);
@@ -121,7 +121,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     gr_reader_u32s(r, st->touch, n);
     const uint32_t nb = gr_reader_u32(r);
     LOAD_CHECK(nb <= n && nb <= gr_reader_left(r) / (4 * 4 + 8 * 14), "the body record count is out of range");
-    const gr_body_store *bs = &world->bodies;
+    const gr_body_store *bs = env->bodies;
     for (uint32_t b = 0; b < nb; b++) {
         pbd_body pb;
         memset(&pb, 0, sizeof pb);
@@ -225,7 +225,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         get_v3s(r, &st->gravity_seen, 1);
         LOAD_CHECK(v3_finite(st->gravity_seen), "the sleepers' gravity is not finite");
     } else {
-        st->gravity_seen = world->def.gravity;
+        st->gravity_seen = (*env->gravity);
     }
     /* body slot map */
     const uint32_t slots = GR_MAX(bs->slot_count, 1u);
@@ -245,7 +245,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         LOAD_CHECK(!bs->data[bs->active[a]].particles || map[bs->active[a]] != GR_INVALID_INDEX,
                    "a particle-covered body has no record");
     /* particles: owners and grain slots consistent with the records and the grain table */
-    gr_grain_table *t = &world->grains;
+    gr_grain_table *t = env->grains;
     LOAD_CHECK(n_grains == t->count, "the grain count differs from the live grain slots");
     uint32_t grains = 0;
     st->r_min = INFINITY;
@@ -256,7 +256,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
                    "a particle's state is not finite");
         LOAD_CHECK(isfinite(st->r[i]) && st->r[i] > 0 && isfinite(st->inv_m[i]) && st->inv_m[i] >= 0,
                    "a particle's radius or mass is invalid");
-        LOAD_CHECK(st->mat[i] < world->materials.count, "a particle's material is not one of its materials");
+        LOAD_CHECK(st->mat[i] < env->materials->count, "a particle's material is not one of its materials");
         const uint32_t o = st->owner[i];
         if (o == GR_INVALID_INDEX) {
             const uint32_t slot = st->slot[i];

@@ -297,7 +297,7 @@ static void init_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
     /* the height-scaled masses (mass scaling) stiffen resting stacks, but they would not
      * conserve momentum where grains collide: a pair whose ends approached each other faster
      * than PBD_IMPACT_GH2 g h at the end of the last substep is solved with the true ones */
-    const double hit_speed = PBD_IMPACT_GH2 * v3_len(st->world->def.gravity) * c->h;
+    const double hit_speed = PBD_IMPACT_GH2 * v3_len((*st->env.gravity)) * c->h;
     for (uint32_t s = begin; s < end; s++) {
         const uint32_t i = st->perm[s];
         for (uint32_t k = st->pf_start[s]; k < st->pf_end[s]; k++) {
@@ -362,7 +362,7 @@ static void init_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
                     x++;
                 if (x == st->exact_count)
                     continue; /* the body is gone */
-                const gr_body_data *b = &st->world->bodies.data[slot];
+                const gr_body_data *b = &st->env.bodies->data[slot];
                 if (f >= gr_body_feature_count(b) || !gr_body_feature_enabled(b, f))
                     continue; /* (another body in its slot, or a face opened since) */
                 gr_vec3 n, pt;
@@ -571,7 +571,7 @@ static inline gr_vec3 exact_contact(const gs_ctx *c, pbd_state *st, uint32_t s, 
                                     uint32_t m, double *mx)
 {
     const pbd_exact *ex = &st->exact[e];
-    const gr_body_data *b = &st->world->bodies.data[ex->slot];
+    const gr_body_data *b = &st->env.bodies->data[ex->slot];
     const pbd_hot *hi = &st->hot[s];
     gr_vec3 nrm, pt;
     const double delta = hi->r - gr_body_feature_distance(b, f, q, &nrm, &pt);
@@ -608,7 +608,7 @@ static gr_vec3 exact_surfaces(const gs_ctx *c, pbd_state *st, uint32_t s, gr_vec
         if (ex->plane ? r - v3_dot(v3_sub(q, ex->centre), ex->normal) <= 0
                       : v3_len2(v3_sub(q, ex->centre)) > (ex->bound + r) * (ex->bound + r))
             continue;
-        const gr_body_data *b = &st->world->bodies.data[ex->slot];
+        const gr_body_data *b = &st->env.bodies->data[ex->slot];
         for (uint32_t near = gr_body_features_near(b, q, r); near; near &= near - 1) {
             const uint32_t f = gr_lowest_bit(near), key = e << 8 | f;
             uint32_t m = PBD_EXACT_SLOTS;
@@ -642,7 +642,7 @@ static void boundaries(const gs_ctx *c, pbd_state *st, uint32_t s, double *mx)
     gr_vec3 q = c->stabilize ? pk->x : pk->p;
     const gr_vec3 q0 = q;
     const uint32_t trapped = st->trap_slot[s];
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     if (trapped != GR_INVALID_INDEX && !c->stabilize && st->bodies[st->body_of_slot[trapped]].fixed) {
         /* inside a body: out along its surface normal (Macklin 2014 sec. 5.2, with the body's
          * exact distance instead of a stored SDF) */
@@ -761,7 +761,7 @@ static void sweep(pbd_state *st, gs_ctx *c)
         if (n && serial)
             blocks_range(c, 0, n, 0);
         else if (n)
-            gr_parallel_for(&st->world->tasks, n, GS_BLOCKS_PER_TASK, blocks_range, c);
+            gr_parallel_for(st->env.tasks, n, GS_BLOCKS_PER_TASK, blocks_range, c);
     }
 }
 
@@ -782,7 +782,7 @@ void pbd_solve_begin(pbd_state *st, double h)
     build_blocks(st);
     const double hl = st->ws_h;
     init_ctx ic = {st, hl > 0 ? (h / hl) * (h / hl) : 0.0, h};
-    gr_tasks *tasks = &st->world->tasks;
+    gr_tasks *tasks = st->env.tasks;
     gr_parallel_for(tasks, st->nm, PBD_BLOCK, init_range, &ic);
     if (st->ws_n) {
         gr_parallel_for(tasks, st->nm, PBD_BLOCK, warm_gather_range, st);
@@ -811,7 +811,7 @@ static void final_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
     (void)worker;
     const gs_ctx *c = (const gs_ctx *)vctx;
     pbd_state *st = c->st;
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     const double wake2 = c->wake2;
     for (uint32_t s = begin; s < end; s++) {
         const pbd_hot *hi = &st->hot[s];
@@ -956,7 +956,7 @@ static void save_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker
 
 static void keep_warm_start(pbd_state *st, double h)
 {
-    gr_tasks *tasks = &st->world->tasks;
+    gr_tasks *tasks = st->env.tasks;
     save_ctx c = {st};
     gr_parallel_for(tasks, st->nm, PBD_BLOCK, count_range, &c);
     uint32_t total = 0;
@@ -1017,9 +1017,9 @@ void pbd_solve_iterate(pbd_state *st, double h)
     }
     st->sweeps += it;
     pbd_rigid_end(st, h);
-    const double wake = st->par.sleep_threshold * v3_len(st->world->def.gravity) * h;
+    const double wake = st->par.sleep_threshold * v3_len((*st->env.gravity)) * h;
     c.wake2 = wake * wake;
-    gr_parallel_for(&st->world->tasks, st->nm, PBD_BLOCK, final_range, &c);
+    gr_parallel_for(st->env.tasks, st->nm, PBD_BLOCK, final_range, &c);
     uint32_t *t = st->pk_touch;
     st->pk_touch = st->pk_touch_next;
     st->pk_touch_next = t;

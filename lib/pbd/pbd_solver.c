@@ -19,20 +19,21 @@ static void params_from_def(pbd_params *p, const gr_pbd_def *d)
     p->max_substep = d->max_substep;
 }
 
-static gr_status pbd_create(gr_world *world, void **out)
+static gr_status pbd_create(const gr_solver_env *env, void **out)
 {
-    pbd_state *st = (pbd_state *)gr_mem_calloc(&world->mem, sizeof(pbd_state));
+    pbd_state *st = (pbd_state *)gr_mem_calloc(env->mem, sizeof(pbd_state));
     if (!st)
         return GR_ERROR_OUT_OF_MEMORY;
-    st->world = world;
-    st->mem = &world->mem;
-    params_from_def(&st->par, &world->pbd);
+    st->env = *env;
+    st->def = (const gr_pbd_def *)env->def;
+    st->mem = env->mem;
+    params_from_def(&st->par, st->def);
     gr_cell_grid_init(&st->grid);
     gr_cell_grid_init(&st->fgrid);
     gr_cell_grid_init(&st->hr_grid);
     st->fixed_dirty = true;
     st->mov_dirty = true;
-    st->gravity_seen = world->def.gravity;
+    st->gravity_seen = (*env->gravity);
     const pbd_hr_kernels hr = pbd_pick_hr();
     st->hr_sums = hr.sums;
     st->hr_blend = hr.blend;
@@ -132,7 +133,7 @@ static void pbd_destroy(void *state)
  * materials change. */
 gr_status pbd_update_materials(pbd_state *st)
 {
-    const gr_materials *m = &st->world->materials;
+    const gr_materials *m = st->env.materials;
     if (st->mat_revision == m->revision && st->pair_dim == m->count)
         return GR_OK;
     const uint32_t dim = m->count;
@@ -171,7 +172,7 @@ static gr_status pbd_reserve(void *state, const gr_grain_init *g, uint32_t count
 static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
 {
     pbd_state *st = (pbd_state *)state;
-    const gr_materials *mats = &st->world->materials;
+    const gr_materials *mats = st->env.materials;
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = st->n++;
         const double r = g[k].radius;
@@ -192,7 +193,7 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
             st->sampled[i] = 1;
             st->presampled--;
         }
-        st->world->grains.dense[g[k].slot] = i;
+        st->env.grains->dense[g[k].slot] = i;
         st->r_min = GR_MIN(st->r_min, r);
         st->r_max = GR_MAX(st->r_max, r);
         st->n_grains++;
@@ -263,7 +264,7 @@ void pbd_compact(pbd_state *st)
             st->sampled[out] = st->sampled[i];
         }
         if (st->owner[out] == GR_INVALID_INDEX)
-            st->world->grains.dense[st->slot[out]] = out;
+            st->env.grains->dense[st->slot[out]] = out;
         out++;
     }
     /* bodies keep their particles contiguous: the first of each is the smallest new index */
@@ -321,7 +322,7 @@ static void pbd_write_field(void *state, gr_field field, const uint32_t *dense, 
     st->thaw |= field == GR_FIELD_POSITION && count > 0;
 }
 
-static bool upsampling(const pbd_state *st) { return st->world->pbd.hr_radius > 0; }
+static bool upsampling(const pbd_state *st) { return st->def->hr_radius > 0; }
 
 static uint32_t pbd_render_point_count(const void *state)
 {
@@ -334,7 +335,7 @@ static void pbd_read_render_points(const void *state, uint32_t first, uint32_t c
 {
     const pbd_state *st = (const pbd_state *)state;
     if (upsampling(st)) {
-        const float rh = (float)st->world->pbd.hr_radius;
+        const float rh = (float)st->def->hr_radius;
         for (uint32_t k = 0; k < count; k++) {
             const pbd_point *pt = &st->hr_pt[st->hr_at[first + k]];
             const float p[4] = {pt->x, pt->y, pt->z, rh};
@@ -342,7 +343,7 @@ static void pbd_read_render_points(const void *state, uint32_t first, uint32_t c
         }
         return;
     }
-    const gr_grain_table *t = &st->world->grains;
+    const gr_grain_table *t = st->env.grains;
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = t->dense[t->list[first + k]];
         const float p[4] = {(float)st->x[i].x, (float)st->x[i].y, (float)st->x[i].z, (float)st->r[i]};

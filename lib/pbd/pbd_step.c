@@ -133,7 +133,7 @@ blown_up:
          * hitting a grain may give it that much; without this a fast body would lose momentum
          * that no grain receives) */
         const gr_vec3 dv = v3_sub(vn, v_free);
-        const double dv2 = v3_len2(dv), dv_max = st->world->pbd.max_acceleration * c->h + 2.0 * vnear;
+        const double dv2 = v3_len2(dv), dv_max = st->def->max_acceleration * c->h + 2.0 * vnear;
         if (dv2 > dv_max * dv_max)
             vn = v3_madd(v_free, dv, dv_max / sqrt(dv2));
         /* sleeping (Macklin 2014 sec. 4.6, with a delay): a grain in contact that stays slower
@@ -184,7 +184,7 @@ blown_up:
  * stay where they are: only gr_body_set_pose moves them, pbd_body_moved). */
 static void advance_fixed_bodies(pbd_state *st, double h)
 {
-    gr_body_store *bs = &st->world->bodies;
+    gr_body_store *bs = st->env.bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         gr_body_data *b = &bs->data[bs->active[a]];
         if (b->motion == GR_MOTION_KINEMATIC)
@@ -202,7 +202,7 @@ static void finish_fixed_bodies(pbd_state *st, double h)
 {
     for (uint32_t r = 0; r < st->nb; r++) {
         const pbd_body *pb = &st->bodies[r];
-        if (!pb->fixed || st->world->bodies.data[pb->slot].motion != GR_MOTION_KINEMATIC)
+        if (!pb->fixed || st->env.bodies->data[pb->slot].motion != GR_MOTION_KINEMATIC)
             continue;
         for (uint32_t i = pb->first; i < pb->first + pb->count; i++) {
             st->v[i] = v3_scale(v3_sub(st->xp[i], st->x[i]), 1.0 / h);
@@ -239,7 +239,7 @@ static double fastest(const pbd_state *st)
     for (; k < st->n_mov; k++)
         m[0] = GR_MAX(m[0], v3_len2(st->v[st->mov[k]]));
     double v2 = GR_MAX(GR_MAX(m[0], m[1]), GR_MAX(m[2], m[3]));
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         const gr_body_data *b = &bs->data[bs->active[a]];
         if (b->motion != GR_MOTION_KINEMATIC)
@@ -257,7 +257,7 @@ static double kinematic_particle_radius(const pbd_state *st)
 {
     double r = INFINITY;
     for (uint32_t k = 0; k < st->nb; k++) {
-        const gr_body_data *b = &st->world->bodies.data[st->bodies[k].slot];
+        const gr_body_data *b = &st->env.bodies->data[st->bodies[k].slot];
         if (st->bodies[k].fixed && b->motion == GR_MOTION_KINEMATIC)
             r = GR_MIN(r, b->particle_radius);
     }
@@ -274,7 +274,7 @@ static double kinematic_particle_radius(const pbd_state *st)
  * the bound to half their contact distance with it. */
 static double cfl_substep(const pbd_state *st, double h)
 {
-    const double vmax = fastest(st) + v3_len(st->world->def.gravity) * h;
+    const double vmax = fastest(st) + v3_len((*st->env.gravity)) * h;
     if (!(vmax > 0) || !isfinite(vmax) || !st->n_grains)
         return h;
     const double scale = GR_MIN(st->r_min, 0.5 * (st->r_min + kinematic_particle_radius(st)));
@@ -295,8 +295,8 @@ double pbd_stable_substep(void *state)
  * forces bodies received. */
 static bool finish_substep(pbd_state *st, double h)
 {
-    finish_ctx fc = {st, h, st->world->def.gravity, 0, UINT32_MAX};
-    gr_parallel_for(&st->world->tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
+    finish_ctx fc = {st, h, (*st->env.gravity), 0, UINT32_MAX};
+    gr_parallel_for(st->env.tasks, st->n_mov, PBD_BLOCK, finish_range, &fc);
     finish_fixed_bodies(st, h);
     const uint32_t bad_bodies = pbd_bodies_write_back(st, h);
     pbd_collect_impulses(st, h);
@@ -313,8 +313,8 @@ static bool finish_substep(pbd_state *st, double h)
 /* One substep of h (the algorithm at the top of this file). */
 static gr_status substep(pbd_state *st, double h)
 {
-    gr_tasks *tasks = &st->world->tasks;
-    const gr_vec3 g = st->world->def.gravity;
+    gr_tasks *tasks = st->env.tasks;
+    const gr_vec3 g = (*st->env.gravity);
     const double gl = v3_len(g);
     gr_status s;
     const bool thaw = st->thaw; /* pbd_freeze uses it up: a failed substep gives it back */
@@ -366,7 +366,7 @@ gr_status pbd_step(void *state, uint32_t nsub, double h, gr_step_report *report)
 {
     pbd_state *st = (pbd_state *)state;
     st->report = report;
-    gr_world *world = st->world;
+    const gr_solver_env *env = &st->env;
     gr_status s;
     if ((s = pbd_update_materials(st)) != GR_OK || (s = pbd_reserve_impulses(st)) != GR_OK ||
         (s = pbd_reserve_sensing(st)) != GR_OK || (s = pbd_sample_new_grains(st)) != GR_OK ||
@@ -377,7 +377,7 @@ gr_status pbd_step(void *state, uint32_t nsub, double h, gr_step_report *report)
     pbd_bodies_sync_in(st);
     pbd_refresh_movable(st);
     memset(st->body_imp, 0, sizeof(gr_vec3) * 2 * (size_t)st->imp_slots);
-    const gr_vec3 g = world->def.gravity;
+    const gr_vec3 g = (*env->gravity);
     const double gl = v3_len(g);
     st->up = gl > 0 ? v3_scale(g, -1.0 / gl) : v3(0, 1, 0);
     /* gravity changed (a world tilted, a level loaded): every sleeper wakes and looks again,

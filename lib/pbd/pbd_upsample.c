@@ -171,7 +171,7 @@ static gr_status lattice_open(pbd_state *st, sample_lattice *L, gr_vec3 lo, gr_v
 static void lattice_close(pbd_state *st, sample_lattice *L) { gr_mem_free(st->mem, L->point, sizeof(uint32_t) * L->count); }
 
 /* The generator of this sampling pass (the world seed and the passes so far). */
-static gr_rng pass_rng(const pbd_state *st) { return (gr_rng){st->world->def.seed ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))}; }
+static gr_rng pass_rng(const pbd_state *st) { return (gr_rng){(*st->env.seed) ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))}; }
 
 /* Keep point p (velocity v) in lattice cell `cell`. */
 static gr_status keep_point(pbd_state *st, sample_lattice *L, size_t cell, gr_vec3 p, gr_vec3 v)
@@ -258,7 +258,7 @@ static uint32_t grains_near_cell(const pbd_state *st, const gr_cell_grid *g, con
  * bounding sphere is farther are passed over at once. */
 static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
 {
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         const gr_body_data *b = &bs->data[bs->active[a]];
         const double bound = gr_body_bound_radius(b);
@@ -273,7 +273,7 @@ static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
 /* Is any body within `reach` of p (its solid included)? */
 static bool bodies_near(pbd_state *st, gr_vec3 p, double reach)
 {
-    gr_body_store *bs = &st->world->bodies;
+    gr_body_store *bs = st->env.bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         gr_body_data *b = &bs->data[bs->active[a]];
         const double bound = gr_body_bound_radius(b);
@@ -366,7 +366,7 @@ static void mark_cells(const pbd_state *st, sample_lattice *L, const uint32_t *g
 static gr_status sample_group(pbd_state *st, const uint32_t *grains, const gr_vec3 *pos, uint32_t nnew, gr_rng *rngp)
 {
     gr_mem *mem = st->mem;
-    const double rh = st->world->pbd.hr_radius, cover = st->world->pbd.hr_sample_radius;
+    const double rh = st->def->hr_radius, cover = st->def->hr_sample_radius;
     gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
     double rmax = 0;
     for (uint32_t m = 0; m < nnew; m++) {
@@ -386,7 +386,7 @@ static gr_status sample_group(pbd_state *st, const uint32_t *grains, const gr_ve
     if (status == GR_OK) {
         mark_cells(st, &L, grains, nnew, cover);
         gr_rng rng = *rngp;
-        const uint32_t tries = st->world->pbd.hr_candidates;
+        const uint32_t tries = st->def->hr_candidates;
         const double hd = 0.8660254037844386 * L.a;
         enum { ROOM = 128 };
         gr_vec3 pts[ROOM];
@@ -448,7 +448,7 @@ static gr_status sample_group(pbd_state *st, const uint32_t *grains, const gr_ve
 /* Lattice cells of a group (doubles: a sparse group's box may hold more than any integer). */
 static bool group_is_compact(const pbd_state *st, const gr_vec3 *pos, uint32_t n, double rmax)
 {
-    const double a = 2.0 * st->world->pbd.hr_radius / sqrt(3.0);
+    const double a = 2.0 * st->def->hr_radius / sqrt(3.0);
     gr_vec3 lo = pos[0], hi = pos[0];
     for (uint32_t k = 1; k < n; k++) {
         lo = v3(GR_MIN(lo.x, pos[k].x), GR_MIN(lo.y, pos[k].y), GR_MIN(lo.z, pos[k].z));
@@ -464,7 +464,7 @@ static bool group_is_compact(const pbd_state *st, const gr_vec3 *pos, uint32_t n
 /* Fill the volume of the grains not sampled yet with points. All or nothing. */
 gr_status pbd_sample_new_grains(pbd_state *st)
 {
-    const double rh = st->world->pbd.hr_radius;
+    const double rh = st->def->hr_radius;
     if (!(rh > 0))
         return GR_OK;
     uint32_t nnew = 0;
@@ -481,7 +481,7 @@ gr_status pbd_sample_new_grains(pbd_state *st)
         return GR_ERROR_OUT_OF_MEMORY;
     gr_vec3 *pos = (gr_vec3 *)buf, *pos_tmp = pos + nnew;
     uint32_t *grains = (uint32_t *)(pos_tmp + nnew), *grains_tmp = grains + nnew, *stack = grains_tmp + nnew;
-    const double cover = st->world->pbd.hr_sample_radius;
+    const double cover = st->def->hr_sample_radius;
     uint32_t m = 0;
     double rmax = 0;
     for (uint32_t i = 0; i < st->n; i++) {
@@ -585,7 +585,7 @@ void pbd_sample_undo(pbd_state *st)
 gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity)
 {
     pbd_state *st = (pbd_state *)state;
-    const double rh = st->world->pbd.hr_radius;
+    const double rh = st->def->hr_radius;
     st->presample_mark = st->hr_n; /* what a cancel goes back to */
     st->presample_batches = st->hr_batches;
     st->presampled = 0;
@@ -600,7 +600,7 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
     if (status == GR_OK) {
         const bool older = first_new > 0;
         gr_rng rng = pass_rng(st);
-        const uint32_t tries = st->world->pbd.hr_candidates;
+        const uint32_t tries = st->def->hr_candidates;
         const double hd = 0.8660254037844386 * L.a;
         /* every cell classified by blocks halving down to the region's surface: outside,
          * deep inside, or near the surface (its candidates ask), and near a body or not */
@@ -732,7 +732,7 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
     for (int d = 0; d < 3; d++)
         v3_set(&centre, g->axis[d], v3_get(g->origin, g->axis[d]) + ((double)cc[d] + 0.5) * g->cell);
     const double spread = 0.8660254037844386 * g->cell;
-    const double reach = c->support + spread, breach = c->body_reach + spread, rh = st->world->pbd.hr_radius;
+    const double reach = c->support + spread, breach = c->body_reach + spread, rh = st->def->hr_radius;
     const float r2 = (float)(reach * reach), b2 = (float)(breach * breach);
     const float ox = (float)centre.x, oy = (float)centre.y, oz = (float)centre.z;
     uint32_t rb[9], re[9];
@@ -868,7 +868,7 @@ static bool push_from_cached_bodies(const pbd_state *st, const hr_cache *k, doub
  * must not carry it through a container's thin wall: it goes back to its side. */
 static void push_from_exact(const pbd_state *st, double rh, const gr_vec3 *from, gr_vec3 *xp, gr_vec3 *vp)
 {
-    const gr_body_store *bs = &st->world->bodies;
+    const gr_body_store *bs = st->env.bodies;
     gr_vec3 x = *xp, v = *vp;
     for (uint32_t e = 0; e < st->exact_count; e++) {
         const pbd_exact *ex = &st->exact[e];
@@ -902,7 +902,7 @@ static void push_from_bodies(const advect_ctx *c, const hr_cache *k, uint32_t ke
     const pbd_state *st = c->st;
     if (!st->nb || !st->n)
         return;
-    const double rh = st->world->pbd.hr_radius;
+    const double rh = st->def->hr_radius;
     gr_vec3 x = *xp, v = *vp;
     const gr_vec3 before = x;
     /* body particles: from the cache while the point is still in its cell (the cache holds
@@ -933,7 +933,7 @@ static void push_from_bodies(const advect_ctx *c, const hr_cache *k, uint32_t ke
 static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_vec3 *xp, gr_vec3 *vp)
 {
     const pbd_state *st = c->st;
-    const double rh = st->world->pbd.hr_radius;
+    const double rh = st->def->hr_radius;
     gr_vec3 x = *xp, v = *vp;
     /* (the common short move without the square root: it sat on every point's critical path) */
     const double l2 = v3_len2(v) * (c->dt * c->dt);
@@ -972,7 +972,7 @@ static void push_lanes_from_bodies(const advect_ctx *c, const hr_cache *k, pbd_h
                                    uint32_t n)
 {
     const pbd_state *st = c->st;
-    const double rh = st->world->pbd.hr_radius;
+    const double rh = st->def->hr_radius;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t l = lanes[i];
         const gr_vec3 before = v3(o->x[l], o->y[l], o->z[l]);
@@ -1190,7 +1190,7 @@ static void map_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 /* Re-store the points in key order and map their render indices again. */
 static gr_status sort_points(pbd_state *st)
 {
-    gr_tasks *tasks = &st->world->tasks;
+    gr_tasks *tasks = st->env.tasks;
     const uint32_t keys = st->hr_grid.ncells + 1;
     const uint32_t chunks = GR_MAX(GR_MIN(tasks->worker_count, st->hr_n / 4096u), 1u);
     const uint64_t need = (uint64_t)keys * chunks;
@@ -1269,7 +1269,7 @@ static bool reserve_sorted(pbd_state *st)
  * moves anything: the points always follow the grains that moved. */
 gr_status pbd_reserve_advect(pbd_state *st)
 {
-    if (!(st->world->pbd.hr_radius > 0) || !st->hr_n || !st->n)
+    if (!(st->def->hr_radius > 0) || !st->hr_n || !st->n)
         return GR_OK;
     if (!gr_cell_grid_reserve(&st->hr_grid, st->mem, st->n, GR_MAX(8u * st->n, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
@@ -1282,7 +1282,7 @@ gr_status pbd_reserve_advect(pbd_state *st)
  * grains' sleeping speed follows from it). */
 gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
 {
-    const gr_pbd_def *d = &st->world->pbd;
+    const gr_pbd_def *d = st->def;
     if (!(d->hr_radius > 0) || !st->hr_n)
         return GR_OK;
     bool exact_moving = false;
@@ -1309,16 +1309,16 @@ gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
         return GR_ERROR_OUT_OF_MEMORY;
     if (!reserve_sorted(st))
         return GR_ERROR_OUT_OF_MEMORY;
-    gr_parallel_for(&st->world->tasks, st->n, PBD_BLOCK, sorted_range, st);
+    gr_parallel_for(st->env.tasks, st->n, PBD_BLOCK, sorted_range, st);
     const double w_rho = 1.0 - rl * rl / (R * R);
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
     const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
     atomic_uint moved = 0;
-    advect_ctx c = {st, dt / steps, st->world->def.gravity, 1.0 / (R * R), R, 1.0 / (d->hr_density * w_rho * w_rho * w_rho),
+    advect_ctx c = {st, dt / steps, (*st->env.gravity), 1.0 / (R * R), R, 1.0 / (d->hr_density * w_rho * w_rho * w_rho),
                     body_reach, exact_moving, &moved, 0.0, false, {{0}, 0, 0, 0, 0, false, false, 0, NULL, {0}, {0}, 0, {0}}, {0}};
     /* the grains' sleeping speed (pbd_step.c) */
-    const double rest = st->par.sleep_threshold * v3_len(st->world->def.gravity) * last_substep;
+    const double rest = st->par.sleep_threshold * v3_len((*st->env.gravity)) * last_substep;
     c.rest2 = rest * rest;
     /* the lanes' constants (they test the exact bodies' reach; the one-point code pushes) */
     c.lanes = st->exact_count <= PBD_HR_LANE_EXACT;
@@ -1330,7 +1330,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
     }
     for (uint32_t e = 0; c.lanes && e < st->exact_count; e++) {
         const pbd_exact *ex = &st->exact[e];
-        const gr_body_data *b = &st->world->bodies.data[ex->slot];
+        const gr_body_data *b = &st->env.bodies->data[ex->slot];
         double *o = c.exact + PBD_HR_EXACT_VALUES * (size_t)e;
         /* (push_from_exact's values: for a plane its pose is the record's, b->position and
          * b->normal_world) */
@@ -1346,7 +1346,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
         if (st->n && sort_points(st) != GR_OK)
             return GR_ERROR_OUT_OF_MEMORY;
         atomic_store_explicit(&moved, 0, memory_order_relaxed);
-        gr_parallel_for(&st->world->tasks, st->hr_n, PBD_BLOCK, advect_range, &c);
+        gr_parallel_for(st->env.tasks, st->hr_n, PBD_BLOCK, advect_range, &c);
     }
     /* (the last pass skipped every point: its sort left them in order and none moved, so
      * while nothing changes the next advection would do the same) */
@@ -1359,7 +1359,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
  * of render indices. */
 void pbd_cull_points(pbd_state *st)
 {
-    const gr_vec3 lo = st->world->def.bounds_min, hi = st->world->def.bounds_max;
+    const gr_vec3 lo = (*st->env.bounds_min), hi = (*st->env.bounds_max);
     if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z)
         return;
     /* hr_at as scratch: 1 for the render indices that go */

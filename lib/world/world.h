@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The world object: everything one simulation owns. */
-#ifndef GR_CORE_WORLD_H
-#define GR_CORE_WORLD_H
+#ifndef GR_WORLD_WORLD_H
+#define GR_WORLD_WORLD_H
 
 #include "../bodies/body_store.h"
 #include "../core/alloc.h"
-#include "clumps.h"
+#include "../geom/clump_store.h"
 #include "../core/handles.h"
 #include "../core/materials.h"
 #include "../core/solver.h"
@@ -35,6 +35,10 @@ struct gr_world {
     uint32_t default_material;
 };
 
+/// What the world's solver sees of it (gr_solver_env, core/solver.h): its stores, gravity,
+/// seed, bounds and the solver's own def.
+gr_solver_env gr_world_solver_env(gr_world *world);
+
 /// Record an error on the world (message + log hook) and return `status`. The message stays
 /// until the next failure (gr_world_last_error).
 gr_status gr_fail(const gr_world *world, gr_status status, const char *func, const char *fmt, ...)
@@ -52,4 +56,4 @@ gr_status gr_resolve_grain_shape(const gr_world *w, gr_grain_shape shape, gr_clu
 /// Material handle for an index.
 gr_material gr_material_handle(const gr_world *w, uint32_t index);
 
-#endif /* GR_CORE_WORLD_H */
+#endif /* GR_WORLD_WORLD_H */

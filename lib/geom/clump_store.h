@@ -2,8 +2,8 @@
 /* Clump templates: rigid grains made of overlapping spheres (Bell 2005, section 3.1). A
  * template is stored normalised: centre of mass at the origin, axes along the principal axes
  * of inertia, bounding radius 1. A grain scales it by its radius. */
-#ifndef GR_CORE_CLUMPS_H
-#define GR_CORE_CLUMPS_H
+#ifndef GR_GEOM_CLUMP_STORE_H
+#define GR_GEOM_CLUMP_STORE_H
 
 #include "../core/alloc.h"
 
@@ -39,4 +39,4 @@ bool gr_clump_store_add_builtins(gr_clump_store *s, gr_mem *mem);
 gr_status gr_clump_store_add(gr_clump_store *s, gr_mem *mem, const gr_vec3 *centres, const double *radii,
                              uint32_t count);
 
-#endif /* GR_CORE_CLUMPS_H */
+#endif /* GR_GEOM_CLUMP_STORE_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "clumps.h"
+#include "clump_store.h"
 
 #include <math.h>
 
-#include "../geom/mass_props.h"
+#include "mass_props.h"
 #include "../core/vec3.h"
 
 void gr_clump_store_init(gr_clump_store *s) { memset(s, 0, sizeof *s); }

@@ -1,0 +1,40 @@
+#!/bin/sh
+# The layers of lib/ (docs/architecture.md): a folder includes its own headers and those of
+# the layers it may use, never one above. Fails listing each include that breaks the rule.
+# Usage: check_layers.sh LIB_DIR
+lib=$1
+allowed() {
+    case $1 in
+    core) echo "core" ;;
+    geom | grid) echo "core" ;;
+    bodies) echo "core geom grid" ;;
+    dem | pbd) echo "core geom grid bodies" ;;
+    world) echo "core geom grid bodies" ;;
+    api) echo "core geom grid bodies world dem pbd" ;;
+    *) echo "" ;;
+    esac
+}
+bad=0
+for dir in "$lib"/*/; do
+    layer=$(basename "$dir")
+    ok=$(allowed "$layer")
+    if [ -z "$ok" ]; then
+        echo "lib/$layer: a folder docs/architecture.md does not place in the layers"
+        bad=$((bad + 1))
+        continue
+    fi
+    for f in "$dir"*.c "$dir"*.h; do
+        [ -e "$f" ] || continue
+        for inc in $(sed -n 's|^#include "\.\./\([a-z0-9_]*\)/.*|\1|p' "$f"); do
+            case " $ok " in
+            *" $inc "*) ;;
+            *)
+                echo "lib/$layer/$(basename "$f") includes lib/$inc (a $layer file may include: $ok)"
+                bad=$((bad + 1))
+                ;;
+            esac
+        done
+    done
+done
+[ "$bad" -eq 0 ] && echo "layers: every include goes downward"
+exit $((bad > 0))
