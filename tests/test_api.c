@@ -556,6 +556,78 @@ static void test_bad_world_defs(void)
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.normal_law = GR_NORMAL_NONLINEAR; dem.nonlinear_b = 2.0);
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.nonlinear_b = 0.5);
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, dem.coulomb_slip_speed = 0);
+    /* the generic solver_def: checked by the world's solver; not together with that solver's
+     * own field; a bad def of a solver the world does not use is refused too */
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.solver = GR_SOLVER_PBD; d.pbd = NULL; d.solver_def = &bad_pbd);
+    gr_pbd_def good_pbd;
+    gr_pbd_def_init(&good_pbd);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.solver = GR_SOLVER_PBD; d.pbd = &good_pbd; d.solver_def = &good_pbd);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.solver_def = &dem); /* DEM world: dem and solver_def both */
+    BAD_DEF(GR_ERROR_STRUCT_SIZE, d.dem = NULL; dem.size = 7; d.solver_def = &dem);
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.pbd = &bad_pbd); /* DEM world, bad PBD def */
+    BAD_DEF(GR_ERROR_STRUCT_SIZE, d.size = (uint32_t)offsetof(gr_world_def, solver_def) + 4);
+}
+
+/* Any solver's def through one call: the world's own solver reports its def (given through
+ * solver_def or the solver's field, an older header's shorter struct taking the defaults of
+ * the newer fields), another solver its defaults; bad kinds and sizes are refused. */
+static void test_solver_def_getter(void)
+{
+    gr_pbd_def pbd;
+    gr_pbd_def_init(&pbd);
+    pbd.iterations = 7;
+    pbd.max_acceleration = 123.0;
+    pbd.size = (uint32_t)offsetof(gr_pbd_def, max_iterations); /* an older header: no max_acceleration */
+    gr_world_def d;
+    gr_world_def_init(&d, GR_SOLVER_PBD);
+    d.solver_def = &pbd;
+    gr_world *w = NULL;
+    CHECK_OK(NULL, gr_world_create(&d, &w));
+    gr_pbd_def got;
+    gr_pbd_def_init(&got);
+    CHECK_OK(w, gr_world_get_solver_def(w, GR_DEF_PBD, &got));
+    CHECK(got.iterations == 7 && got.max_acceleration == 500.0 && got.size == sizeof got);
+    gr_pbd_def old_call;
+    gr_pbd_def_init(&old_call);
+    CHECK_OK(w, gr_world_get_pbd_def(w, &old_call));
+    CHECK(memcmp(&old_call, &got, sizeof got) == 0);
+    gr_dem_def dem, dem_defaults;
+    gr_dem_def_init(&dem);
+    gr_dem_def_init(&dem_defaults);
+    dem.contact_time = 7.0;
+    CHECK_OK(w, gr_world_get_solver_def(w, GR_DEF_DEM, &dem)); /* not its solver: the defaults */
+    CHECK(memcmp(&dem, &dem_defaults, sizeof dem) == 0);
+    /* a shorter out struct: only its bytes are written */
+    struct {
+        gr_pbd_def def;
+        uint64_t canary;
+    } shortened;
+    memset(&shortened, 0xab, sizeof shortened);
+    shortened.def.size = (uint32_t)offsetof(gr_pbd_def, relaxation);
+    CHECK_OK(w, gr_world_get_solver_def(w, GR_DEF_PBD, &shortened.def));
+    CHECK(shortened.def.iterations == 7 && shortened.def.size == offsetof(gr_pbd_def, relaxation));
+    const unsigned char *tail = (const unsigned char *)&shortened.def + offsetof(gr_pbd_def, relaxation);
+    CHECK(tail[0] == 0xab && shortened.canary == 0xababababababababull);
+    CHECK_STATUS(GR_ERROR_UNKNOWN_ENUM, gr_world_get_solver_def(w, GR_DEF_MATERIAL, &got));
+    CHECK_STATUS(GR_ERROR_UNKNOWN_ENUM, gr_world_get_solver_def(w, (gr_def_kind)77, &got));
+    CHECK_STATUS(GR_ERROR_NULL_ARGUMENT, gr_world_get_solver_def(w, GR_DEF_PBD, NULL));
+    got.size = 0;
+    CHECK_STATUS(GR_ERROR_STRUCT_SIZE, gr_world_get_solver_def(w, GR_DEF_PBD, &got));
+    got.size = (uint32_t)offsetof(gr_pbd_def, cfl) + 2;
+    CHECK_STATUS(GR_ERROR_STRUCT_SIZE, gr_world_get_solver_def(w, GR_DEF_PBD, &got));
+    CHECK_STATUS(GR_ERROR_NULL_ARGUMENT, gr_world_get_solver_def(NULL, GR_DEF_PBD, &got));
+    gr_world_destroy(w);
+    /* a DEM world through its legacy field reports it through the generic call */
+    gr_world_def_init(&d, GR_SOLVER_DEM);
+    gr_dem_def_init(&dem);
+    dem.contact_time = 2e-3;
+    d.dem = &dem;
+    CHECK_OK(NULL, gr_world_create(&d, &w));
+    gr_dem_def back;
+    gr_dem_def_init(&back);
+    CHECK_OK(w, gr_world_get_solver_def(w, GR_DEF_DEM, &back));
+    CHECK(back.contact_time == 2e-3);
+    gr_world_destroy(w);
 }
 
 /* Stale handles never touch another object, also after their slot is reused. */
@@ -1103,6 +1175,7 @@ int main(int argc, char **argv)
         {"bad_input_matrix", test_bad_input_matrix},
         {"material_presets", test_material_presets},
         {"bad_world_defs", test_bad_world_defs},
+        {"solver_def_getter", test_solver_def_getter},
         {"stale_handles_after_reuse", test_stale_handles_after_reuse},
         {"shorter_def_gets_defaults", test_shorter_def_gets_defaults},
         {"last_error_kept", test_last_error_kept},

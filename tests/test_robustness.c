@@ -965,9 +965,65 @@ static void test_step_work_is_bounded(void)
     }
 }
 
+#ifdef GR_TEST_NULL_SOLVER
+/* The same tests for the test build's null solver (tests/null_solver.c): a solver registered
+ * the way a new one is keeps the contract the built-in ones keep. */
+#include "null_solver.h"
+
+static void test_null_out_of_memory_at_every_allocation(void) { out_of_memory_at_every_allocation(GR_SOLVER_NULL_TEST); }
+/* Its step allocates nothing at all: with every allocation failing, steps still succeed (a
+ * failing step is then impossible, and failing_step's premise with it). */
+static void test_null_step_allocates_nothing(void)
+{
+    tu_alloc a;
+    tu_alloc_init(&a);
+    gr_body bodies[2];
+    gr_world *w = oom_pour(&a, GR_SOLVER_NULL_TEST, GR_INTEGRATOR_DEFAULT, 1, bodies);
+    CHECK(w != NULL);
+    CHECK(gr_world_get_grain_count(w) > 100);
+    a.fail_at = a.calls; /* every allocation from here on fails */
+    for (int i = 0; i < 20; i++)
+        CHECK_OK(w, gr_step(w, 0.01));
+    CHECK(a.failures == 0);
+    gr_world_destroy(w);
+    CHECK(a.live == 0);
+}
+
+static void test_null_blowups_stopped(void)
+{
+    int failed = 0;
+    for (int c = 0; c < BLOWUP_CASES; c++) {
+        if (c == BLOWUP_FAST_CLUMP || c == BLOWUP_DEEP || c == BLOWUP_ONE_POINT)
+            continue; /* spheres only; no contacts: overlaps and floors push nothing */
+        printf("  null, %s\n", blowup_names[c]);
+        if (!blowup_case(GR_SOLVER_NULL_TEST, GR_INTEGRATOR_DEFAULT, c)) {
+            printf("    FAILED\n");
+            failed++;
+        }
+    }
+    CHECK(failed == 0);
+}
+
+static void test_null_unchanged_setters_change_nothing(void)
+{
+    uint64_t ref, h;
+    setter_run(GR_SOLVER_NULL_TEST, GR_INTEGRATOR_DEFAULT, SETTER_NONE, &ref);
+    for (int setter = SETTER_GRAVITY; setter <= SETTER_ALL; setter++) {
+        setter_run(GR_SOLVER_NULL_TEST, GR_INTEGRATOR_DEFAULT, setter, &h);
+        CHECK(h == ref);
+    }
+}
+#endif
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
+#ifdef GR_TEST_NULL_SOLVER
+        {"null_out_of_memory_at_every_allocation", test_null_out_of_memory_at_every_allocation},
+        {"null_step_allocates_nothing", test_null_step_allocates_nothing},
+        {"null_blowups_stopped", test_null_blowups_stopped},
+        {"null_unchanged_setters_change_nothing", test_null_unchanged_setters_change_nothing},
+#endif
         {"out_of_memory_at_every_allocation", test_out_of_memory_at_every_allocation},
         {"out_of_memory_at_every_allocation_pbd", test_out_of_memory_at_every_allocation_pbd},
         {"out_of_memory_persistent", test_out_of_memory_persistent},

@@ -40,8 +40,10 @@ static void put_f64(unsigned char *p, double v)
     tu_put32(p + 4, (uint32_t)(u >> 32));
 }
 
-/* The current writer's bytes of an old DEM fixture: its PBD settings completed with defaults
- * (format 5 lacks only max_iterations). */
+/* The current writer's bytes of an old DEM fixture: a world keeps its own solver's settings
+ * only, so its PBD section is written with today's PBD defaults (the old section's length
+ * depends on the format: six numbers and no hr_candidates in format 3, twelve in 4, thirteen
+ * in 5; max_iterations from format 7). */
 static void upgrade_pbd_settings(const tu_stream *old, uint32_t format, tu_stream *out)
 {
     gr_pbd_def d;
@@ -51,21 +53,16 @@ static void upgrade_pbd_settings(const tu_stream *old, uint32_t format, tu_strea
                                  d.max_acceleration, d.sleep_time, d.hr_sample_radius};
     unsigned char settings[5 * 4 + 13 * 8];
     const unsigned char *p = old->data + PBD_DEF_AT;
-    memcpy(settings, p, 8); /* iterations, stabilization_iterations */
-    size_t at = 8;
-    if (format >= 4)
-        at += 4; /* hr_candidates */
+    const size_t at = format >= 4 ? 12 : 8; /* iterations, stabilization_iterations (, hr_candidates) */
     const uint32_t count = tu_get32(p + at);
     CHECK(count == (format == 5 ? 13u : format == 4 ? 12u : 6u));
-    tu_put32(settings + 8, format >= 4 ? tu_get32(p + 8) : d.hr_candidates);
+    tu_put32(settings, d.iterations);
+    tu_put32(settings + 4, d.stabilization_iterations);
+    tu_put32(settings + 8, d.hr_candidates);
     tu_put32(settings + 12, d.max_iterations);
     tu_put32(settings + 16, 13);
-    for (uint32_t k = 0; k < 13; k++) {
-        if (k < count)
-            memcpy(settings + 20 + 8 * k, p + at + 4 + 8 * k, 8);
-        else
-            put_f64(settings + 20 + 8 * k, defaults[k]);
-    }
+    for (uint32_t k = 0; k < 13; k++)
+        put_f64(settings + 20 + 8 * k, defaults[k]);
     const size_t old_len = at + 4 + 8 * (size_t)count;
     tu_stream_init(out);
     tu_stream_write(out, old->data, PBD_DEF_AT);

@@ -307,6 +307,11 @@ typedef struct gr_world_def {
     gr_vec3 bounds_max;
     gr_host_hooks host;     ///< for host-owned bodies (GR_MOTION_HOST); both hooks or neither
     const gr_pbd_def *pbd;  ///< PBD parameters; NULL = defaults. Copied at creation.
+    /// The world's solver's parameters, in the def struct that solver takes (gr_dem_def for
+    /// GR_SOLVER_DEM, gr_pbd_def for GR_SOLVER_PBD), its size field set by its _init. NULL:
+    /// the dem or pbd field above, or the defaults. Give this or that field, not both. Any
+    /// def given is checked, also one the world's solver does not use. Copied at creation.
+    const void *solver_def;
 } gr_world_def;
 
 /// Material properties (SI). Pair rules: E* and G* by Hertz-Mindlin; restitution, friction

@@ -100,6 +100,13 @@ GR_API gr_status gr_world_get_def(const gr_world *world, gr_world_def *out, gr_d
 /// Any solver kind answers (a DEM world reports the defaults it would use).
 /// Errors: NULL_ARGUMENT (world), BUSY, NULL_ARGUMENT (out), STRUCT_SIZE.
 GR_API gr_status gr_world_get_pbd_def(const gr_world *world, gr_pbd_def *out);
+/// A solver's parameters as this world resolved them, for any solver: `kind` names the def
+/// struct (GR_DEF_DEM, GR_DEF_PBD) and `out` points at one with its size field set (its
+/// _init). The world's own solver reports its def; another solver's kind reports that
+/// solver's defaults (a world keeps the def of its own solver only).
+/// Errors: NULL_ARGUMENT (world, out), BUSY, UNKNOWN_ENUM (kind is not a built solver's
+/// def), STRUCT_SIZE.
+GR_API gr_status gr_world_get_solver_def(const gr_world *world, gr_def_kind kind, void *out);
 /// Change gravity [m/s^2] between steps (tilting a scene, switching Y-up to Z-up).
 /// Setters given the value the world already has (this one, gr_body_set_pose,
 /// gr_grain_set_state; bitwise, after the API normalises orientations) change nothing: the

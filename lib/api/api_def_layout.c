@@ -10,27 +10,9 @@
     X(gr_world_def, size) X(gr_world_def, solver) X(gr_world_def, gravity) X(gr_world_def, substep)            \
     X(gr_world_def, worker_count) X(gr_world_def, reserved0) X(gr_world_def, seed) X(gr_world_def, allocator)  \
     X(gr_world_def, logger) X(gr_world_def, tasks) X(gr_world_def, dem) X(gr_world_def, user_data)             \
-    X(gr_world_def, bounds_min) X(gr_world_def, bounds_max) X(gr_world_def, host) X(gr_world_def, pbd)
-#define WORLD_LAST pbd
-
-#define DEM_FIELDS(X)                                                                                          \
-    X(gr_dem_def, size) X(gr_dem_def, normal_law) X(gr_dem_def, tangential_law) X(gr_dem_def, rolling_law)     \
-    X(gr_dem_def, integrator) X(gr_dem_def, clamp_normal_force) X(gr_dem_def, linear_stiffness)                \
-    X(gr_dem_def, linear_damping) X(gr_dem_def, contact_time) X(gr_dem_def, nonlinear_a)                       \
-    X(gr_dem_def, nonlinear_b) X(gr_dem_def, nonlinear_stiffness) X(gr_dem_def, nonlinear_damping)             \
-    X(gr_dem_def, tangential_stiffness_ratio) X(gr_dem_def, shear_damping) X(gr_dem_def, coulomb_slip_speed)   \
-    X(gr_dem_def, rolling_damping) X(gr_dem_def, skin) X(gr_dem_def, rayleigh_fraction)                        \
-    X(gr_dem_def, contact_time_fraction) X(gr_dem_def, reference_speed) X(gr_dem_def, rkf_tolerance)
-#define DEM_LAST rkf_tolerance
-
-#define PBD_FIELDS(X)                                                                                          \
-    X(gr_pbd_def, size) X(gr_pbd_def, iterations) X(gr_pbd_def, stabilization_iterations)                      \
-    X(gr_pbd_def, reserved0) X(gr_pbd_def, relaxation) X(gr_pbd_def, collision_margin)                         \
-    X(gr_pbd_def, mass_scaling) X(gr_pbd_def, sleep_threshold) X(gr_pbd_def, cfl) X(gr_pbd_def, max_substep)   \
-    X(gr_pbd_def, hr_radius) X(gr_pbd_def, hr_support) X(gr_pbd_def, hr_density) X(gr_pbd_def, hr_substep)     \
-    X(gr_pbd_def, hr_candidates) X(gr_pbd_def, max_iterations) X(gr_pbd_def, max_acceleration)                      \
-    X(gr_pbd_def, sleep_time) X(gr_pbd_def, hr_sample_radius)
-#define PBD_LAST hr_sample_radius
+    X(gr_world_def, bounds_min) X(gr_world_def, bounds_max) X(gr_world_def, host) X(gr_world_def, pbd)   \
+    X(gr_world_def, solver_def)
+#define WORLD_LAST solver_def
 
 #define MATERIAL_FIELDS(X)                                                                                     \
     X(gr_material_def, size) X(gr_material_def, reserved0) X(gr_material_def, density)                         \
@@ -81,14 +63,9 @@
     X(gr_counters, frozen_count)
 #define COUNTERS_LAST frozen_count
 
-#define FIELD_END_(T, f) (offsetof(T, f) + sizeof(((T *)0)->f))
-
-#define BOUNDS(T, f) (uint16_t)offsetof(T, f), (uint16_t)FIELD_END_(T, f),
-/* the last listed field ends the struct (but for the trailing padding) */
-#define LISTED_TO_END(T, LAST) _Static_assert(sizeof(T) - FIELD_END_(T, LAST) < 8, #T ": a field is not listed")
+#define BOUNDS GR_DEF_FIELD_BOUNDS
+#define LISTED_TO_END GR_DEF_LISTED_TO_END
 LISTED_TO_END(gr_world_def, WORLD_LAST);
-LISTED_TO_END(gr_dem_def, DEM_LAST);
-LISTED_TO_END(gr_pbd_def, PBD_LAST);
 LISTED_TO_END(gr_material_def, MATERIAL_LAST);
 LISTED_TO_END(gr_material_pair_def, PAIR_LAST);
 LISTED_TO_END(gr_grain_def, GRAIN_LAST);
@@ -98,8 +75,6 @@ LISTED_TO_END(gr_fill_def, FILL_LAST);
 LISTED_TO_END(gr_counters, COUNTERS_LAST);
 
 static const uint16_t world_bounds[] = {WORLD_FIELDS(BOUNDS)};
-static const uint16_t dem_bounds[] = {DEM_FIELDS(BOUNDS)};
-static const uint16_t pbd_bounds[] = {PBD_FIELDS(BOUNDS)};
 static const uint16_t material_bounds[] = {MATERIAL_FIELDS(BOUNDS)};
 static const uint16_t pair_bounds[] = {PAIR_FIELDS(BOUNDS)};
 static const uint16_t grain_bounds[] = {GRAIN_FIELDS(BOUNDS)};
@@ -126,8 +101,6 @@ bool gr_struct_size_ok(gr_struct_kind kind, uint32_t size)
     case k: return on_boundary(arr, GR_COUNTOF(arr), sizeof(T), size);
     switch (kind) {
     CASE_(GR_STRUCT_WORLD_DEF, world_bounds, gr_world_def)
-    CASE_(GR_STRUCT_DEM_DEF, dem_bounds, gr_dem_def)
-    CASE_(GR_STRUCT_PBD_DEF, pbd_bounds, gr_pbd_def)
     CASE_(GR_STRUCT_MATERIAL_DEF, material_bounds, gr_material_def)
     CASE_(GR_STRUCT_PAIR_DEF, pair_bounds, gr_material_pair_def)
     CASE_(GR_STRUCT_GRAIN_DEF, grain_bounds, gr_grain_def)
@@ -135,7 +108,11 @@ bool gr_struct_size_ok(gr_struct_kind kind, uint32_t size)
     CASE_(GR_STRUCT_BODY_DEF, body_bounds, gr_body_def)
     CASE_(GR_STRUCT_FILL_DEF, fill_bounds, gr_fill_def)
     CASE_(GR_STRUCT_COUNTERS, counters_bounds, gr_counters)
-    default: return false;
+    default: {
+        /* a solver's def: the solver lists its fields (gr_def_layout) */
+        const gr_solver_vtable *s = gr_solver_find_def((gr_def_kind)kind);
+        return s && on_boundary(s->def_layout->bounds, s->def_layout->count, s->def_size, size);
+    }
     }
 #undef CASE_
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Every default of every def, in one place (documented field by field in gr_types.h). */
+/* The defaults of every def but the solvers' own (documented field by field in gr_types.h;
+ * a solver's def is the solver's: dem_def.c, pbd_def.c). */
 #include "api_internal.h"
 
 static void world_defaults(gr_world_def *d)
@@ -9,51 +10,6 @@ static void world_defaults(gr_world_def *d)
     d->substep = 0.0;
     d->worker_count = 1;
     d->seed = 0x9e3779b97f4a7c15ull;
-}
-
-static void dem_defaults(gr_dem_def *d)
-{
-    d->normal_law = GR_NORMAL_HERTZ;
-    d->tangential_law = GR_TANGENTIAL_HISTORY;
-    d->rolling_law = GR_ROLLING_NONE;
-    d->integrator = GR_INTEGRATOR_VELOCITY_VERLET;
-    d->clamp_normal_force = 0;
-    d->linear_stiffness = 0.0;
-    d->linear_damping = 0.0;
-    d->contact_time = 1e-3;
-    d->nonlinear_a = 0.5;
-    d->nonlinear_b = 1.5;
-    d->nonlinear_stiffness = 0.0;
-    d->nonlinear_damping = 0.0;
-    d->tangential_stiffness_ratio = 2.0 / 7.0;
-    d->shear_damping = 0.0;
-    d->coulomb_slip_speed = 1e-6;
-    d->rolling_damping = 0.3;
-    d->skin = 0.0;
-    d->rayleigh_fraction = 0.15;
-    d->contact_time_fraction = 0.05;
-    d->reference_speed = 1.0;
-    d->rkf_tolerance = 1e-3;
-}
-
-static void pbd_defaults(gr_pbd_def *d)
-{
-    d->iterations = 4;
-    d->stabilization_iterations = 1;
-    d->relaxation = 1.0;
-    d->collision_margin = 0.25;
-    d->mass_scaling = 0.25;
-    d->sleep_threshold = 0.5;
-    d->cfl = 1.0;
-    d->max_substep = 1.0 / 120.0;
-    d->hr_radius = 0.0;
-    d->hr_support = 2.5;
-    d->hr_density = 2.0;
-    d->hr_substep = 1.0 / 30.0;
-    d->hr_candidates = 20;
-    d->max_acceleration = 500.0;
-    d->sleep_time = 0.25;
-    d->hr_sample_radius = 1.3;
 }
 
 static void material_defaults(gr_material_def *d)
@@ -109,15 +65,16 @@ size_t gr_def_full_size(gr_def_kind kind)
 {
     switch (kind) {
     case GR_DEF_WORLD: return sizeof(gr_world_def);
-    case GR_DEF_DEM: return sizeof(gr_dem_def);
     case GR_DEF_MATERIAL: return sizeof(gr_material_def);
     case GR_DEF_MATERIAL_PAIR: return sizeof(gr_material_pair_def);
     case GR_DEF_GRAIN: return sizeof(gr_grain_def);
     case GR_DEF_BODY: return sizeof(gr_body_def);
     case GR_DEF_FILL: return sizeof(gr_fill_def);
     case GR_DEF_CLUMP: return sizeof(gr_clump_def);
-    case GR_DEF_PBD: return sizeof(gr_pbd_def);
-    default: return 0;
+    default: {
+        const gr_solver_vtable *s = gr_solver_find_def(kind);
+        return s ? s->def_size : 0;
+    }
     }
 }
 
@@ -128,14 +85,17 @@ void gr_def_defaults_full(gr_def_kind kind, void *def)
     *(uint32_t *)def = (uint32_t)size;
     switch (kind) {
     case GR_DEF_WORLD: world_defaults((gr_world_def *)def); break;
-    case GR_DEF_DEM: dem_defaults((gr_dem_def *)def); break;
     case GR_DEF_MATERIAL: material_defaults((gr_material_def *)def); break;
     case GR_DEF_MATERIAL_PAIR: pair_defaults((gr_material_pair_def *)def); break;
     case GR_DEF_GRAIN: grain_defaults((gr_grain_def *)def); break;
     case GR_DEF_BODY: body_defaults((gr_body_def *)def); break;
     case GR_DEF_FILL: fill_defaults((gr_fill_def *)def); break;
-    case GR_DEF_PBD: pbd_defaults((gr_pbd_def *)def); break;
-    default: break;
+    default: {
+        const gr_solver_vtable *s = gr_solver_find_def(kind);
+        if (s)
+            s->def_defaults(def);
+        break;
+    }
     }
 }
 
@@ -149,17 +109,7 @@ GR_API gr_status gr_def_set_defaults(gr_def_kind kind, void *def)
     uint32_t size = *(const uint32_t *)def;
     if (!gr_struct_size_ok((gr_struct_kind)kind, size))
         return GR_ERROR_STRUCT_SIZE;
-    union {
-        gr_world_def w;
-        gr_dem_def d;
-        gr_material_def m;
-        gr_material_pair_def p;
-        gr_grain_def g;
-        gr_body_def b;
-        gr_fill_def f;
-        gr_clump_def c;
-        gr_pbd_def pb;
-    } tmp;
+    gr_def_buffer tmp; /* any def, a solver's included */
     gr_def_defaults_full(kind, &tmp);
     /* only the fields the caller's struct has; its size field stays as it is */
     size_t n = size < full ? size : full;

@@ -5,11 +5,9 @@
 
 #include <math.h>
 
-#include "../world/world.h"
+#include "../core/def_check.h"
 #include "../core/vec3.h"
-
-/// Larger size fields are not a def of any version of this library.
-#define GR_MAX_DEF_SIZE 4096u
+#include "../world/world.h"
 
 /// Every struct with a size field: the defs (by gr_def_kind) and the outputs.
 typedef enum gr_struct_kind {
@@ -37,11 +35,11 @@ void gr_def_defaults_full(gr_def_kind kind, void *def);
 gr_status gr_def_read(const gr_world *w, gr_def_kind kind, const void *user, void *out, const char *func,
                       const char *what);
 
-/// Everything gr_world_create checks of a def (dem_out, pbd_out: the complete solver defs).
-gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const char *func, gr_dem_def *dem_out,
-                                gr_pbd_def *pbd_out);
-gr_status gr_validate_dem_def(const gr_world *w, const gr_dem_def *d, const char *func);
-gr_status gr_validate_pbd_def(const gr_world *w, const gr_pbd_def *d, const char *f);
+/// Everything gr_world_create checks of a def; *solver_def_out (a gr_def_buffer, or NULL)
+/// receives the complete def of the world's solver.
+gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const char *func, void *solver_def_out);
+/// A complete def of solver s, checked by the solver and worded on the world.
+gr_status gr_validate_solver_def(const gr_world *w, const struct gr_solver_vtable *s, const void *def, const char *func);
 /// A substep limit [s]: finite, >= GR_MIN_SUBSTEP (or 0 when zero_ok). The loader checks a
 /// world def's substep with it too.
 gr_status gr_check_substep_limit(const gr_world *w, double v, bool zero_ok, const char *f, const char *what);
@@ -80,24 +78,28 @@ static inline gr_status gr_check_vec(const gr_world *w, gr_vec3 v, const char *f
                         : gr_fail(w, GR_ERROR_NOT_FINITE, func, "%s = (%g, %g, %g) is not finite", what, v.x, v.y, v.z);
 }
 
+/// A failed def check (core/def_check.h) worded on the world; GR_OK when it passed.
+static inline gr_status gr_check_def(const gr_world *w, const gr_def_check *c, const char *func)
+{
+    return c->status == GR_OK ? GR_OK : gr_fail(w, c->status, func, "%s", c->message);
+}
+
 /// Finite and > 0 (strictly) or >= 0.
 static inline gr_status gr_check_positive(const gr_world *w, double v, bool allow_zero, const char *func, const char *what)
 {
-    if (!isfinite(v))
-        return gr_fail(w, GR_ERROR_NOT_FINITE, func, "%s is not finite", what);
-    if (allow_zero ? v < 0 : v <= 0)
-        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, func, "%s must be %s 0 (got %g)", what, allow_zero ? ">=" : ">", v);
-    return GR_OK;
+    gr_def_check c;
+    gr_def_check_init(&c);
+    gr_def_positive(&c, v, allow_zero, what);
+    return gr_check_def(w, &c, func);
 }
 
 static inline gr_status gr_check_range(const gr_world *w, double v, double lo, double hi, const char *func,
                                        const char *what)
 {
-    if (!isfinite(v))
-        return gr_fail(w, GR_ERROR_NOT_FINITE, func, "%s is not finite", what);
-    if (v < lo || v > hi)
-        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, func, "%s must be in [%g, %g] (got %g)", what, lo, hi, v);
-    return GR_OK;
+    gr_def_check c;
+    gr_def_check_init(&c);
+    gr_def_range(&c, v, lo, hi, what);
+    return gr_check_def(w, &c, func);
 }
 
 /// A usable orientation: finite and not (nearly) zero. *out = normalised.
@@ -114,7 +116,10 @@ static inline gr_status gr_check_quat(const gr_world *w, gr_quat q, gr_quat *out
 
 static inline gr_status gr_check_enum(const gr_world *w, uint32_t v, uint32_t count, const char *func, const char *what)
 {
-    return v < count ? GR_OK : gr_fail(w, GR_ERROR_UNKNOWN_ENUM, func, "%s = %u is not a known value", what, v);
+    gr_def_check c;
+    gr_def_check_init(&c);
+    gr_def_enum(&c, v, count, what);
+    return gr_check_def(w, &c, func);
 }
 
 #endif /* GR_API_INTERNAL_H */

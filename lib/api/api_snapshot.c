@@ -48,100 +48,33 @@ static gr_quat get_quat(gr_stream_reader *r)
     return q;
 }
 
-static void put_dem_def(gr_stream_writer *s, const gr_dem_def *d)
+/* Format 7's world part carries one def section per solver of this list, each written by its
+ * solver: the world's own solver's def, the others' defaults. (A later format should carry the
+ * world's solver's section only.) */
+static const gr_def_kind format_solver_defs[] = {GR_DEF_DEM, GR_DEF_PBD};
+#define FORMAT_SOLVER_DEFS ((uint32_t)GR_COUNTOF(format_solver_defs))
+
+static bool in_format(const gr_solver_vtable *sv)
 {
-    gr_writer_u32(s, (uint32_t)d->normal_law);
-    gr_writer_u32(s, (uint32_t)d->tangential_law);
-    gr_writer_u32(s, (uint32_t)d->rolling_law);
-    gr_writer_u32(s, (uint32_t)d->integrator);
-    gr_writer_u32(s, d->clamp_normal_force);
-    const double v[] = {d->linear_stiffness, d->linear_damping, d->contact_time, d->nonlinear_a, d->nonlinear_b,
-                        d->nonlinear_stiffness, d->nonlinear_damping, d->tangential_stiffness_ratio, d->shear_damping,
-                        d->coulomb_slip_speed, d->rolling_damping, d->skin, d->rayleigh_fraction,
-                        d->contact_time_fraction, d->reference_speed, d->rkf_tolerance};
-    gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
-    gr_writer_f64s(s, v, GR_COUNTOF(v));
+    for (uint32_t k = 0; k < FORMAT_SOLVER_DEFS; k++)
+        if (format_solver_defs[k] == sv->def_kind)
+            return true;
+    return false;
 }
 
-static void put_pbd_def(gr_stream_writer *s, const gr_pbd_def *d)
+static void put_solver_defs(gr_stream_writer *s, const gr_world *w)
 {
-    gr_writer_u32(s, d->iterations);
-    gr_writer_u32(s, d->stabilization_iterations);
-    gr_writer_u32(s, d->hr_candidates);
-    gr_writer_u32(s, d->max_iterations);
-    const double v[] = {d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl, d->max_substep,
-                        d->hr_radius,  d->hr_support,       d->hr_density,   d->hr_substep, d->max_acceleration,
-                        d->sleep_time, d->hr_sample_radius};
-    gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
-    gr_writer_f64s(s, v, GR_COUNTOF(v));
-}
-
-/* Formats 3 and 4 saved fewer PBD settings (the later ones take their defaults, as a def from
- * an older header would): format 3 six numbers and no hr_candidates, format 4 twelve; before
- * format 7 no max_iterations. */
-static bool get_pbd_def(gr_stream_reader *r, gr_pbd_def *d)
-{
-    gr_def_defaults_full(GR_DEF_PBD, d);
-    d->iterations = gr_reader_u32(r);
-    d->stabilization_iterations = gr_reader_u32(r);
-    if (r->format >= 4)
-        d->hr_candidates = gr_reader_u32(r);
-    if (r->format >= 7)
-        d->max_iterations = gr_reader_u32(r);
-    double v[13];
-    const uint32_t count = r->format >= 5 ? 13u : r->format == 4 ? 12u : 6u;
-    if (gr_reader_u32(r) != count)
-        return false;
-    memcpy(v, (const double[13]){d->relaxation, d->collision_margin, d->mass_scaling, d->sleep_threshold, d->cfl,
-                                 d->max_substep, d->hr_radius, d->hr_support, d->hr_density, d->hr_substep,
-                                 d->max_acceleration, d->sleep_time, d->hr_sample_radius},
-           sizeof v);
-    gr_reader_f64s(r, v, count);
-    d->relaxation = v[0];
-    d->collision_margin = v[1];
-    d->mass_scaling = v[2];
-    d->sleep_threshold = v[3];
-    d->cfl = v[4];
-    d->max_substep = v[5];
-    d->hr_radius = v[6];
-    d->hr_support = v[7];
-    d->hr_density = v[8];
-    d->hr_substep = v[9];
-    d->max_acceleration = v[10];
-    d->sleep_time = v[11];
-    d->hr_sample_radius = v[12];
-    return true;
-}
-
-static bool get_dem_def(gr_stream_reader *r, gr_dem_def *d)
-{
-    gr_def_defaults_full(GR_DEF_DEM, d);
-    d->normal_law = (gr_normal_law)gr_reader_u32(r);
-    d->tangential_law = (gr_tangential_law)gr_reader_u32(r);
-    d->rolling_law = (gr_rolling_law)gr_reader_u32(r);
-    d->integrator = (gr_integrator)gr_reader_u32(r);
-    d->clamp_normal_force = gr_reader_u32(r);
-    double v[16];
-    if (gr_reader_u32(r) != 16u)
-        return false;
-    gr_reader_f64s(r, v, 16);
-    d->linear_stiffness = v[0];
-    d->linear_damping = v[1];
-    d->contact_time = v[2];
-    d->nonlinear_a = v[3];
-    d->nonlinear_b = v[4];
-    d->nonlinear_stiffness = v[5];
-    d->nonlinear_damping = v[6];
-    d->tangential_stiffness_ratio = v[7];
-    d->shear_damping = v[8];
-    d->coulomb_slip_speed = v[9];
-    d->rolling_damping = v[10];
-    d->skin = v[11];
-    d->rayleigh_fraction = v[12];
-    d->contact_time_fraction = v[13];
-    d->reference_speed = v[14];
-    d->rkf_tolerance = v[15];
-    return true;
+    for (uint32_t k = 0; k < FORMAT_SOLVER_DEFS; k++) {
+        const gr_solver_vtable *sv = gr_solver_find_def(format_solver_defs[k]);
+        gr_def_buffer def;
+        if (sv == w->solver)
+            memcpy(&def, w->solver_def, sv->def_size);
+        else
+            gr_def_defaults_full(sv->def_kind, &def);
+        sv->def_save(&def, s);
+    }
+    if (!in_format(w->solver))
+        w->solver->def_save(w->solver_def, s); /* a solver the format does not list: its own section */
 }
 
 static void put_material(gr_stream_writer *s, const gr_material_def *m)
@@ -184,8 +117,7 @@ static void write_payload(const gr_world *w, gr_stream_writer *s)
     put_vec(s, w->def.bounds_min);
     put_vec(s, w->def.bounds_max);
     gr_writer_u32(s, w->default_material);
-    put_dem_def(s, &w->dem);
-    put_pbd_def(s, &w->pbd);
+    put_solver_defs(s, w);
     /* materials */
     gr_writer_u32(s, w->materials.count);
     for (uint32_t i = 0; i < w->materials.count; i++)
@@ -311,8 +243,7 @@ GR_API gr_status gr_world_save(gr_world *w, gr_write_fn *write, void *user)
 /* ---- load ----------------------------------------------------------------------------------- */
 
 typedef struct world_parts {
-    gr_dem_def dem;
-    gr_pbd_def pbd;
+    gr_def_buffer solver_def; /* the world's solver's, checked */
     gr_vec3 gravity;
     double substep;
     uint64_t seed;
@@ -360,8 +291,17 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
     p->bounds_min = get_vec(r);
     p->bounds_max = get_vec(r);
     p->default_material = gr_reader_u32(r);
-    RCHECK(get_dem_def(r, &p->dem), "the DEM settings are not of this format");
-    RCHECK(get_pbd_def(r, &p->pbd), "the PBD settings are not of this format");
+    gr_def_buffer defs[FORMAT_SOLVER_DEFS];
+    for (uint32_t k = 0; k < FORMAT_SOLVER_DEFS; k++) {
+        const gr_solver_vtable *sv = gr_solver_find_def(format_solver_defs[k]);
+        gr_def_defaults_full(sv->def_kind, &defs[k]);
+        RCHECK(sv->def_load(&defs[k], r), "a solver's settings are not of this format");
+    }
+    gr_def_buffer extra; /* the world's solver's own section, when the format does not list it */
+    if (!in_format(w->solver)) {
+        gr_def_defaults_full(w->solver->def_kind, &extra);
+        RCHECK(w->solver->def_load(&extra, r), "the solver's settings are not of this format");
+    }
     RCHECK(isfinite(p->time) && isfinite(p->last_substep) && p->last_substep >= 0,
            "the world time or last substep is not finite");
     /* the settings pass exactly the checks of gr_world_create (a refusal is corrupt data here):
@@ -375,14 +315,15 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
         d.seed = p->seed;
         d.bounds_min = p->bounds_min;
         d.bounds_max = p->bounds_max;
-        d.dem = &p->dem;
-        d.pbd = &p->pbd;
-        gr_dem_def dem;
-        gr_pbd_def pbd;
-        if (gr_validate_world_def(&probe, &d, "its settings fail the checks of gr_world_create", &dem, &pbd) != GR_OK)
+        d.solver_def = in_format(w->solver) ? NULL : (const void *)&extra;
+        for (uint32_t k = 0; k < FORMAT_SOLVER_DEFS; k++) {
+            if (format_solver_defs[k] == GR_DEF_DEM)
+                d.dem = (const gr_dem_def *)&defs[k];
+            if (format_solver_defs[k] == GR_DEF_PBD)
+                d.pbd = (const gr_pbd_def *)&defs[k];
+        }
+        if (gr_validate_world_def(&probe, &d, "its settings fail the checks of gr_world_create", &p->solver_def) != GR_OK)
             return refuse_settings(r, p, &probe);
-        p->dem = dem;
-        p->pbd = pbd;
     }
 
     uint32_t mcount = gr_reader_u32(r);
@@ -657,18 +598,12 @@ static gr_status read_payload(gr_world *w, gr_read_fn *read, void *user, uint64_
     return GR_OK;
 }
 
-/* Formats read: the current one, and older ones whose differences take defaults. */
-static bool format_readable(uint32_t version, gr_solver_kind solver)
+/* Formats read: the current one, and older ones whose differences take defaults, back to the
+ * solver's oldest (DEM: formats 3 to 6 differ only in the PBD settings they carry and in the PBD
+ * section; PBD: format 5 lacks the deep-sleep state, formats 5 and 6 the warm start). */
+static bool format_readable(uint32_t version, const gr_solver_vtable *solver)
 {
-    if (version == SNAPSHOT_VERSION)
-        return true;
-    /* DEM: formats 3 to 6 differ only in the PBD settings they carry (fewer of them) and in
-     * the PBD section (format 7: the warm start) */
-    if (solver == GR_SOLVER_DEM)
-        return version >= 3 && version <= 6;
-    /* PBD: format 5 lacks the deep-sleep state (nothing was frozen then), formats 5 and 6 the
-     * warm start (the first substep after loading starts cold) */
-    return solver == GR_SOLVER_PBD && (version == 5 || version == 6);
+    return version <= SNAPSHOT_VERSION && version >= solver->oldest_format;
 }
 
 GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
@@ -693,10 +628,10 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     if (solver != (uint32_t)w->def.solver)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "the snapshot is of solver %u, this world runs solver %u", solver,
                        (unsigned)w->def.solver);
-    if (!format_readable(version, w->def.solver))
+    if (!format_readable(version, w->solver))
         return gr_fail(w, GR_ERROR_VERSION, f,
-                       "snapshot format %u (%s) is no longer read: this library reads %s snapshots of formats %s",
-                       version, w->solver->name, w->solver->name, w->def.solver == GR_SOLVER_DEM ? "3 to 7" : "5 to 7");
+                       "snapshot format %u (%s) is no longer read: this library reads %s snapshots of formats %u to %u",
+                       version, w->solver->name, w->solver->name, w->solver->oldest_format, SNAPSHOT_VERSION);
     uint64_t size = 0;
     for (int i = 7; i >= 0; i--)
         size = size << 8 | hdr[16 + i];
@@ -736,8 +671,8 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     gr_clump_store old_clumps = w->clumps;
     gr_body_store old_bodies = w->bodies;
     gr_grain_table old_grains = w->grains;
-    gr_dem_def old_dem = w->dem;
-    gr_pbd_def old_pbd = w->pbd;
+    gr_def_buffer old_def;
+    memcpy(&old_def, w->solver_def, w->solver->def_size);
     void *old_state = w->solver_state;
     void *new_state = NULL;
     if (st == GR_OK) {
@@ -745,8 +680,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         w->clumps = p.clumps;
         w->bodies = p.bodies;
         w->grains = p.grains;
-        w->dem = p.dem;
-        w->pbd = p.pbd;
+        memcpy(w->solver_def, &p.solver_def, w->solver->def_size);
         const gr_solver_env env = gr_world_solver_env(w);
         st = w->solver->create(&env, &new_state);
         if (st == GR_OK)
@@ -767,8 +701,7 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         w->clumps = old_clumps;
         w->bodies = old_bodies;
         w->grains = old_grains;
-        w->dem = old_dem;
-        w->pbd = old_pbd;
+        memcpy(w->solver_def, &old_def, w->solver->def_size);
         w->solver_state = old_state;
         parts_free(&p, &w->mem);
         gr_mem_free(&w->mem, data, cap);

@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "common.h"
+#include "def_check.h"
 #include "handles.h"
 #include "materials.h"
 #include "solver_list.h"
@@ -73,6 +74,22 @@ typedef struct gr_solver_env {
 typedef struct gr_solver_vtable {
     gr_solver_kind kind;
     const char *name;
+
+    /* The solver's def: a public struct beginning with uint32_t size, handled here so that the
+     * API layer serves any solver's def (defaults, older and newer sizes, checks, snapshots). */
+    gr_def_kind def_kind;
+    size_t def_size;             ///< sizeof the library's def struct
+    const gr_def_layout *def_layout;
+    void (*def_defaults)(void *def); ///< every field but size
+    /// Everything gr_world_create checks of the def; false with the failure in *check.
+    bool (*def_validate)(const void *def, gr_def_check *check);
+    void (*def_save)(const void *def, struct gr_stream_writer *w);
+    /// The oldest snapshot format its load (and def_load) reads; up to the library's own.
+    uint32_t oldest_format;
+    /// Read what def_save wrote, in the reader's format (r->format); missing fields get their
+    /// defaults. False: not a def of that format.
+    bool (*def_load)(void *def, struct gr_stream_reader *r);
+
     /// A solver for this environment (copied: the solver keeps *env, not the pointer).
     gr_status (*create)(const gr_solver_env *env, void **state);
     void (*destroy)(void *state);
@@ -121,6 +138,8 @@ typedef struct gr_solver_vtable {
 
 /// The table for a solver kind, or NULL when that solver is not built.
 const gr_solver_vtable *gr_solver_find(gr_solver_kind kind);
+/// The built solver whose def struct is of this kind, or NULL.
+const gr_solver_vtable *gr_solver_find_def(gr_def_kind kind);
 /// The index-th built-in solver (0 .. GR_SOLVER_BUILTIN_COUNT - 1, solver_list.h), or NULL.
 const gr_solver_vtable *gr_solver_at(uint32_t index);
 

@@ -6,7 +6,14 @@
 
 #define GR_SOLVER_LIST(X)              \
     X(GR_SOLVER_DEM, gr_dem_solver)    \
-    X(GR_SOLVER_PBD, gr_pbd_solver)
+    X(GR_SOLVER_PBD, gr_pbd_solver)    \
+    GR_SOLVER_LIST_EXTRA(X)
+
+/* A build may append solvers of its own by defining this (only solver_registry.c expands the
+ * list): the tests register a null solver so (tests/null_solver.c, docs/architecture.md). */
+#ifndef GR_SOLVER_LIST_EXTRA
+#define GR_SOLVER_LIST_EXTRA(X)
+#endif
 
 /// How many solvers are built: the list's length.
 #define GR_SOLVER_COUNT_ONE_(kind, table) +1

@@ -23,3 +23,11 @@ const gr_solver_vtable *gr_solver_at(uint32_t index)
 {
     return index < (uint32_t)GR_SOLVER_BUILTIN_COUNT ? builtin[index] : NULL;
 }
+
+const gr_solver_vtable *gr_solver_find_def(gr_def_kind kind)
+{
+    for (uint32_t i = 0; i < (uint32_t)GR_SOLVER_BUILTIN_COUNT; i++)
+        if (builtin[i]->def_kind == kind)
+            return builtin[i];
+    return NULL;
+}

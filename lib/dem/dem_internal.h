@@ -182,6 +182,13 @@ typedef struct dem_state {
 /* dem_params.c */
 gr_status dem_update_pairs(dem_state *st);
 double dem_stable_substep(void *state);
+
+/* dem_def.c: gr_dem_def for the solver table */
+extern const gr_def_layout dem_def_layout;
+void dem_def_defaults(void *def);
+bool dem_def_validate(const void *def, gr_def_check *check);
+void dem_def_save(const void *def, struct gr_stream_writer *w);
+bool dem_def_load(void *def, struct gr_stream_reader *r);
 void dem_law_init(dem_law *law, const gr_dem_def *def);
 
 /* dem_rebuild.c */

@@ -530,4 +530,11 @@ double pbd_stable_substep(void *state);
 gr_status pbd_save(const void *state, struct gr_stream_writer *w);
 gr_status pbd_load(void *state, struct gr_stream_reader *r);
 
+/* pbd_def.c: gr_pbd_def for the solver table */
+extern const gr_def_layout pbd_def_layout;
+void pbd_def_defaults(void *def);
+bool pbd_def_validate(const void *def, gr_def_check *check);
+void pbd_def_save(const void *def, struct gr_stream_writer *w);
+bool pbd_def_load(void *def, struct gr_stream_reader *r);
+
 #endif /* GR_PBD_INTERNAL_H */

@@ -13,9 +13,8 @@
 
 struct gr_world {
     gr_mem mem;
-    gr_world_def def; ///< resolved; def.dem points at `dem`
-    gr_dem_def dem;
-    gr_pbd_def pbd;   ///< resolved; def.pbd points at `pbd`
+    gr_world_def def;  ///< resolved; its dem, pbd and solver_def are NULL (solver_def holds it)
+    void *solver_def;  ///< the solver's def (solver->def_size bytes of mem), validated
     uint32_t tag;      ///< stamped into every handle this world issues (gr_handle_new_tag)
     bool busy;         ///< inside gr_step
     char last_error[256];
@@ -38,6 +37,13 @@ struct gr_world {
 /// What the world's solver sees of it (gr_solver_env, core/solver.h): its stores, gravity,
 /// seed, bounds and the solver's own def.
 gr_solver_env gr_world_solver_env(gr_world *world);
+
+/// The longest substep: gr_world_def.substep, or the solver's stable substep (may be infinite
+/// when nothing constrains it).
+double gr_world_max_substep(const gr_world *w);
+/// Advance by dt > 0 (checked by the caller): docs/architecture.md, "The step". Failures are
+/// worded on the world in the name of `func`.
+gr_status gr_world_step(gr_world *w, double dt, const char *func);
 
 /// Record an error on the world (message + log hook) and return `status`. The message stays
 /// until the next failure (gr_world_last_error).

@@ -17,6 +17,6 @@ gr_solver_env gr_world_solver_env(gr_world *world)
         .seed = &world->def.seed,
         .bounds_min = &world->def.bounds_min,
         .bounds_max = &world->def.bounds_max,
-        .def = world->def.solver == GR_SOLVER_PBD ? (const void *)&world->pbd : (const void *)&world->dem,
+        .def = world->solver_def,
     };
 }

@@ -489,6 +489,18 @@ class World:
         self._check(lib.gr_world_get_pbd_def(self.ptr, byref(d)))
         return d
 
+    def get_solver_def(self, kind):
+        """``gr_world_get_solver_def``: any solver's parameters (``DefKind.DEM``, ``DefKind.PBD``)
+        as this world resolved them: its own solver's def, another solver's defaults."""
+        k = _enum(ffi.DefKind, kind, "kind")
+        struct = ffi.DEF_STRUCTS.get(k)
+        if struct is None:
+            raise ValueError(f"kind {kind!r} is not a def struct")
+        d = struct()
+        d.size = sizeof(d)
+        self._check(lib.gr_world_get_solver_def(self.ptr, int(k), byref(d)))
+        return d
+
     def counters(self) -> dict:
         """``gr_world_get_counters`` as a dict (every field but ``size``)."""
         ptr = self.ptr

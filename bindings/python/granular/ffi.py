@@ -599,6 +599,7 @@ class gr_world_def(_Def):
         ("bounds_max", gr_vec3),
         ("host", gr_host_hooks),
         ("pbd", POINTER(gr_pbd_def)),
+        ("solver_def", c_void_p),
     ]
 
     @classmethod
@@ -896,6 +897,7 @@ _PROTOTYPES = [
     ("gr_world_get_counters", c_enum, [gr_world_p, _P(gr_counters)]),
     ("gr_world_get_def", c_enum, [gr_world_p, _P(gr_world_def), _P(gr_dem_def)]),
     ("gr_world_get_pbd_def", c_enum, [gr_world_p, _P(gr_pbd_def)]),
+    ("gr_world_get_solver_def", c_enum, [gr_world_p, c_enum, c_void_p]),
     ("gr_world_set_gravity", c_enum, [gr_world_p, gr_vec3]),
     ("gr_world_get_user_data", c_void_p, [gr_world_p]),
     ("gr_world_get_grain_count", c_uint32, [gr_world_p]),

@@ -906,6 +906,8 @@ def test_pbd_solver_grain_rests_on_plane():
     pbd = {"iterations": 6, "sleep_threshold": 0.0}
     with granular.World(solver=granular.SolverKind.PBD, pbd=pbd) as w:
         assert w.get_pbd_def().iterations == 6
+        assert w.get_solver_def(granular.DefKind.PBD).iterations == 6
+        assert w.get_solver_def("dem").contact_time == 1e-3  # another solver's: its defaults
         w.add_plane()
         g = w.add_grain(position=(0, 0.01, 0), radius=0.01)
         w.step(0.5)
