@@ -2,8 +2,8 @@
 /* A null solver, registered the way a real one is (docs/architecture.md, "Adding a solver"):
  * its table below plus one line in the solver list, which the test build supplies through
  * GR_SOLVER_LIST_EXTRA (tests/meson.build). Grains fly apart from one another: gravity and a
- * linear drag, integrated exactly, no contacts; bodies are accepted and left where the host
- * puts them. Small as it is, it keeps the whole contract (all-or-nothing reserve, published
+ * linear drag, integrated exactly, no contacts; bodies are accepted (not covered with
+ * particles) and left where the host puts them. Small as it is, it keeps the whole contract (all-or-nothing reserve, published
  * indices, report, snapshot with checks, its own def), so that test_solver_contract.c can
  * hold it to the same tests as the DEM and PBD. */
 #include <math.h>
@@ -310,21 +310,9 @@ static gr_status null_load(void *state, gr_stream_reader *r)
     return GR_OK;
 }
 
-/* ---- bodies: accepted, not simulated ---------------------------------------------------------- */
+/* ---- bodies: accepted, not simulated (no particles: body_particles false) ------------------- */
 
 static void null_invalidate(void *state) { (void)state; }
-static gr_status null_body_added(void *state, uint32_t body)
-{
-    (void)state;
-    (void)body;
-    return GR_OK;
-}
-static void null_body_removed(void *state, uint32_t body)
-{
-    (void)state;
-    (void)body;
-}
-
 const gr_solver_vtable gr_null_solver = {
     .kind = GR_SOLVER_NULL_TEST,
     .name = "null",
@@ -351,6 +339,5 @@ const gr_solver_vtable gr_null_solver = {
     .save = null_save,
     .load = null_load,
     .invalidate = null_invalidate,
-    .body_added = null_body_added,
-    .body_removed = null_body_removed,
+    .body_particles = false, /* bodies keep their shapes: none are covered with particles */
 };

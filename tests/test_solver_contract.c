@@ -205,6 +205,51 @@ static void test_null_snapshot(void)
     gr_world_destroy(b);
 }
 
+/* A solver that does not ask for body particles gets bodies with their mass properties and
+ * shapes but no particles; they save and load so. */
+static void test_null_bodies_without_particles(void)
+{
+    gr_world *w, *back;
+    CHECK_OK(NULL, null_world(0.0, &w));
+    CHECK_OK(NULL, null_world(0.0, &back));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_DYNAMIC;
+    bd.half_extents = (gr_vec3){0.1, 0.2, 0.3};
+    gr_body box;
+    CHECK_OK(w, gr_add_body(w, &bd, &box));
+    static const gr_vec3 v[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    static const uint32_t idx[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_MESH;
+    bd.mesh_vertices = v;
+    bd.mesh_indices = idx;
+    bd.mesh_vertex_count = 4;
+    bd.mesh_triangle_count = 4;
+    gr_body mesh;
+    CHECK_OK(w, gr_add_body(w, &bd, &mesh));
+    CHECK(gr_body_get_particle_count(w, box) == 0 && gr_body_get_particle_count(w, mesh) == 0);
+    double m;
+    CHECK_OK(w, gr_body_get_mass(w, box, &m));
+    CHECK_NEAR(m, 2500.0 * 0.2 * 0.4 * 0.6, 1e-9); /* the default material's density */
+    add(w, (gr_vec3){0, 1, 0}, (gr_vec3){0, 0, 0});
+    CHECK_OK(w, gr_step(w, 0.01));
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
+    CHECK_OK(back, gr_world_load(back, tu_stream_read, &s));
+    tu_stream_free(&s);
+    gr_counters k;
+    k.size = sizeof k;
+    CHECK_OK(back, gr_world_get_counters(back, &k));
+    CHECK(k.body_count == 2 && k.grain_count == 1);
+    CHECK_OK(w, gr_remove_body(w, mesh));
+    CHECK_OK(w, gr_step(w, 0.01));
+    gr_world_destroy(w);
+    gr_world_destroy(back);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -212,6 +257,7 @@ int main(int argc, char **argv)
         {"null_flight_is_exact", test_null_flight_is_exact},
         {"null_grains_in_and_out", test_null_grains_in_and_out},
         {"null_snapshot", test_null_snapshot},
+        {"null_bodies_without_particles", test_null_bodies_without_particles},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -159,18 +159,11 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
     char err[160];
     const uint64_t seed = w->def.seed ^ ((uint64_t)w->bodies.revision + 1) * 0x9e3779b97f4a7c15ull;
     gr_status s = gr_body_prepare(&b, &w->mem, w->materials.defs[b.material].density, &mass, def.mesh_vertices,
-                                  def.mesh_indices, seed, err, sizeof err);
+                                  def.mesh_indices, seed, w->solver->body_particles, err, sizeof err);
     if (s == GR_ERROR_OUT_OF_MEMORY)
         return gr_fail(w, s, f, "allocating the body's mesh or particles failed");
     if (s != GR_OK)
         return gr_fail(w, s, f, "%s", err);
-    if (b.particles) {
-        if (!w->solver->body_added) {
-            gr_body_release(&b, &w->mem);
-            return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "the %s solver has no particle-covered bodies",
-                           w->solver->name);
-        }
-    }
     const uint32_t slot_count = w->bodies.slot_count;
     uint32_t slot = gr_body_store_insert(&w->bodies, &b);
     const uint16_t gen = w->bodies.gen[slot];

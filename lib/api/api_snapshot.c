@@ -456,17 +456,20 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
             b.principal = get_quat(r);
             b.mesh_bound = gr_reader_f64(r);
             const uint32_t np = gr_reader_u32(r), nv = gr_reader_u32(r), nt = gr_reader_u32(r);
-            const bool covered = gr_body_needs_particles(&b), mesh = b.shape == GR_SHAPE_MESH;
+            const bool covered = w->solver->body_particles && gr_body_needs_particles(&b),
+                       mesh = b.shape == GR_SHAPE_MESH;
             RCHECK(np <= GR_MAX_BODY_PARTICLES && nv <= GR_MAX_MESH_ELEMENTS && nt <= GR_MAX_MESH_ELEMENTS &&
                        (np > 0) == covered && (mesh ? nv >= 4 && nt >= 4 : nv == 0 && nt == 0) &&
                        gr_reader_left(r) / 24 >= (uint64_t)np + nv + nt / 2,
                    "a body's particle or mesh counts do not fit its shape and motion");
-            RCHECK(!covered || (b.particle_radius > 0 && isfinite(b.particle_radius) && b.particle_density > 0 &&
-                                isfinite(b.particle_density) && isfinite(b.particle_offset) && b.mass > 0 &&
-                                isfinite(b.mass) && v3_finite(b.inertia) && b.inertia.x > 0 && b.inertia.y > 0 &&
-                                b.inertia.z > 0 && v3_finite(b.com) && quat_finite(b.principal) &&
-                                fabs(quat_len2(b.principal) - 1) < 1e-6 && isfinite(b.mesh_bound)),
-                   "a particle-covered body's mass properties are invalid");
+            /* a body with mass properties (dynamic, host-owned, mesh), covered or not */
+            RCHECK(!gr_body_needs_particles(&b) ||
+                       ((!covered || (b.particle_radius > 0 && isfinite(b.particle_radius))) &&
+                        b.particle_density > 0 && isfinite(b.particle_density) && isfinite(b.particle_offset) &&
+                        b.mass > 0 && isfinite(b.mass) && v3_finite(b.inertia) && b.inertia.x > 0 &&
+                        b.inertia.y > 0 && b.inertia.z > 0 && v3_finite(b.com) && quat_finite(b.principal) &&
+                        fabs(quat_len2(b.principal) - 1) < 1e-6 && isfinite(b.mesh_bound)),
+                   "a body's mass properties are invalid");
             /* arrays: owned by the parts from here on, so a later failure frees them */
             b.particle_count = np;
             b.mesh_vertex_count = nv;

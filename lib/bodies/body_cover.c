@@ -421,7 +421,8 @@ gr_status gr_body_build_mesh_query(gr_body_data *b, gr_mem *mem)
 }
 
 gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr_body_mass_given *given,
-                          const gr_vec3 *vertices, const uint32_t *indices, uint64_t seed, char *err, size_t errlen)
+                          const gr_vec3 *vertices, const uint32_t *indices, uint64_t seed, bool cover, char *err,
+                          size_t errlen)
 {
     err[0] = 0;
     memset(&b->mesh_query, 0, sizeof b->mesh_query);
@@ -461,6 +462,8 @@ gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr
         gr_body_release(b, mem);
         return ms;
     }
+    if (!cover)
+        return GR_OK; /* the solver meets bodies by their shapes (gr_body_distance), not particles */
     /* particle radius: given, or a sixteenth of the enclosing radius */
     if (!(b->particle_radius > 0)) {
         double bound = gr_body_bound_radius(b);

@@ -118,8 +118,12 @@ typedef struct gr_solver_vtable {
     gr_status (*load)(void *state, struct gr_stream_reader *r);
     /// Something outside the solver changed: bodies (added/removed/teleported) or materials.
     void (*invalidate)(void *state);
+    /// The solver represents dynamic, host-owned and mesh bodies by surface particles: the
+    /// world covers them (bodies/body_cover.c) before body_added. False: bodies keep their
+    /// shapes only (gr_body_distance, gr_body_contains), as a grid solver wants them.
+    bool body_particles;
     /// A body was added (after it is in the body store): a solver that represents bodies by
-    /// particles sets them up. All or nothing. NULL: the solver has no particle-covered bodies.
+    /// particles sets them up. All or nothing. NULL: nothing to set up.
     gr_status (*body_added)(void *state, uint32_t body);
     /// A body is about to leave the body store.
     void (*body_removed)(void *state, uint32_t body);

@@ -294,6 +294,7 @@ const gr_solver_vtable gr_dem_solver = {
     .save = dem_save,
     .load = dem_load,
     .invalidate = dem_invalidate,
+    .body_particles = true,
     .body_added = dem_body_added,
     .body_removed = dem_body_removed,
     .body_moved = dem_body_moved,

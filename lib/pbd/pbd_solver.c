@@ -402,6 +402,7 @@ const gr_solver_vtable gr_pbd_solver = {
     .save = pbd_save,
     .load = pbd_load,
     .invalidate = pbd_invalidate,
+    .body_particles = true,
     .body_added = pbd_body_added,
     .body_removed = pbd_body_removed,
     .body_moved = pbd_body_moved,
