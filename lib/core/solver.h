@@ -99,9 +99,11 @@ typedef struct gr_solver_vtable {
     void (*add_grains)(void *state, const gr_grain_init *grains, uint32_t count);
     /// Remove grains by dense index (cannot fail; storage is compacted lazily).
     void (*remove_grains)(void *state, const uint32_t *dense, uint32_t count);
-    /// Advance by n substeps of h seconds (an adaptive integrator: by n h in steps of its own),
-    /// reporting in *report.
+    /// Advance by n substeps of h seconds, reporting in *report. An adaptive integrator gets
+    /// n = 1 and the whole step, and chooses its own steps.
     gr_status (*step)(void *state, uint32_t n, double h, gr_step_report *report);
+    /// Whether the solver integrates adaptively now (DEM: with RKF45). NULL: never.
+    bool (*adaptive)(const void *state);
     /// The stable substep for the current grains and materials [s].
     double (*stable_substep)(void *state);
     /// Read up to 4 doubles per grain of a field for `count` dense indices into out[4*k..].

@@ -268,6 +268,11 @@ static void dem_invalidate(void *state)
 
 /* no fill_region (the grains are the render points) and no sleep_counts (DEM grains do not
  * sleep): those slots stay NULL */
+static bool dem_adaptive(const void *state)
+{
+    return ((const dem_state *)state)->def->integrator == GR_INTEGRATOR_RKF45;
+}
+
 const gr_solver_vtable gr_dem_solver = {
     .kind = GR_SOLVER_DEM,
     .name = "dem",
@@ -285,6 +290,7 @@ const gr_solver_vtable gr_dem_solver = {
     .add_grains = dem_add_grains,
     .remove_grains = dem_remove_grains,
     .step = dem_step,
+    .adaptive = dem_adaptive,
     .stable_substep = dem_stable_substep,
     .read_field = dem_read_field,
     .write_field = dem_write_field,

@@ -217,7 +217,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
     const gr_solver_env *env = &st->env;
     gr_status s;
     if (st->def->integrator == GR_INTEGRATOR_RKF45)
-        return dem_step_rkf45(st, h * nsub, report);
+        return dem_step_rkf45(st, h * nsub, report); /* adaptive: the world passes dt whole (nsub 1) */
     st->report = report;
 
     /* Everything that may allocate, before any state changes. */

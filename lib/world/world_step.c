@@ -169,7 +169,10 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
      * says so in fall) */
     gr_step_report rep = {.time = t0, .last_substep = w->last_substep, .fall = 0.5 * dt * dt,
                           .blowup_slot = GR_INVALID_INDEX};
-    gr_status s = w->solver->step(w->solver_state, n, h, &rep);
+    /* an adaptive integrator takes dt whole and chooses its own steps (the split above still
+     * bounds its work: GR_MAX_SUBSTEPS_PER_STEP) */
+    const bool adaptive = w->solver->adaptive && w->solver->adaptive(w->solver_state);
+    gr_status s = adaptive ? w->solver->step(w->solver_state, 1, dt, &rep) : w->solver->step(w->solver_state, n, h, &rep);
     w->time = rep.time;
     w->last_substep = rep.last_substep;
     w->substep_count += rep.substeps;
