@@ -6,11 +6,11 @@ lib=$1
 allowed() {
     case $1 in
     core) echo "core" ;;
-    geom | grid) echo "core" ;;
+    geom | grid | simd) echo "core" ;;
     bodies) echo "core geom grid" ;;
-    dem | pbd) echo "core geom grid bodies" ;;
-    world) echo "core geom grid bodies" ;;
-    api) echo "core geom grid bodies world dem pbd" ;;
+    dem | pbd) echo "core geom grid simd bodies" ;;
+    world) echo "core geom grid simd bodies" ;;
+    api) echo "core geom grid simd bodies world dem pbd" ;;
     *) echo "" ;;
     esac
 }

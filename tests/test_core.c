@@ -17,7 +17,7 @@
 #include "../lib/geom/mesh_query.h"
 #include "../lib/core/vec3.h"
 #include "../lib/grid/cell_grid.h"
-#include "../lib/pbd/pbd_hr_sums.h"
+#include "../lib/simd/simd_kernels.h"
 #include "harness.h"
 #include "test_util.h"
 
@@ -607,7 +607,7 @@ static void test_body_distances(void)
 }
 
 /* Every vectorised contact kernel gives the scalar code's results bit for bit. */
-static void fill_random_batch(struct dem_batch *b, gr_rng *rng, uint32_t n)
+static void fill_random_batch(struct gr_contact_batch *b, gr_rng *rng, uint32_t n)
 {
     b->n = n;
     for (uint32_t k = 0; k < BATCH; k++) {
@@ -651,29 +651,30 @@ static void fill_random_batch(struct dem_batch *b, gr_rng *rng, uint32_t n)
     }
 }
 
-/* The upsampling's builds this CPU runs (pbd_hr_sums.h), the baseline first. */
-static int hr_builds(pbd_hr_kernels *k)
+/* The kernel tables this CPU runs (simd_kernels.h), the baseline first, then the one the
+ * library picks, then every other one. */
+static int kernel_tables(const gr_kernels **k)
 {
     int n = 0;
-    k[n++] = (pbd_hr_kernels){pbd_hr_sums_v8, pbd_hr_blend_v4, 8, pbd_hr_hit_v4};
-    k[n++] = pbd_pick_hr();
+    k[n++] = &gr_kernels_base;
+    k[n++] = gr_kernels_pick();
 #if defined(GR_HAVE_AVX2)
     if (gr_cpu_has_avx2())
-        k[n++] = (pbd_hr_kernels){pbd_hr_sums_v8avx2, pbd_hr_blend_v4avx2, 8, pbd_hr_hit_v4avx2};
+        k[n++] = &gr_kernels_avx2;
 #endif
 #if defined(GR_HAVE_AVX512)
     if (gr_cpu_has_avx512())
-        k[n++] = (pbd_hr_kernels){pbd_hr_sums_v16avx512, pbd_hr_blend_v8avx512, 16, pbd_hr_hit_v8avx512};
+        k[n++] = &gr_kernels_avx512;
 #endif
     return n;
 }
 
-/* The upsampling sums (pbd_hr_sums.h) in every build: the same bits lane for lane (over the
+/* The upsampling sums (kernel_points.h) in every build: the same bits lane for lane (over the
  * lanes both fill), and close to the sums in double. */
 static void check_hr_sums(gr_rng *rng)
 {
-    pbd_hr_kernels builds[4];
-    const int ns = hr_builds(builds);
+    const gr_kernels *builds[4];
+    const int ns = kernel_tables(builds);
     enum { N = 96 };
     static float x[N], y[N], z[N], g[N], vx[N], vy[N], vz[N];
     for (int trial = 0; trial < 40; trial++) {
@@ -685,33 +686,33 @@ static void check_hr_sums(gr_rng *rng)
         }
         /* lists of every length up to N (no padding), 8 points spread over the list's box
          * (some beyond every entry's reach) */
-        const pbd_hr_list l = {x, y, z, g, vx, vy, vz, 1 + (uint32_t)trial * 7 % N};
-        float px[PBD_HR_LANES], py[PBD_HR_LANES], pz[PBD_HR_LANES];
-        for (int p = 0; p < PBD_HR_LANES; p++) {
+        const gr_point_list l = {x, y, z, g, vx, vy, vz, 1 + (uint32_t)trial * 7 % N};
+        float px[GR_POINT_LANES], py[GR_POINT_LANES], pz[GR_POINT_LANES];
+        for (int p = 0; p < GR_POINT_LANES; p++) {
             px[p] = (float)(0.3 * gr_rng_uniform(rng) - 0.05), py[p] = (float)(0.3 * gr_rng_uniform(rng) - 0.05);
             pz[p] = (float)(0.3 * gr_rng_uniform(rng) - 0.05);
         }
         if (trial % 4 == 0)
             px[7] = py[7] = pz[7] = px[12] = py[12] = pz[12] = 1e15f; /* empty lanes, as the advection fills them */
         const float inv_r2 = 1.0f / (0.07f * 0.07f);
-        float out[4][5][PBD_HR_LANES];
+        float out[4][5][GR_POINT_LANES];
         for (int k = 0; k < ns; k++) {
             for (int a = 0; a < 5; a++) /* lanes a build does not fill are left alone */
-                for (int p = 0; p < PBD_HR_LANES; p++)
+                for (int p = 0; p < GR_POINT_LANES; p++)
                     out[k][a][p] = -7.0f;
-            builds[k].sums(&l, px, py, pz, inv_r2, out[k]);
+            builds[k]->point_sums(&l, px, py, pz, inv_r2, out[k]);
             for (int a = 0; a < 5; a++)
-                for (int p = (int)builds[k].lanes; p < PBD_HR_LANES; p++)
+                for (int p = (int)builds[k]->point_lanes; p < GR_POINT_LANES; p++)
                     CHECK(out[k][a][p] == -7.0f);
         }
         /* the widest build's lanes all agree with the reference below; every build's with it */
         int wide = 0;
         for (int k = 1; k < ns; k++)
-            wide = builds[k].lanes > builds[wide].lanes ? k : wide;
+            wide = builds[k]->point_lanes > builds[wide]->point_lanes ? k : wide;
         for (int k = 0; k < ns; k++)
             for (int a = 0; a < 5; a++)
-                CHECK(memcmp(out[k][a], out[wide][a], sizeof(float) * builds[k].lanes) == 0);
-        for (int p = 0; p < (int)builds[wide].lanes; p++) {
+                CHECK(memcmp(out[k][a], out[wide][a], sizeof(float) * builds[k]->point_lanes) == 0);
+        for (int p = 0; p < (int)builds[wide]->point_lanes; p++) {
             double ref[5] = {0};
             for (uint32_t k = 0; k < l.n; k++) {
                 const double dx = px[p] - x[k], dy = py[p] - y[k], dz = pz[p] - z[k];
@@ -722,13 +723,13 @@ static void check_hr_sums(gr_rng *rng)
                 CHECK(fabs(out[wide][a][p] - ref[a]) <= 1e-5 * (1.0 + fabs(ref[0])));
             /* a point's sums do not depend on its lane or on the other lanes */
             for (int k = 0; k < ns; k++) {
-                float qx[PBD_HR_LANES], qy[PBD_HR_LANES], qz[PBD_HR_LANES];
-                for (int m = 0; m < PBD_HR_LANES; m++)
+                float qx[GR_POINT_LANES], qy[GR_POINT_LANES], qz[GR_POINT_LANES];
+                for (int m = 0; m < GR_POINT_LANES; m++)
                     qx[m] = qy[m] = qz[m] = 1e15f;
-                const int lane = (p + trial) % (int)builds[k].lanes;
+                const int lane = (p + trial) % (int)builds[k]->point_lanes;
                 qx[lane] = px[p], qy[lane] = py[p], qz[lane] = pz[p];
-                float alone[5][PBD_HR_LANES];
-                builds[k].sums(&l, qx, qy, qz, inv_r2, alone);
+                float alone[5][GR_POINT_LANES];
+                builds[k]->point_sums(&l, qx, qy, qz, inv_r2, alone);
                 for (int a = 0; a < 5; a++)
                     CHECK(alone[a][lane] == out[wide][a][p]);
             }
@@ -736,13 +737,13 @@ static void check_hr_sums(gr_rng *rng)
     }
 }
 
-/* The scan for the first body particle a point is inside of (pbd_hr_hit_fn): every build finds
+/* The scan for the first body particle a point is inside of (gr_point_hit_fn): every build finds
  * the one a plain loop with push_from_particle's test finds, from any start, at any count
  * (whole vectors and tails), with points on a reach exactly and on a particle's centre. */
 static void check_hr_hit(gr_rng *rng)
 {
-    pbd_hr_kernels builds[4];
-    const int nb = hr_builds(builds);
+    const gr_kernels *builds[4];
+    const int nb = kernel_tables(builds);
     enum { N = 37 };
     double bx[N], by[N], bz[N], r2[N];
     int found[3] = {0};
@@ -773,7 +774,7 @@ static void check_hr_hit(gr_rng *rng)
         }
         found[want == n ? 0 : (want == start ? 1 : 2)]++;
         for (int k = 0; k < nb; k++)
-            CHECK(builds[k].hit(bx, by, bz, r2, start, n, x, y, z) == want);
+            CHECK(builds[k]->point_hit(bx, by, bz, r2, start, n, x, y, z) == want);
     }
     printf("  hit scan: %d none, %d the first, %d a later one\n", found[0], found[1], found[2]);
     CHECK(found[0] > 20 && found[1] > 20 && found[2] > 20);
@@ -782,7 +783,7 @@ static void check_hr_hit(gr_rng *rng)
 /* The points' blend and move in lanes: every build gives the same bits, and each lane does what
  * the one-point code does (the reference below repeats pbd_upsample.c's operations in order,
  * so equality is exact), whatever the other lanes hold. */
-static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts *k, int l, double out[6], int *how,
+static void blend_reference(const gr_point_blend_in *in, const gr_point_blend_consts *k, int l, double out[6], int *how,
                             int *pushed)
 {
     *pushed = 0;
@@ -811,7 +812,7 @@ static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts
         for (int a = 0; a < 3; a++)
             x[a] = x[a] + v[a] * h;
         for (uint32_t e = 0; e < k->exact_count; e++) {
-            const double *s = k->exact + PBD_HR_EXACT_VALUES * e, d[3] = {x[0] - s[0], x[1] - s[1], x[2] - s[2]};
+            const double *s = k->exact + GR_POINT_EXACT_VALUES * e, d[3] = {x[0] - s[0], x[1] - s[1], x[2] - s[2]};
             if (s[7] == 0) {
                 near |= !(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > (s[6] + k->rh) * (s[6] + k->rh));
                 continue;
@@ -845,28 +846,28 @@ static void blend_reference(const pbd_hr_blend_in *in, const pbd_hr_blend_consts
         in_cell &= t >= k->cell[d] && t < k->cell[d] + 1;
     }
     *how = !kept && k->still && !k->exact_moving && (v2 < k->rest2 || wg > 0)
-               ? PBD_HR_RESTS
-               : (near ? PBD_HR_MOVE_ONE_BY_ONE : PBD_HR_MOVED | (in_cell ? PBD_HR_IN_CELL : 0));
+               ? GR_POINT_RESTS
+               : (near ? GR_POINT_MOVE_ONE_BY_ONE : GR_POINT_MOVED | (in_cell ? GR_POINT_IN_CELL : 0));
     for (int a = 0; a < 3; a++)
         out[a] = x[a], out[3 + a] = v[a];
 }
 
 static void check_hr_blend(gr_rng *rng)
 {
-    pbd_hr_kernels builds[4];
-    const int nb = hr_builds(builds);
+    const gr_kernels *builds[4];
+    const int nb = kernel_tables(builds);
     int wide = 0;
     for (int b = 1; b < nb; b++)
-        wide = builds[b].lanes > builds[wide].lanes ? b : wide;
+        wide = builds[b]->point_lanes > builds[wide]->point_lanes ? b : wide;
     /* a floor, a moving (conveyor-like, turning) wall and a ball among the exact bodies */
-    const double exact[3 * PBD_HR_EXACT_VALUES] = {
+    const double exact[3 * GR_POINT_EXACT_VALUES] = {
         0,   0,   0,   0,  1, 0, INFINITY, 1, 0,   0, 0,   0, 0,   0, 0.5, 0, /* floor, mu_k 0.5 */
         0.3, 0,   0,   -1, 0, 0, INFINITY, 1, 0.1, 0, 0.2, 0, 0.5, 0, 0.3, 0, /* wall */
         0.1, 0.1, 0.1, 0,  0, 0, 0.06,     0, 0,   0, 0,   0, 0,   0, 0,   0}; /* ball */
-    int seen[PBD_HR_HOW + 1] = {0}, in_cell = 0, plane_pushed = 0;
+    int seen[GR_POINT_HOW + 1] = {0}, in_cell = 0, plane_pushed = 0;
     for (int trial = 0; trial < 200; trial++) {
-        pbd_hr_blend_in in;
-        for (int l = 0; l < PBD_HR_LANES; l++) {
+        gr_point_blend_in in;
+        for (int l = 0; l < GR_POINT_LANES; l++) {
             in.x[l] = (float)(0.3 * gr_rng_uniform(rng)), in.y[l] = (float)(0.2 * gr_rng_uniform(rng));
             in.z[l] = (float)(0.3 * gr_rng_uniform(rng));
             const double speed = trial % 3 == 0 ? 0.02 : 2.0;
@@ -879,66 +880,66 @@ static void check_hr_blend(gr_rng *rng)
                 in.sums[a][l] = (float)(W * speed * (gr_rng_uniform(rng) - 0.5));
             in.rest[l] = (l + trial) % 5 == 0;
         }
-        for (int e = 7; trial % 7 == 0 && e < PBD_HR_LANES; e += 6) /* empty lanes as the advection fills them */
+        for (int e = 7; trial % 7 == 0 && e < GR_POINT_LANES; e += 6) /* empty lanes as the advection fills them */
             in.x[e] = in.y[e] = in.z[e] = 1e15f, in.vx[e] = in.vy[e] = in.vz[e] = 0,
             in.sums[0][e] = in.sums[1][e] = in.sums[2][e] = in.sums[3][e] = in.sums[4][e] = 0;
         /* a grid cell of 0.1 m (axes in the order y, z, x) among the points */
-        const pbd_hr_blend_consts k = {{0, -9.81, 0}, 1.0 / 30, 0.7, trial % 2 ? 0.05 * 0.05 : 0.2 * 0.2, 0.01,
+        const gr_point_blend_consts k = {{0, -9.81, 0}, 1.0 / 30, 0.7, trial % 2 ? 0.05 * 0.05 : 0.2 * 0.2, 0.01,
                                        trial % 4 < 2, trial % 8 == 3, (uint32_t)trial % 4, exact, {1, 2, 0},
                                        {-0.05, -0.05, -0.05}, 10.0, {1 + trial % 2, 1 + trial % 3, 2 - trial % 2}};
-        pbd_hr_blend_out out[4];
+        gr_point_blend_out out[4];
         for (int b = 0; b < nb; b++) {
             memset(&out[b], 0x5a, sizeof out[b]); /* lanes a build does not fill are left alone */
-            builds[b].blend(&in, &k, &out[b]);
-            for (int l = (int)builds[b].lanes; l < PBD_HR_LANES; l++)
+            builds[b]->point_blend(&in, &k, &out[b]);
+            for (int l = (int)builds[b]->point_lanes; l < GR_POINT_LANES; l++)
                 CHECK(out[b].how[l] == 0x5a);
         }
         for (int b = 0; b < nb; b++) /* lane for lane the same bits */
-            for (uint32_t l = 0; l < builds[b].lanes; l++) {
-                const pbd_hr_blend_out *p = &out[b], *q = &out[wide];
+            for (uint32_t l = 0; l < builds[b]->point_lanes; l++) {
+                const gr_point_blend_out *p = &out[b], *q = &out[wide];
                 CHECK(p->how[l] == q->how[l] && p->x[l] == q->x[l] && p->y[l] == q->y[l] && p->z[l] == q->z[l] &&
                       memcmp(&p->vx[l], &q->vx[l], sizeof(double)) == 0 &&
                       memcmp(&p->vy[l], &q->vy[l], sizeof(double)) == 0 &&
                       memcmp(&p->vz[l], &q->vz[l], sizeof(double)) == 0);
             }
-        for (int l = 0; l < (int)builds[wide].lanes; l++) {
-            const pbd_hr_blend_out *o = &out[wide];
+        for (int l = 0; l < (int)builds[wide]->point_lanes; l++) {
+            const gr_point_blend_out *o = &out[wide];
             double ref[6];
             int how, pushed;
             blend_reference(&in, &k, l, ref, &how, &pushed);
-            plane_pushed += pushed && (how & PBD_HR_HOW) == PBD_HR_MOVED;
+            plane_pushed += pushed && (how & GR_POINT_HOW) == GR_POINT_MOVED;
             CHECK(o->how[l] == how);
-            seen[how & PBD_HR_HOW]++;
-            in_cell += (how & PBD_HR_IN_CELL) != 0;
-            if (how == PBD_HR_RESTS)
+            seen[how & GR_POINT_HOW]++;
+            in_cell += (how & GR_POINT_IN_CELL) != 0;
+            if (how == GR_POINT_RESTS)
                 continue;
             const double got[6] = {o->x[l], o->y[l], o->z[l], o->vx[l], o->vy[l], o->vz[l]};
             CHECK(memcmp(got + 3, ref + 3, 3 * sizeof(double)) == 0);
-            if ((how & PBD_HR_HOW) == PBD_HR_MOVED)
+            if ((how & GR_POINT_HOW) == GR_POINT_MOVED)
                 CHECK(memcmp(got, ref, 3 * sizeof(double)) == 0);
             /* the same point alone in another lane, the others empty */
-            pbd_hr_blend_in one;
+            gr_point_blend_in one;
             memset(&one, 0, sizeof one);
-            for (int m = 0; m < PBD_HR_LANES; m++)
+            for (int m = 0; m < GR_POINT_LANES; m++)
                 one.x[m] = one.y[m] = one.z[m] = 1e15f;
-            const int lane = (l + trial) % (int)builds[wide].lanes;
+            const int lane = (l + trial) % (int)builds[wide]->point_lanes;
             one.x[lane] = in.x[l], one.y[lane] = in.y[l], one.z[lane] = in.z[l];
             one.vx[lane] = in.vx[l], one.vy[lane] = in.vy[l], one.vz[lane] = in.vz[l];
             for (int a = 0; a < 5; a++)
                 one.sums[a][lane] = in.sums[a][l];
             one.rest[lane] = in.rest[l];
-            pbd_hr_blend_out alone;
-            builds[wide].blend(&one, &k, &alone);
+            gr_point_blend_out alone;
+            builds[wide]->point_blend(&one, &k, &alone);
             const double v_alone[3] = {alone.vx[lane], alone.vy[lane], alone.vz[lane]};
             CHECK(alone.how[lane] == how && memcmp(v_alone, got + 3, sizeof v_alone) == 0);
         }
     }
-    printf("  blend: %d moved (%d pushed out of planes in lanes), %d at rest, %d one by one\n", seen[PBD_HR_MOVED],
-           plane_pushed, seen[PBD_HR_RESTS], seen[PBD_HR_MOVE_ONE_BY_ONE]);
+    printf("  blend: %d moved (%d pushed out of planes in lanes), %d at rest, %d one by one\n", seen[GR_POINT_MOVED],
+           plane_pushed, seen[GR_POINT_RESTS], seen[GR_POINT_MOVE_ONE_BY_ONE]);
     /* every outcome was exercised, and points were pushed out of the floor or the wall (with
      * friction) in the lanes */
-    CHECK(seen[PBD_HR_MOVED] > 50 && seen[PBD_HR_RESTS] > 50 && seen[PBD_HR_MOVE_ONE_BY_ONE] > 50);
-    CHECK(in_cell > 10 && in_cell < seen[PBD_HR_MOVED]);
+    CHECK(seen[GR_POINT_MOVED] > 50 && seen[GR_POINT_RESTS] > 50 && seen[GR_POINT_MOVE_ONE_BY_ONE] > 50);
+    CHECK(in_cell > 10 && in_cell < seen[GR_POINT_MOVED]);
     CHECK(plane_pushed > 20);
 }
 
@@ -948,23 +949,16 @@ static void test_vector_kernels_match_scalar(void)
     dem_law law;
     memset(&law, 0, sizeof law);
     law.roll_damping = 0.3;
-    dem_kernel_fn *kernels[5];
+    gr_contact_kernel_fn *kernels[5];
     for (int epsd = 0; epsd < 2; epsd++) {
         int nk = 0;
-        kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v2 : dem_kernel_hertz_history_v2;
-        kernels[nk++] = dem_pick_kernel(epsd != 0);
-#if defined(GR_HAVE_AVX2)
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2"))
-            kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v4avx2 : dem_kernel_hertz_history_v4avx2;
-#endif
-#if defined(GR_HAVE_AVX512)
-        if (gr_cpu_has_avx512())
-            kernels[nk++] = epsd ? dem_kernel_hertz_history_epsd_v8avx512 : dem_kernel_hertz_history_v8avx512;
-#endif
+        const gr_kernels *tables[4];
+        const int nt = kernel_tables(tables);
+        for (int k = 0; k < nt; k++)
+            kernels[nk++] = epsd ? tables[k]->contact_epsd : tables[k]->contact;
         for (int clamp = 0; clamp < 2; clamp++)
             for (int trial = 0; trial < 60; trial++) {
-                static struct dem_batch ref, vec;
+                static struct gr_contact_batch ref, vec;
                 uint32_t n = 1 + (uint32_t)trial % BATCH;
                 fill_random_batch(&ref, &rng, n);
                 ref.uniform = trial % 2;
@@ -990,9 +984,9 @@ static void test_vector_kernels_match_scalar(void)
                     const int kk = kh % nk;
                     const double hh = kh < nk ? 2e-5 : 0.0;
                     memcpy(&vec, &ref, sizeof vec);
-                    dem_kernel_consts kc = {hh, clamp ? 1.0 : 0.0, hh > 0 ? law.roll_damping : 0.0, hh > 0 ? 1.0 : 0.0};
+                    gr_contact_consts kc = {hh, clamp ? 1.0 : 0.0, hh > 0 ? law.roll_damping : 0.0, hh > 0 ? 1.0 : 0.0};
                     kernels[kk](&vec, &kc);
-                    struct dem_batch r2;
+                    struct gr_contact_batch r2;
                     memcpy(&r2, &ref, sizeof r2);
                     dem_kernel_reference(&r2, &law, epsd != 0, hh);
                     for (uint32_t k = 0; k < n; k++) {

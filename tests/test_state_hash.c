@@ -3,7 +3,7 @@
  * whole observable state after a fixed run, hashed, must equal the value written here, for 1
  * and 2 workers. A restructuring that must not change results (issue 21) keeps these green;
  * a change that is meant to change results updates the constant and says why in its commit.
- * Every SIMD kernel gives the same bits (lib/dem/dem_kernel_pick.c), so the hash does not
+ * Every SIMD kernel gives the same bits (lib/simd/simd_kernels.h), so the hash does not
  * depend on the CPU, and GCC and Clang builds agree (the release build is GCC's, the sanitizer
  * build Clang's: both run this test); it does depend on libm (glibc's sin, cos, exp, pow). On a
  * mismatch the test prints the hash it found. */

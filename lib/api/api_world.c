@@ -2,6 +2,7 @@
 /* World entry points: version, status text, create/destroy, step, queries. */
 #include <stdio.h>
 
+#include "../simd/simd_kernels.h"
 #include "api_internal.h"
 
 GR_API uint32_t gr_get_version(void) { return GR_VERSION_NUMBER; }
@@ -201,6 +202,7 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
         gr_world_destroy(tmp);
         return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the built-in grain shapes failed");
     }
+    tmp->kernels = gr_kernels_pick();
     tmp->solver = gr_solver_find(def.solver);
     tmp->solver_def = gr_mem_alloc(&tmp->mem, tmp->solver->def_size);
     if (!tmp->solver_def) {

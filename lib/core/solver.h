@@ -17,6 +17,7 @@
 
 struct gr_body_store;
 struct gr_clump_store;
+struct gr_kernels;
 struct gr_stream_writer;
 struct gr_stream_reader;
 struct gr_region;
@@ -69,6 +70,7 @@ typedef struct gr_solver_env {
     const uint64_t *seed;                 ///< the world's random seed
     const gr_vec3 *bounds_min, *bounds_max; ///< grains leaving these are removed by the world
     const void *def;                      ///< the solver's own def (gr_dem_def, gr_pbd_def), validated
+    const struct gr_kernels *kernels;     ///< the vectorised kernels for this CPU (simd/simd_kernels.h)
 } gr_solver_env;
 
 typedef struct gr_solver_vtable {

@@ -20,7 +20,7 @@ gr_status dem_reserve_batches(dem_state *st)
     uint32_t workers = st->env.tasks->worker_count;
     if (st->batches)
         return GR_OK;
-    st->batches = (struct dem_batch *)gr_mem_alloc(st->mem, sizeof(struct dem_batch) * workers);
+    st->batches = (struct gr_contact_batch *)gr_mem_alloc(st->mem, sizeof(struct gr_contact_batch) * workers);
     if (!st->batches)
         return GR_ERROR_OUT_OF_MEMORY;
     st->batch_count = workers;
@@ -29,7 +29,7 @@ gr_status dem_reserve_batches(dem_state *st)
 
 void dem_free_batches(dem_state *st)
 {
-    gr_mem_free(st->mem, st->batches, sizeof(struct dem_batch) * st->batch_count);
+    gr_mem_free(st->mem, st->batches, sizeof(struct gr_contact_batch) * st->batch_count);
     st->batches = NULL;
     st->batch_count = 0;
 }
@@ -43,7 +43,7 @@ typedef struct law_consts {
 } law_consts;
 
 /* Coefficients a batch entry needs from its material pair, by law (c1..c4). */
-static GR_FORCE_INLINE void pair_coeffs(struct dem_batch *b, uint32_t k, const dem_pair_params *p, gr_normal_law normal)
+static GR_FORCE_INLINE void pair_coeffs(struct gr_contact_batch *b, uint32_t k, const dem_pair_params *p, gr_normal_law normal)
 {
     b->mu[k] = p->mu;
     b->mur[k] = p->mu_roll;
@@ -69,7 +69,7 @@ static GR_FORCE_INLINE void pair_coeffs(struct dem_batch *b, uint32_t k, const d
 
 /* Evaluate every contact of the batch: the same arithmetic as dem_contact_laws, written as a
  * loop without data-dependent control flow so that it vectorises. */
-static GR_FORCE_INLINE void batch_laws(struct dem_batch *restrict b, const dem_law *law, law_consts lc, double h)
+static GR_FORCE_INLINE void batch_laws(struct gr_contact_batch *restrict b, const dem_law *law, law_consts lc, double h)
 {
     const uint32_t n = b->n;
     /* loop invariants in locals: no aliasing doubt, no branches left in the loop */
@@ -264,7 +264,7 @@ static GR_FORCE_INLINE bool uses_vector_kernel(law_consts lc)
 
 /* Test hook: the scalar batch code for Hertz + history (+ EPSD), the reference the vectorised
  * kernels must match bit for bit. */
-void dem_kernel_reference(struct dem_batch *b, const dem_law *law, bool epsd, double h)
+void dem_kernel_reference(struct gr_contact_batch *b, const dem_law *law, bool epsd, double h)
 {
     law_consts lc = {GR_NORMAL_HERTZ, GR_TANGENTIAL_HISTORY, epsd ? GR_ROLLING_EPSD : GR_ROLLING_NONE};
     batch_laws(b, law, lc, h);
@@ -273,7 +273,7 @@ void dem_kernel_reference(struct dem_batch *b, const dem_law *law, bool epsd, do
 }
 
 /* Fill the lanes past b->n up to a whole vector (8 lanes) with copies of lane 0. */
-static void pad_batch(struct dem_batch *b)
+static void pad_batch(struct gr_contact_batch *b)
 {
     /* the coefficient arrays come last: with a uniform material they are not read */
     double *const in[] = {b->d2, b->dx, b->dy, b->dz, b->ri, b->rj, b->mi, b->mj, b->vx, b->vy, b->vz,
@@ -287,7 +287,7 @@ static void pad_batch(struct dem_batch *b)
 }
 
 /* Gather the inputs of the batch's pairs, evaluate, scatter forces and history in list order. */
-static GR_FORCE_INLINE void flush_batch(dem_state *st, struct dem_batch *restrict b, law_consts lc, double h)
+static GR_FORCE_INLINE void flush_batch(dem_state *st, struct gr_contact_batch *restrict b, law_consts lc, double h)
 {
     if (b->n == 0)
         return;
@@ -331,7 +331,7 @@ static GR_FORCE_INLINE void flush_batch(dem_state *st, struct dem_batch *restric
         /* the vectorised kernel reads whole vectors: lanes past n repeat lane 0 */
         pad_batch(b);
         /* no dashpots at h = 0 (dem_contact_laws) */
-        const dem_kernel_consts kc = {h, st->law.clamp ? 1.0 : 0.0, h > 0 ? st->law.roll_damping : 0.0,
+        const gr_contact_consts kc = {h, st->law.clamp ? 1.0 : 0.0, h > 0 ? st->law.roll_damping : 0.0,
                                       h > 0 ? 1.0 : 0.0};
         st->kernel(b, &kc);
     } else {
@@ -364,7 +364,7 @@ static GR_FORCE_INLINE void flush_batch(dem_state *st, struct dem_batch *restric
 
 /* ---- one slab ----------------------------------------------------------------------------- */
 
-static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, uint32_t s, double h, law_consts lc)
+static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct gr_contact_batch *b, uint32_t s, double h, law_consts lc)
 {
     const dem_xr *restrict xr = st->xr;
     const uint32_t *restrict nb_start = st->nb_start;
@@ -488,7 +488,7 @@ static GR_FORCE_INLINE void force_slab_impl(dem_state *st, struct dem_batch *b, 
 /* Specialisations: the common law combinations compile without law branches; every other
  * combination runs the generic instance (same arithmetic, branching on the world's laws). */
 #define LAW_INSTANCE(name, N, T, R)                                                   \
-    static void name(dem_state *st, struct dem_batch *b, uint32_t s, double h)        \
+    static void name(dem_state *st, struct gr_contact_batch *b, uint32_t s, double h)        \
     {                                                                                 \
         law_consts lc = {N, T, R};                                                    \
         force_slab_impl(st, b, s, h, lc);                                             \
@@ -497,13 +497,13 @@ LAW_INSTANCE(slab_hertz_history, GR_NORMAL_HERTZ, GR_TANGENTIAL_HISTORY, GR_ROLL
 LAW_INSTANCE(slab_hertz_history_epsd, GR_NORMAL_HERTZ, GR_TANGENTIAL_HISTORY, GR_ROLLING_EPSD)
 LAW_INSTANCE(slab_linear_history, GR_NORMAL_LINEAR, GR_TANGENTIAL_HISTORY, GR_ROLLING_NONE)
 
-static void slab_generic(dem_state *st, struct dem_batch *b, uint32_t s, double h)
+static void slab_generic(dem_state *st, struct gr_contact_batch *b, uint32_t s, double h)
 {
     law_consts lc = {st->law.normal, st->law.tangential, st->law.rolling};
     force_slab_impl(st, b, s, h, lc);
 }
 
-typedef void slab_fn(dem_state *st, struct dem_batch *b, uint32_t s, double h);
+typedef void slab_fn(dem_state *st, struct gr_contact_batch *b, uint32_t s, double h);
 
 static slab_fn *pick_slab_fn(const dem_law *law)
 {
@@ -530,7 +530,7 @@ typedef struct force_ctx {
 static void force_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     const force_ctx *c = (const force_ctx *)vctx;
-    struct dem_batch *b = &c->st->batches[worker];
+    struct gr_contact_batch *b = &c->st->batches[worker];
     for (uint32_t k = begin; k < end; k++)
         c->fn(c->st, b, 2 * k + c->parity, c->h);
 }

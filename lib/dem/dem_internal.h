@@ -6,6 +6,7 @@
 
 #include "../bodies/body_store.h"
 #include "../core/solver.h"
+#include "../simd/kernel_contact.h"
 #include "../geom/clump_store.h"
 #include "../grid/cell_grid.h"
 
@@ -52,10 +53,6 @@ static inline gr_vec3 xr_pos(const dem_xr *a)
 #define DEM_TOUCHING 0x80000000u
 #define DEM_INDEX_MASK 0x7fffffffu
 
-/// Touching pairs evaluated together by the vectorised contact kernel (dem_forces.c).
-#define DEM_BATCH_SIZE 32
-struct dem_batch;
-struct dem_kernel_consts;
 
 /// A body as the current forces and lists saw it (dem_inputs.c).
 typedef struct dem_body_seen {
@@ -154,9 +151,9 @@ typedef struct dem_state {
     uint32_t *block_bad; ///< [2 block_cap] per block: first blown-up grain's slot, their count
     uint32_t block_cap;
 
-    struct dem_batch *batches; ///< [batch_count] per-worker scratch of the force kernel
+    struct gr_contact_batch *batches; ///< [batch_count] per-worker scratch of the force kernel
     uint32_t batch_count;
-    void (*kernel)(struct dem_batch *b, const struct dem_kernel_consts *c); ///< vectorised contact kernel
+    gr_contact_kernel_fn *kernel; ///< vectorised contact kernel (env.kernels)
 
     dem_pair_params *pairs; ///< [pair_dim * pair_dim]
     uint32_t pair_dim;

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "../core/vec3.h"
+#include "../simd/simd_kernels.h"
 #include "dem_batch.h"
 #include "dem_internal.h"
 
@@ -15,7 +16,7 @@ static gr_status dem_create(const gr_solver_env *env, void **out)
     st->def = (const gr_dem_def *)env->def;
     st->mem = env->mem;
     dem_law_init(&st->law, st->def);
-    st->kernel = dem_pick_kernel(st->law.rolling == GR_ROLLING_EPSD);
+    st->kernel = st->law.rolling == GR_ROLLING_EPSD ? env->kernels->contact_epsd : env->kernels->contact;
     gr_cell_grid_init(&st->grid);
     st->need_rebuild = true;
     st->forces_stale = true;

@@ -14,7 +14,7 @@
 #include "../geom/clump_store.h"
 #include "../core/vec3.h"
 #include "../grid/cell_grid.h"
-#include "pbd_hr_sums.h"
+#include "../simd/kernel_points.h"
 
 /// A body represented by particles. Dynamic and host-owned bodies are rigid bodies of the
 /// solve (pbd_rigid.c); static and kinematic (mesh) bodies place their particles from the pose.
@@ -328,10 +328,10 @@ typedef struct pbd_state {
     uint32_t presample_mark; ///< hr_n before that region was sampled (pbd_fill_region_cancel)
     uint64_t presample_batches; ///< hr_batches then
 
-    pbd_hr_sums_fn *hr_sums; ///< the upsampling sums for this CPU
-    pbd_hr_blend_fn *hr_blend; ///< the points' blend and move in lanes for this CPU
+    gr_point_sums_fn *hr_sums; ///< the upsampling sums for this CPU
+    gr_point_blend_fn *hr_blend; ///< the points' blend and move in lanes for this CPU
     uint32_t hr_lanes;         ///< points per call of both (8 or 16)
-    pbd_hr_hit_fn *hr_hit;     ///< the points' scan over a cell's body particles
+    gr_point_hit_fn *hr_hit;     ///< the points' scan over a cell's body particles
     gr_vec3 up;
     uint64_t contact_pairs, body_pairs, rebuilds;
     uint32_t n_sleeping;   ///< grains asleep after the last step (gr_counters)

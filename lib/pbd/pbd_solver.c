@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "../core/vec3.h"
+#include "../simd/simd_kernels.h"
 #include "pbd_internal.h"
 
 static void params_from_def(pbd_params *p, const gr_pbd_def *d)
@@ -34,11 +35,10 @@ static gr_status pbd_create(const gr_solver_env *env, void **out)
     st->fixed_dirty = true;
     st->mov_dirty = true;
     st->gravity_seen = (*env->gravity);
-    const pbd_hr_kernels hr = pbd_pick_hr();
-    st->hr_sums = hr.sums;
-    st->hr_blend = hr.blend;
-    st->hr_lanes = hr.lanes;
-    st->hr_hit = hr.hit;
+    st->hr_sums = env->kernels->point_sums;
+    st->hr_blend = env->kernels->point_blend;
+    st->hr_lanes = env->kernels->point_lanes;
+    st->hr_hit = env->kernels->point_hit;
     st->r_min = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;

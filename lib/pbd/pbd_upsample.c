@@ -682,9 +682,9 @@ typedef struct advect_ctx {
     bool exact_moving;///< a kinematic exact body (it may push resting points)
     atomic_uint *moved;///< points that were blended or moved (not skipped at rest)
     double rest2;     ///< squared speed below which a point among still grains rests
-    bool lanes;       ///< blend and move batches in lanes (pbd_hr_blend_fn)
-    pbd_hr_blend_consts blend;
-    double exact[PBD_HR_EXACT_VALUES * PBD_HR_LANE_EXACT]; ///< the exact bodies for the lanes
+    bool lanes;       ///< blend and move batches in lanes (gr_point_blend_fn)
+    gr_point_blend_consts blend;
+    double exact[GR_POINT_EXACT_VALUES * PBD_HR_LANE_EXACT]; ///< the exact bodies for the lanes
 } advect_ctx;
 
 /* The blend of one point from its sums over the grains (wg: weights of grains, W: of grains
@@ -702,7 +702,7 @@ static gr_vec3 blend_velocity(const advect_ctx *c, gr_vec3 v_old, double wg, dou
 }
 
 /* Grains and body particles near one grid cell, as float arrays: every point of the cell
- * gathers from the same short list, 8 or 16 points at a time (pbd_hr_sums.h); and the body
+ * gathers from the same short list, 8 or 16 points at a time (lib/simd/kernel_points.h); and the body
  * particles near the cell, for the points' collisions. */
 #define HR_CACHE 1024u
 #define HR_BODY_CACHE 256u
@@ -850,7 +850,7 @@ static inline void push_from_particle(const pbd_state *st, uint32_t s, double rh
 
 /* Point (x, v) pushed out of the body particles of cache k in the cache's order, each from
  * where the pushes before left it: the scan for the next particle it is inside of runs in
- * vector lanes (pbd_hr_hit_fn, the same test as push_from_particle's). True if one pushed it. */
+ * vector lanes (gr_point_hit_fn, the same test as push_from_particle's). True if one pushed it. */
 static bool push_from_cached_bodies(const pbd_state *st, const hr_cache *k, double rh, gr_vec3 *x, gr_vec3 *v)
 {
     bool pushed = false;
@@ -928,7 +928,7 @@ static void push_from_bodies(const advect_ctx *c, const hr_cache *k, uint32_t ke
 }
 
 /* Move point (x, v) by dt in pieces of at most r_H, pushed out of exact surfaces after each
- * piece, then out of body particles (push_from_bodies). The lanes (pbd_hr_blend_simd.h) do the
+ * piece, then out of body particles (push_from_bodies). The lanes (lib/simd/kernel_points_blend.h) do the
  * first part for a point that moves in one piece and touches no exact surface. */
 static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_vec3 *xp, gr_vec3 *vp)
 {
@@ -968,7 +968,7 @@ static inline bool skipped_at_rest(const advect_ctx *c, const hr_cache *k, const
 /* The lanes lanes[0..n) of a batch (moved, still in the cell of cache k) pushed out of the
  * cache's body particles (push_from_bodies' work for a point in its cell), and put back to
  * their side of exact surfaces if one pushed them. */
-static void push_lanes_from_bodies(const advect_ctx *c, const hr_cache *k, pbd_hr_blend_out *o, const uint32_t *lanes,
+static void push_lanes_from_bodies(const advect_ctx *c, const hr_cache *k, gr_point_blend_out *o, const uint32_t *lanes,
                                    uint32_t n)
 {
     const pbd_state *st = c->st;
@@ -985,19 +985,19 @@ static void push_lanes_from_bodies(const advect_ctx *c, const hr_cache *k, pbd_h
     }
 }
 
-/* The end of lane l's point (pbd_hr_blend_fn) in the cell `key` of cache k; bodies_done: its
+/* The end of lane l's point (gr_point_blend_fn) in the cell `key` of cache k; bodies_done: its
  * push out of body particles was done in lanes. */
-static inline void finish_lane(const advect_ctx *c, const hr_cache *k, uint32_t key, const pbd_hr_blend_out *o,
+static inline void finish_lane(const advect_ctx *c, const hr_cache *k, uint32_t key, const gr_point_blend_out *o,
                                uint32_t l, bool bodies_done, pbd_point *pt)
 {
-    const uint32_t how = o->how[l] & PBD_HR_HOW;
-    if (how == PBD_HR_RESTS) {
+    const uint32_t how = o->how[l] & GR_POINT_HOW;
+    if (how == GR_POINT_RESTS) {
         pt->vx = pt->vy = pt->vz = 0;
         pt->rest = 1;
         return;
     }
     gr_vec3 x, v = v3(o->vx[l], o->vy[l], o->vz[l]);
-    if (how == PBD_HR_MOVE_ONE_BY_ONE) {
+    if (how == GR_POINT_MOVE_ONE_BY_ONE) {
         x = point_x(pt);
         move_point(c, k, key, &x, &v);
     } else {
@@ -1022,14 +1022,14 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     cache.still = cache.overflow = cache.body_overflow = false;
     uint32_t cached = GR_INVALID_INDEX, moved = 0;
     const float inv_r2 = (float)c->inv_r2;
-    pbd_hr_list list = {cache.x, cache.y, cache.z, cache.g, cache.vx, cache.vy, cache.vz, 0};
+    gr_point_list list = {cache.x, cache.y, cache.z, cache.g, cache.vx, cache.vy, cache.vz, 0};
     /* the batch of up to hr_lanes (8 or 16) points of one cell whose sums (and, with lanes,
      * blends and moves) were taken together */
     const uint32_t lanes = st->hr_lanes;
-    uint32_t batch[PBD_HR_LANES], batch_n = 0, batch_at = 0;
-    pbd_hr_blend_in bin;
-    pbd_hr_blend_out bout;
-    pbd_hr_blend_consts bk = c->blend;
+    uint32_t batch[GR_POINT_LANES], batch_n = 0, batch_at = 0;
+    gr_point_blend_in bin;
+    gr_point_blend_out bout;
+    gr_point_blend_consts bk = c->blend;
     for (uint32_t q = begin; q < end; q++) {
         pbd_point *pt = &st->hr_pt[q];
         const uint32_t key = st->n ? st->hr_key[q] : outside;
@@ -1078,14 +1078,14 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                         st->hr_blend(&bin, &bk, &bout);
                         /* the points still in the cell meet the cache's body particles in lanes */
                         const bool lanes_push = st->nb && st->n && !cache.body_overflow;
-                        uint32_t in_cell[PBD_HR_LANES], n_in = 0;
+                        uint32_t in_cell[GR_POINT_LANES], n_in = 0;
                         for (uint32_t l = 0; lanes_push && l < batch_n; l++)
-                            if (bout.how[l] == (PBD_HR_MOVED | PBD_HR_IN_CELL))
+                            if (bout.how[l] == (GR_POINT_MOVED | GR_POINT_IN_CELL))
                                 in_cell[n_in++] = l;
                         if (n_in && cache.nbody)
                             push_lanes_from_bodies(c, &cache, &bout, in_cell, n_in);
                         for (uint32_t l = 0; l < batch_n; l++)
-                            finish_lane(c, k, key, &bout, l, lanes_push && bout.how[l] == (PBD_HR_MOVED | PBD_HR_IN_CELL),
+                            finish_lane(c, k, key, &bout, l, lanes_push && bout.how[l] == (GR_POINT_MOVED | GR_POINT_IN_CELL),
                                         &st->hr_pt[batch[l]]);
                         moved += batch_n;
                         q = batch[batch_n - 1];
@@ -1322,7 +1322,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
     c.rest2 = rest * rest;
     /* the lanes' constants (they test the exact bodies' reach; the one-point code pushes) */
     c.lanes = st->exact_count <= PBD_HR_LANE_EXACT;
-    c.blend = (pbd_hr_blend_consts){{c.g.x, c.g.y, c.g.z}, c.dt, c.inv_dense, c.rest2, d->hr_radius, false,
+    c.blend = (gr_point_blend_consts){{c.g.x, c.g.y, c.g.z}, c.dt, c.inv_dense, c.rest2, d->hr_radius, false,
                                     exact_moving, st->exact_count, c.exact, {0, 1, 2}, {0}, st->hr_grid.inv_cell, {0}};
     for (int a = 0; a < 3; a++) {
         c.blend.axis[a] = st->hr_grid.axis[a];
@@ -1331,7 +1331,7 @@ gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
     for (uint32_t e = 0; c.lanes && e < st->exact_count; e++) {
         const pbd_exact *ex = &st->exact[e];
         const gr_body_data *b = &st->env.bodies->data[ex->slot];
-        double *o = c.exact + PBD_HR_EXACT_VALUES * (size_t)e;
+        double *o = c.exact + GR_POINT_EXACT_VALUES * (size_t)e;
         /* (push_from_exact's values: for a plane its pose is the record's, b->position and
          * b->normal_world) */
         o[0] = ex->centre.x, o[1] = ex->centre.y, o[2] = ex->centre.z;

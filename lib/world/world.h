@@ -23,6 +23,7 @@ struct gr_world {
     gr_clump_store clumps;
     gr_grain_table grains;
     gr_body_store bodies;
+    const struct gr_kernels *kernels; ///< picked once at creation (simd/simd_pick.c)
     const gr_solver_vtable *solver;
     void *solver_state;
     double time;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The narrow view of a world that its solver gets (core/solver.h). */
+#include "../simd/simd_kernels.h"
 #include "world.h"
 
 gr_solver_env gr_world_solver_env(gr_world *world)
@@ -18,5 +19,6 @@ gr_solver_env gr_world_solver_env(gr_world *world)
         .bounds_min = &world->def.bounds_min,
         .bounds_max = &world->def.bounds_max,
         .def = world->solver_def,
+        .kernels = world->kernels,
     };
 }

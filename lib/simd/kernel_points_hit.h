@@ -1,26 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* Body of the points' first-hit scan over a cell's body particles (pbd_hr_sums.h:
- * pbd_hr_hit_fn). The including file defines HR_HIT_NAME and may define HR_HIT_W (doubles per
+/* Body of the points' first-hit scan over a cell's body particles (kernel_points.h:
+ * gr_point_hit_fn). The including file defines POINT_HIT_NAME and may define POINT_HIT_W (doubles per
  * vector: 4, the default, or 8). The test is push_from_particle's (pbd_upsample.c), in the
  * same operations, so every build finds the same particle. */
 #include <string.h>
 
-#include "pbd_hr_sums.h"
+#include "kernel_points.h"
+#include "simd_vec.h"
 
-#ifndef HR_HIT_W
-#define HR_HIT_W 4
+#ifndef POINT_HIT_W
+#define POINT_HIT_W 4
 #endif
 
-typedef double vdh __attribute__((vector_size(8 * HR_HIT_W)));
-typedef int64_t vlh __attribute__((vector_size(8 * HR_HIT_W)));
+typedef GR_VEC(double, POINT_HIT_W) vdh;
+typedef GR_VEC(int64_t, POINT_HIT_W) vlh;
 
-uint32_t HR_HIT_NAME(const double *bx, const double *by, const double *bz, const double *reach2, uint32_t b,
+static uint32_t POINT_HIT_NAME(const double *bx, const double *by, const double *bz, const double *reach2, uint32_t b,
                      uint32_t n, double x, double y, double z)
 {
     vdh px, py, pz, zero;
-    for (int l = 0; l < HR_HIT_W; l++)
+    for (int l = 0; l < POINT_HIT_W; l++)
         px[l] = x, py[l] = y, pz[l] = z, zero[l] = 0.0;
-    for (; b + HR_HIT_W <= n; b += HR_HIT_W) {
+    for (; b + POINT_HIT_W <= n; b += POINT_HIT_W) {
         vdh qx, qy, qz, r2;
         memcpy(&qx, bx + b, sizeof qx);
         memcpy(&qy, by + b, sizeof qy);
@@ -30,10 +31,10 @@ uint32_t HR_HIT_NAME(const double *bx, const double *by, const double *bz, const
         const vdh d2 = dx * dx + dy * dy + dz * dz;
         const vlh hit = (d2 < r2) & (d2 > zero);
         int64_t any = 0;
-        for (int l = 0; l < HR_HIT_W; l++)
+        for (int l = 0; l < POINT_HIT_W; l++)
             any |= hit[l];
         if (__builtin_expect(any != 0, 0))
-            for (int l = 0; l < HR_HIT_W; l++)
+            for (int l = 0; l < POINT_HIT_W; l++)
                 if (hit[l])
                     return b + (uint32_t)l;
     }
@@ -45,4 +46,5 @@ uint32_t HR_HIT_NAME(const double *bx, const double *by, const double *bz, const
     return n;
 }
 
-#undef HR_HIT_W
+#undef POINT_HIT_NAME
+#undef POINT_HIT_W
