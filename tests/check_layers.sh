@@ -8,9 +8,10 @@ allowed() {
     core) echo "core" ;;
     geom | grid | simd) echo "core" ;;
     bodies) echo "core geom grid" ;;
-    dem | pbd) echo "core geom grid simd bodies" ;;
+    upsample) echo "core geom grid simd bodies" ;;
+    dem | pbd) echo "core geom grid simd bodies upsample" ;;
     world) echo "core geom grid simd bodies" ;;
-    api) echo "core geom grid simd bodies world dem pbd" ;;
+    api) echo "core geom grid simd bodies upsample world dem pbd" ;;
     *) echo "" ;;
     esac
 }

@@ -133,23 +133,31 @@ static void null_add_grains(void *state, const gr_grain_init *g, uint32_t count)
     }
 }
 
-/* Swap-removal at once: the grain moved into the hole gets its new index published. */
+/* The dense indices are of before the call (the contract: storage is compacted lazily, so a
+ * list may name any grains in any order): every named grain is marked first, then one pass
+ * compacts, publishing the moved grains' new indices. */
 static void null_remove_grains(void *state, const uint32_t *dense, uint32_t count)
 {
     null_state *st = (null_state *)state;
-    for (uint32_t k = 0; k < count; k++) {
-        const uint32_t i = dense[k], last = --st->n;
-        if (i == last)
+    for (uint32_t k = 0; k < count; k++)
+        st->slot[dense[k]] = GR_INVALID_INDEX;
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        if (st->slot[i] == GR_INVALID_INDEX)
             continue;
-        st->x[i] = st->x[last];
-        st->v[i] = st->v[last];
-        st->w[i] = st->w[last];
-        st->q[i] = st->q[last];
-        st->r[i] = st->r[last];
-        st->mat[i] = st->mat[last];
-        st->slot[i] = st->slot[last];
-        st->env.grains->dense[st->slot[i]] = i;
+        if (out != i) {
+            st->x[out] = st->x[i];
+            st->v[out] = st->v[i];
+            st->w[out] = st->w[i];
+            st->q[out] = st->q[i];
+            st->r[out] = st->r[i];
+            st->mat[out] = st->mat[i];
+            st->slot[out] = st->slot[i];
+            st->env.grains->dense[st->slot[out]] = out;
+        }
+        out++;
     }
+    st->n = out;
 }
 
 /* ---- the step --------------------------------------------------------------------------------- */

@@ -781,7 +781,7 @@ static void check_hr_hit(gr_rng *rng)
 }
 
 /* The points' blend and move in lanes: every build gives the same bits, and each lane does what
- * the one-point code does (the reference below repeats pbd_upsample.c's operations in order,
+ * the one-point code does (the reference below repeats lib/upsample/upsample.c's operations in order,
  * so equality is exact), whatever the other lanes hold. */
 static void blend_reference(const gr_point_blend_in *in, const gr_point_blend_consts *k, int l, double out[6], int *how,
                             int *pushed)
@@ -817,7 +817,7 @@ static void blend_reference(const gr_point_blend_in *in, const gr_point_blend_co
                 near |= !(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > (s[6] + k->rh) * (s[6] + k->rh));
                 continue;
             }
-            /* a plane: pbd_upsample.c's push_from_exact and point_contact, with vec3.h's operations */
+            /* a plane: lib/upsample/upsample.c's push_from_exact and point_contact, with vec3.h's operations */
             const gr_vec3 n = {s[3], s[4], s[5]}, c = {s[0], s[1], s[2]};
             gr_vec3 p = {x[0], x[1], x[2]}, vel = {v[0], v[1], v[2]};
             const double dist = v3_dot(v3_sub(p, c), n);

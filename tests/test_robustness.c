@@ -48,9 +48,14 @@ static void scenario(tu_alloc *a, scenario_result *res, gr_solver_kind solver)
     def.allocator = hooks;
     gr_pbd_def pbd;
     gr_pbd_def_init(&pbd);
-    pbd.hr_radius = 0.0008; /* PBD: render points too (sampled by fills and steps) */
+    pbd.hr_radius = 0.0008; /* render points too (sampled by fills and steps) */
     if (solver == GR_SOLVER_PBD)
         def.pbd = &pbd;
+    gr_dem_def dem;
+    gr_dem_def_init(&dem);
+    dem.hr_radius = 0.0008;
+    if (solver == GR_SOLVER_DEM)
+        def.dem = &dem;
     gr_status s = gr_world_create(&def, &w);
     if (s != GR_OK) {
         res->oom_seen += s == GR_ERROR_OUT_OF_MEMORY;

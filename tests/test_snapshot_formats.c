@@ -13,7 +13,10 @@
 #include "harness.h"
 #include "test_util.h"
 
-#define PBD_DEF_AT 328u /* the PBD settings: after the header, the world fields and the DEM settings */
+#define PBD_DEF_AT 328u /* the PBD settings: after the header, the world fields and the DEM settings
+                         * (format 7 and older; format 8's DEM settings are DEM_DEF_GROWTH longer) */
+#define DEM_COUNT_AT 196u /* the count of the DEM settings' numbers: 16, format 8: 21 */
+#define DEM_DEF_GROWTH 44u /* format 8: five numbers of the render points and their candidates */
 
 static int read_fixture(const char *name, tu_stream *s)
 {
@@ -70,6 +73,48 @@ static void upgrade_pbd_settings(const tu_stream *old, uint32_t format, tu_strea
     tu_stream_write(out, old->data + PBD_DEF_AT + old_len, old->size - PBD_DEF_AT - old_len);
 }
 
+/* Format 8's DEM settings (with the render points' five numbers and candidates) as older
+ * formats had them: 16 numbers. */
+static void dem_settings_as_format7(const tu_stream *now, tu_stream *out)
+{
+    CHECK(tu_get32(now->data + DEM_COUNT_AT) == 21u);
+    unsigned char count[4];
+    tu_put32(count, 16u);
+    tu_stream_init(out);
+    tu_stream_write(out, now->data, DEM_COUNT_AT);
+    tu_stream_write(out, count, 4);
+    tu_stream_write(out, now->data + DEM_COUNT_AT + 4, 16 * 8);
+    const size_t rest = DEM_COUNT_AT + 4 + 16 * 8 + DEM_DEF_GROWTH;
+    tu_stream_write(out, now->data + rest, now->size - rest);
+}
+
+/* An older DEM fixture as format 8 writes it: the render points' settings with their defaults
+ * after the DEM settings, and at the end of the DEM section a flag per sphere (none sampled)
+ * and no points (passes 0, count 0). */
+static void upgrade_to_format8(const tu_stream *old, tu_stream *out)
+{
+    gr_dem_def d;
+    gr_dem_def_init(&d);
+    unsigned char grown[4 + 5 * 8 + 4];
+    tu_put32(grown, 21u);
+    const double v[5] = {d.hr_radius, d.hr_support, d.hr_density, d.hr_substep, d.hr_sample_radius};
+    for (int k = 0; k < 5; k++)
+        put_f64(grown + 4 + 8 * k, v[k]);
+    tu_put32(grown + 44, d.hr_candidates);
+    CHECK(tu_get32(old->data + DEM_COUNT_AT) == 16u);
+    tu_snap_map m;
+    CHECK(tu_snap_walk(old->data, old->size, GR_SOLVER_DEM, &m));
+    tu_stream_init(out);
+    tu_stream_write(out, old->data, DEM_COUNT_AT);
+    tu_stream_write(out, grown, 4);
+    tu_stream_write(out, old->data + DEM_COUNT_AT + 4, 16 * 8);
+    tu_stream_write(out, grown + 4, sizeof grown - 4);
+    tu_stream_write(out, old->data + DEM_COUNT_AT + 4 + 16 * 8, old->size - (DEM_COUNT_AT + 4 + 16 * 8));
+    unsigned char *tail = (unsigned char *)calloc(1, (size_t)m.n + 12);
+    tu_stream_write(out, tail, (size_t)m.n + 12);
+    free(tail);
+}
+
 /* Saving the loaded world gives the expected bytes (the world tag aside: it is the loading
  * world's business), and the world steps on. */
 static void check_resave(gr_world *w, const tu_stream *expected)
@@ -79,7 +124,7 @@ static void check_resave(gr_world *w, const tu_stream *expected)
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &again));
     CHECK(again.size == expected->size);
     if (again.size == expected->size) {
-        CHECK(tu_get32(again.data + 8) == 7u);
+        CHECK(tu_get32(again.data + 8) == 8u);
         CHECK(memcmp(again.data + 36, expected->data + 36, again.size - 36) == 0);
     }
     tu_stream_free(&again);
@@ -100,9 +145,11 @@ static void test_dem_older_formats_read(void)
         printf("  format %u: %s %s\n", format, gr_status_string(st), gr_world_last_error(w));
         CHECK(st == GR_OK);
         CHECK(gr_world_get_grain_count(w) == 12);
-        tu_stream expected;
-        upgrade_pbd_settings(&s, format, &expected);
+        tu_stream pbd_done, expected;
+        upgrade_pbd_settings(&s, format, &pbd_done);
+        upgrade_to_format8(&pbd_done, &expected);
         check_resave(w, &expected);
+        tu_stream_free(&pbd_done);
         tu_stream_free(&expected);
         gr_world_destroy(w);
         tu_stream_free(&s);
@@ -123,9 +170,12 @@ static void test_pbd_format5_read(void)
     CHECK(gr_world_get_render_point_count(w) > 12);
     /* format 6 adds a stir byte per particle (0), a thaw flag (1) and no force records, format 7
      * the warm start */
-    tu_stream now;
-    tu_stream_init(&now);
-    CHECK_OK(w, gr_world_save(w, tu_stream_write, &now));
+    tu_stream now8, now;
+    tu_stream_init(&now8);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &now8));
+    CHECK(tu_get32(now8.data + 8) == 8u);
+    dem_settings_as_format7(&now8, &now); /* (format 8 changed only the DEM settings here) */
+    tu_stream_free(&now8);
     tu_snap_map m;
     CHECK(tu_snap_walk(now.data, now.size, GR_SOLVER_PBD, &m));
     const size_t stir = m.solver + 12 + (size_t)m.n * (4 * 24 + 8);

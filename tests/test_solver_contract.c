@@ -145,6 +145,18 @@ static void test_null_grains_in_and_out(void)
         h[i] = add(w, (gr_vec3){0.1 * i, 0, 0}, (gr_vec3){0, i == 4 ? -100.0 : 0.0, 0});
     CHECK_OK(w, gr_remove_grain(w, h[1]));
     CHECK(!gr_grain_is_valid(w, h[1]));
+    /* several in one call, the last and the first among them: the others keep their state */
+    gr_grain more[3];
+    for (int i = 0; i < 3; i++)
+        more[i] = add(w, (gr_vec3){0.5, 0.1 * i, 0}, (gr_vec3){0.25 * i, 0, 0});
+    const gr_grain both[2] = {more[2], h[0]};
+    CHECK_OK(w, gr_remove_grains(w, both, 2));
+    CHECK(!gr_grain_is_valid(w, more[2]) && !gr_grain_is_valid(w, h[0]));
+    gr_grain_state ms;
+    CHECK_OK(w, gr_grain_get_state(w, more[1], &ms));
+    CHECK(ms.position.x == 0.5 && ms.position.y == 0.1 && ms.velocity.x == 0.25);
+    CHECK_OK(w, gr_remove_grains(w, more, 2));
+    h[0] = add(w, (gr_vec3){0, 0, 0}, (gr_vec3){0, 0, 0});
     gr_grain_state s;
     CHECK_OK(w, gr_grain_get_state(w, h[3], &s));
     CHECK(s.position.x == 0.30000000000000004 || s.position.x == 0.3);

@@ -124,7 +124,7 @@ static gr_status open_scene(scene *s, gr_world_def *wd, unsigned workers, double
 
 /* DEM, Hertz with history friction and EPSD rolling resistance, velocity Verlet (0.2 s) or
  * RKF45 (0.1 s): spheres, three-sphere clumps and the common bodies, frames of 1/120 s. */
-static gr_status scene_dem(scene *s, unsigned workers, gr_integrator integrator, double seconds)
+static gr_status scene_dem(scene *s, unsigned workers, gr_integrator integrator, double seconds, double frame)
 {
     gr_dem_def dd;
     gr_dem_def_init(&dd);
@@ -160,9 +160,9 @@ static gr_status scene_dem(scene *s, unsigned workers, gr_integrator integrator,
         if ((st = gr_add_grain(s->w, &g, NULL)) != GR_OK)
             return st;
     }
-    const int frames = (int)lround(seconds * 120);
+    const int frames = (int)lround(seconds / frame);
     for (int f = 0; f < frames && st == GR_OK; f++)
-        st = gr_step(s->w, 1.0 / 120);
+        st = gr_step(s->w, frame);
     return st;
 }
 
@@ -194,8 +194,11 @@ static void check_hash(const hash_case *c, int which)
     uint64_t got[2] = {0, 0};
     for (unsigned workers = 1; workers <= 2; workers++) {
         scene s;
-        gr_status st = which == 0   ? scene_dem(&s, workers, GR_INTEGRATOR_VELOCITY_VERLET, 0.2)
-                       : which == 1 ? scene_dem(&s, workers, GR_INTEGRATOR_RKF45, 0.1)
+        /* (RKF45 also at a frame of 12.3 ms, split into substeps whose sum is not the frame:
+         * the adaptive step must get the same length as ever) */
+        gr_status st = which == 0   ? scene_dem(&s, workers, GR_INTEGRATOR_VELOCITY_VERLET, 0.2, 1.0 / 120)
+                       : which == 1 ? scene_dem(&s, workers, GR_INTEGRATOR_RKF45, 0.1, 1.0 / 120)
+                       : which == 3 ? scene_dem(&s, workers, GR_INTEGRATOR_RKF45, 0.0984, 0.0123)
                                     : scene_pbd(&s, workers);
         CHECK_OK(s.w, st);
         printf("  %s, %u worker%s: %u grains, %u render points, hash 0x%016" PRIx64 "\n", c->name, workers,
@@ -214,11 +217,13 @@ static const hash_case cases[] = {
     {"dem_verlet", 0x03a1ad977bf55b7full},
     {"dem_rkf45", 0xc5ff836ec7c278c3ull},
     {"pbd", 0xae01bf66c48213baull},
+    {"dem_rkf45_odd_frame", 0x5b3024c8f385bd49ull}, /* (the same as before the adaptive flag, 66494c4) */
 };
 
 static void test_state_hash_dem_verlet(void) { check_hash(&cases[0], 0); }
 static void test_state_hash_dem_rkf45(void) { check_hash(&cases[1], 1); }
 static void test_state_hash_pbd(void) { check_hash(&cases[2], 2); }
+static void test_state_hash_dem_rkf45_odd_frame(void) { check_hash(&cases[3], 3); }
 
 int main(int argc, char **argv)
 {
@@ -226,6 +231,7 @@ int main(int argc, char **argv)
         {"state_hash_dem_verlet", test_state_hash_dem_verlet},
         {"state_hash_dem_rkf45", test_state_hash_dem_rkf45},
         {"state_hash_pbd", test_state_hash_pbd},
+        {"state_hash_dem_rkf45_odd_frame", test_state_hash_dem_rkf45_odd_frame},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

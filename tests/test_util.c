@@ -318,10 +318,11 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
     walk w = {data, size, 32, 0};
     /* world: tag, gravity, substep, seed, time, last substep, 4 counters, bounds, default material */
     skip(&w, 4 + 24 + 8 + 8 + 8 + 8 + 32 + 48 + 4);
-    skip(&w, 5 * 4); /* DEM settings: 5 words, a count, 16 numbers */
-    if (u32(&w) != 16)
+    skip(&w, 5 * 4); /* DEM settings: 5 words, a count, 16 numbers (format 8: 21 and a word) */
+    const uint32_t dem_numbers = u32(&w);
+    if (dem_numbers != 16 && dem_numbers != 21)
         return 0;
-    skip(&w, 16 * 8);
+    skip(&w, (uint64_t)dem_numbers * 8 + (dem_numbers == 21 ? 4 : 0));
     m->pbd_def = w.at;
     skip(&w, 4 * 4); /* iterations, stabilization, hr_candidates, max_iterations */
     if (u32(&w) != 13)

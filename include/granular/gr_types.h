@@ -214,6 +214,23 @@ typedef struct gr_dem_def {
     /// RKF45: the error allowed per step, relative: positions to this fraction of a grain's
     /// radius, velocities to this fraction of its speed (at least sqrt(g r)). Default 1e-3.
     double rkf_tolerance;
+    /// Render points (the same upsampling as gr_pbd_def's, docs/dem.md "Render points"):
+    /// radius [m] of points that fill the grains' volume and follow their flow; they become the
+    /// world's render points. 0 (default): off (the render points are the grains); else in
+    /// [1e-5, 1e3]. A bed of 20k grains shows as half a million sand points.
+    double hr_radius;
+    /// Support radius of the point-to-grain weights, in grain radii: (1, 10], default 2.5.
+    double hr_support;
+    /// Sparse-region blend c (as gr_pbd_def.hr_density): [1e-6, 1e6], default 2.
+    double hr_density;
+    /// Largest step of the points' advection [s] in [1e-5, 10], default 1/30.
+    double hr_substep;
+    /// Points fill the balls of this multiple of the grain radius around the grains: [1, 3],
+    /// default 1.3 (the voids of the packing too).
+    double hr_sample_radius;
+    /// Random candidates tried per sampling cell, 1..1000, default 20.
+    uint32_t hr_candidates;
+    uint32_t reserved0; ///< must be 0
 } gr_dem_def;
 
 /// Position-based solver parameters (pointed to by gr_world_def.pbd; NULL = all defaults).
@@ -298,7 +315,9 @@ typedef struct gr_world_def {
     gr_allocator allocator; ///< default malloc/free
     gr_logger logger;       ///< default: silent
     gr_task_hooks tasks;    ///< default: the built-in pthread pool when worker_count > 1
-    const gr_dem_def *dem;  ///< DEM parameters; NULL = defaults. Copied at creation.
+    /// DEM parameters; NULL = defaults. Checked, and copied at creation by a DEM world (a world
+    /// keeps its own solver's def only).
+    const gr_dem_def *dem;
     void *user_data;        ///< yours; gr_world_get_user_data returns it
     /// World bounds [m]: grains whose centre leaves this box are removed at the end of gr_step
     /// (their handles become stale; gr_counters.grains_removed counts them). Use it so that
@@ -306,7 +325,8 @@ typedef struct gr_world_def {
     gr_vec3 bounds_min;
     gr_vec3 bounds_max;
     gr_host_hooks host;     ///< for host-owned bodies (GR_MOTION_HOST); both hooks or neither
-    const gr_pbd_def *pbd;  ///< PBD parameters; NULL = defaults. Copied at creation.
+    /// PBD parameters; NULL = defaults. Checked, and copied at creation by a PBD world.
+    const gr_pbd_def *pbd;
     /// The world's solver's parameters, in the def struct that solver takes (gr_dem_def for
     /// GR_SOLVER_DEM, gr_pbd_def for GR_SOLVER_PBD), its size field set by its _init. NULL:
     /// the dem or pbd field above, or the defaults. Give this or that field, not both. Any

@@ -92,12 +92,15 @@ GR_API double gr_world_get_substep(const gr_world *world);
 /// Fill counters; set out->size = sizeof(gr_counters) first.
 /// Errors: NULL_ARGUMENT (world), BUSY, NULL_ARGUMENT (out), STRUCT_SIZE.
 GR_API gr_status gr_world_get_counters(const gr_world *world, gr_counters *out);
-/// The world's def as resolved at creation (defaults filled, dem copied into *dem_out when
-/// non-NULL). Set the size fields of both outputs first.
+/// The world's def as resolved at creation (defaults filled; its dem, pbd and solver_def
+/// pointers NULL). *dem_out, when non-NULL, receives the DEM def: a DEM world's own, another
+/// world's the defaults (gr_world_get_solver_def serves any solver's). Set the size fields of
+/// both outputs first.
 /// Errors: NULL_ARGUMENT (world), BUSY, NULL_ARGUMENT (out), STRUCT_SIZE.
 GR_API gr_status gr_world_get_def(const gr_world *world, gr_world_def *out, gr_dem_def *dem_out);
 /// The world's PBD parameters as resolved at creation (defaults filled). Set out->size first.
-/// Any solver kind answers (a DEM world reports the defaults it would use).
+/// Any solver kind answers (another world than a PBD one reports the defaults: a world keeps
+/// its own solver's def only).
 /// Errors: NULL_ARGUMENT (world), BUSY, NULL_ARGUMENT (out), STRUCT_SIZE.
 GR_API gr_status gr_world_get_pbd_def(const gr_world *world, gr_pbd_def *out);
 /// A solver's parameters as this world resolved them, for any solver: `kind` names the def
@@ -118,7 +121,8 @@ GR_API void *gr_world_get_user_data(const gr_world *world);
 
 /// Number of live grains (0 for NULL). Bulk reads index grains 0 .. count-1.
 GR_API uint32_t gr_world_get_grain_count(const gr_world *world);
-/// Number of render points gr_read_render_points can return (DEM: one per sphere).
+/// Number of render points gr_read_render_points can return (without render points of the
+/// solver's def, hr_radius: one per sphere).
 GR_API uint32_t gr_world_get_render_point_count(const gr_world *world);
 
 /// Write a snapshot of the whole simulation state (not the hooks) through `write`. The format

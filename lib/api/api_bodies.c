@@ -227,8 +227,8 @@ GR_API gr_status gr_body_set_velocity(gr_world *w, gr_body body, gr_vec3 linear,
                                                    : "a static body cannot move (use GR_MOTION_KINEMATIC)");
     b->linear_velocity = linear;
     b->angular_velocity = angular;
-    if (b->particles && w->solver->body_moved)
-        w->solver->body_moved(w->solver_state, slot);
+    if ((b->particles || !w->solver->body_particles) && w->solver->body_moved)
+        w->solver->body_moved(w->solver_state, slot); /* (a solver of particle bodies: those only) */
     return GR_OK;
 }
 
@@ -261,8 +261,8 @@ GR_API gr_status gr_body_set_pose(gr_world *w, gr_body body, gr_vec3 position, g
     b->position = position;
     b->orientation = q;
     gr_body_update_frame(b);
-    if (b->particles && w->solver->body_moved)
-        w->solver->body_moved(w->solver_state, slot);
+    if ((b->particles || !w->solver->body_particles) && w->solver->body_moved)
+        w->solver->body_moved(w->solver_state, slot); /* (a solver of particle bodies: those only) */
     w->bodies.revision++; /* a jump: contact candidates must be found anew */
     w->solver->invalidate(w->solver_state);
     return GR_OK;

@@ -9,7 +9,7 @@
 #include "api_internal.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 7u
+#define SNAPSHOT_VERSION 8u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -53,6 +53,15 @@ static gr_quat get_quat(gr_stream_reader *r)
  * world's solver's section only.) */
 static const gr_def_kind format_solver_defs[] = {GR_DEF_DEM, GR_DEF_PBD};
 #define FORMAT_SOLVER_DEFS ((uint32_t)GR_COUNTOF(format_solver_defs))
+
+/* The format's solver sections need every solver it lists built (a build may drop one). */
+static bool format_solvers_built(void)
+{
+    for (uint32_t k = 0; k < FORMAT_SOLVER_DEFS; k++)
+        if (!gr_solver_find_def(format_solver_defs[k]))
+            return false;
+    return true;
+}
 
 static bool in_format(const gr_solver_vtable *sv)
 {
@@ -206,6 +215,8 @@ GR_API gr_status gr_world_save(gr_world *w, gr_write_fn *write, void *user)
     GR_CHECK(gr_check_world(w, f));
     if (!write)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "write is NULL");
+    if (!format_solvers_built())
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "the snapshot format needs the DEM and PBD solvers built");
     /* pass 1: size and checksum; pass 2: the bytes */
     gr_stream_writer *s = (gr_stream_writer *)gr_mem_alloc(&w->mem, sizeof(gr_stream_writer));
     if (!s)
@@ -615,6 +626,8 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     GR_CHECK(gr_check_world(w, f));
     if (!read)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "read is NULL");
+    if (!format_solvers_built())
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "the snapshot format needs the DEM and PBD solvers built");
     unsigned char hdr[HEADER_SIZE];
     if (read(user, hdr, HEADER_SIZE) != HEADER_SIZE)
         return gr_fail(w, GR_ERROR_CORRUPT_DATA, f, "the snapshot is truncated (no complete header)");

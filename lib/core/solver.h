@@ -86,7 +86,8 @@ typedef struct gr_solver_vtable {
     /// Everything gr_world_create checks of the def; false with the failure in *check.
     bool (*def_validate)(const void *def, gr_def_check *check);
     void (*def_save)(const void *def, struct gr_stream_writer *w);
-    /// The oldest snapshot format its load (and def_load) reads; up to the library's own.
+    /// The oldest snapshot format its load reads (up to the library's own). def_load reads the
+    /// def sections of every format the world part has (3 on: a DEM snapshot holds a PBD section).
     uint32_t oldest_format;
     /// Read what def_save wrote, in the reader's format (r->format); missing fields get their
     /// defaults. False: not a def of that format.
@@ -131,7 +132,8 @@ typedef struct gr_solver_vtable {
     gr_status (*body_added)(void *state, uint32_t body);
     /// A body is about to leave the body store.
     void (*body_removed)(void *state, uint32_t body);
-    /// The host set a body's pose or velocity (teleport): solver copies follow.
+    /// The host set a body's pose or velocity (teleport): solver copies follow. A solver with
+    /// body_particles hears of particle-covered bodies only; one without, of every body.
     void (*body_moved)(void *state, uint32_t body);
     /// The next `grains` grains to be added fill this region (gr_fill_box, gr_fill_mesh) with
     /// this velocity: a solver with render points of its own samples the region for them now.

@@ -131,6 +131,7 @@ gr_status dem_body_added(void *state, uint32_t bs)
         st->m_sphere[m] = i;
         st->m_clump[m] = c;
         st->member[i] = m;
+        st->sampled[i] = 1; /* bodies get no render points */
         st->xr[i].r = b->particle_radius;
         st->m[i] = fixed ? DEM_IMMOVABLE_MASS : b->mass;
         st->inv_m[i] = 0;

@@ -248,6 +248,7 @@ void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl)
     st->c_w[c] = g->angular_velocity;
     st->c_first[c] = st->nm;
     st->c_count[c] = t->count;
+    const uint8_t sampled = gr_upsample_take_presampled(&st->points) ? 1 : 0; /* (dem_fill_region) */
     for (uint32_t k = 0; k < t->count; k++) {
         const uint32_t m = st->nm++;
         const uint32_t s = st->n++;
@@ -256,6 +257,7 @@ void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl)
         st->m_sphere[m] = s;
         st->m_clump[m] = c;
         st->member[s] = m;
+        st->sampled[s] = sampled;
         st->xr[s].r = rs;
         st->m[s] = mass; /* the clump's mass enters the contacts' reduced mass */
         st->inv_m[s] = 0;

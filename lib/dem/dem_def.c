@@ -31,6 +31,8 @@ void dem_def_defaults(void *def)
     d->contact_time_fraction = 0.05;
     d->reference_speed = 1.0;
     d->rkf_tolerance = 1e-3;
+    GR_UPSAMPLE_SET_DEFAULTS(d);
+    d->reserved0 = 0;
 }
 
 /* Each field in order (the assertion fails to compile when one is appended unlisted). */
@@ -41,10 +43,20 @@ void dem_def_defaults(void *def)
     X(gr_dem_def, nonlinear_b) X(gr_dem_def, nonlinear_stiffness) X(gr_dem_def, nonlinear_damping)             \
     X(gr_dem_def, tangential_stiffness_ratio) X(gr_dem_def, shear_damping) X(gr_dem_def, coulomb_slip_speed)   \
     X(gr_dem_def, rolling_damping) X(gr_dem_def, skin) X(gr_dem_def, rayleigh_fraction)                        \
-    X(gr_dem_def, contact_time_fraction) X(gr_dem_def, reference_speed) X(gr_dem_def, rkf_tolerance)
-GR_DEF_LISTED_TO_END(gr_dem_def, rkf_tolerance);
+    X(gr_dem_def, contact_time_fraction) X(gr_dem_def, reference_speed) X(gr_dem_def, rkf_tolerance)          \
+    X(gr_dem_def, hr_radius) X(gr_dem_def, hr_support) X(gr_dem_def, hr_density) X(gr_dem_def, hr_substep)     \
+    X(gr_dem_def, hr_sample_radius) X(gr_dem_def, hr_candidates) X(gr_dem_def, reserved0)
+GR_DEF_LISTED_TO_END(gr_dem_def, reserved0);
 static const uint16_t dem_def_bounds[] = {DEM_FIELDS(GR_DEF_FIELD_BOUNDS)};
 const gr_def_layout dem_def_layout = {dem_def_bounds, (uint32_t)GR_COUNTOF(dem_def_bounds)};
+
+static bool dem_points_params_check(const gr_dem_def *d, gr_def_check *c)
+{
+    if (d->reserved0 != 0)
+        return gr_def_fail(c, GR_ERROR_INVALID_ARGUMENT, "dem.reserved0 must be 0");
+    const gr_upsample_params p = GR_UPSAMPLE_PARAMS_OF(d);
+    return gr_upsample_params_check(&p, "dem", c);
+}
 
 bool dem_def_validate(const void *def, gr_def_check *c)
 {
@@ -75,7 +87,7 @@ bool dem_def_validate(const void *def, gr_def_check *c)
            gr_def_positive(c, d->skin, true, "dem.skin") &&
            gr_def_range(c, d->rayleigh_fraction, 1e-6, 1.0, "dem.rayleigh_fraction") &&
            gr_def_range(c, d->contact_time_fraction, 1e-6, 1.0, "dem.contact_time_fraction") &&
-           gr_def_positive(c, d->reference_speed, false, "dem.reference_speed");
+           gr_def_positive(c, d->reference_speed, false, "dem.reference_speed") && dem_points_params_check(d, c);
 }
 
 void dem_def_save(const void *def, gr_stream_writer *s)
@@ -89,12 +101,16 @@ void dem_def_save(const void *def, gr_stream_writer *s)
     const double v[] = {d->linear_stiffness, d->linear_damping, d->contact_time, d->nonlinear_a, d->nonlinear_b,
                         d->nonlinear_stiffness, d->nonlinear_damping, d->tangential_stiffness_ratio, d->shear_damping,
                         d->coulomb_slip_speed, d->rolling_damping, d->skin, d->rayleigh_fraction,
-                        d->contact_time_fraction, d->reference_speed, d->rkf_tolerance};
+                        d->contact_time_fraction, d->reference_speed, d->rkf_tolerance,
+                        /* format 8: the render points' */
+                        d->hr_radius, d->hr_support, d->hr_density, d->hr_substep, d->hr_sample_radius};
     gr_writer_u32(s, (uint32_t)GR_COUNTOF(v));
     gr_writer_f64s(s, v, GR_COUNTOF(v));
+    gr_writer_u32(s, d->hr_candidates);
 }
 
-/* Every format this library reads (3 to 7) has the same DEM section. */
+/* Formats 3 to 7 have sixteen numbers; format 8 adds the render points' five and their
+ * candidates (older snapshots: no points, the defaults). */
 bool dem_def_load(void *def, gr_stream_reader *r)
 {
     gr_dem_def *d = (gr_dem_def *)def;
@@ -104,10 +120,11 @@ bool dem_def_load(void *def, gr_stream_reader *r)
     d->rolling_law = (gr_rolling_law)gr_reader_u32(r);
     d->integrator = (gr_integrator)gr_reader_u32(r);
     d->clamp_normal_force = gr_reader_u32(r);
-    double v[16];
-    if (gr_reader_u32(r) != 16u)
+    double v[21];
+    const uint32_t count = r->format >= 8 ? 21u : 16u;
+    if (gr_reader_u32(r) != count)
         return false;
-    gr_reader_f64s(r, v, 16);
+    gr_reader_f64s(r, v, count);
     d->linear_stiffness = v[0];
     d->linear_damping = v[1];
     d->contact_time = v[2];
@@ -124,5 +141,13 @@ bool dem_def_load(void *def, gr_stream_reader *r)
     d->contact_time_fraction = v[13];
     d->reference_speed = v[14];
     d->rkf_tolerance = v[15];
+    if (r->format >= 8) {
+        d->hr_radius = v[16];
+        d->hr_support = v[17];
+        d->hr_density = v[18];
+        d->hr_substep = v[19];
+        d->hr_sample_radius = v[20];
+        d->hr_candidates = gr_reader_u32(r);
+    }
     return true;
 }

@@ -7,6 +7,7 @@
 #include "../bodies/body_store.h"
 #include "../core/solver.h"
 #include "../simd/kernel_contact.h"
+#include "../upsample/upsample.h"
 #include "../geom/clump_store.h"
 #include "../grid/cell_grid.h"
 
@@ -80,6 +81,12 @@ typedef struct dem_state {
     uint32_t *mat;
     uint32_t *slot; ///< handle slot (of the clump for members); GR_INVALID_INDEX when removed
     uint32_t *member; ///< member record of a clump's sphere, GR_INVALID_INDEX for a free sphere
+    uint8_t *sampled; ///< its volume has render points (gr_upsample_view.sampled; permuted with the rest)
+    gr_vec3 *up_x;    ///< scratch: positions for the render points (dem_points.c)
+    double *up_r;     ///< scratch: radii for them
+    uint32_t *up_owner; ///< scratch: GR_INVALID_INDEX for a grain's sphere, else its body's slot
+    gr_vec3 *up_x0;   ///< with render points: positions at the step's start (permuted with the rest)
+    gr_vec3 *up_v;    ///< scratch: the spheres' mean velocity over the step
     uint32_t n_dead;
     uint32_t render_count; ///< spheres of live grains (render points)
     /* scratch for permuting the arrays (32 bytes per grain: the largest element) */
@@ -125,6 +132,11 @@ typedef struct dem_state {
     uint32_t *bc_id, *bc_id_old; ///< body slot << 3 | feature
     gr_vec3 *bc_hist, *bc_hist_old;
     gr_vec3 *bc_roll, *bc_roll_old;
+
+    /* render points (lib/upsample, dem_points.c), when def->hr_radius > 0 */
+    gr_upsample points;
+    gr_exact_body *up_exact; ///< [up_exact_cap] the bodies without particles, as the points meet them
+    uint32_t up_exact_cap;
 
     gr_cell_grid grid;
     uint32_t *cell_tmp; ///< [cap] scratch: cell of each sorted grain at rebuild
@@ -179,6 +191,25 @@ typedef struct dem_state {
 /* dem_params.c */
 gr_status dem_update_pairs(dem_state *st);
 double dem_stable_substep(void *state);
+
+/* dem_points.c: render points (lib/upsample) fed by the spheres */
+/// Room for the view of the bodies without particles (before a step moves anything).
+gr_status dem_points_reserve(dem_state *st);
+/// The spheres as the render points see them (fills the up_* scratch; after a rebuild: no
+/// removed spheres among them).
+/// moved > 0: the time the step simulated; the spheres' velocities are then their mean over it
+/// (their displacement over moved, so that points carried by them land where the integrator
+/// took them). 0: their velocities.
+gr_upsample_view dem_points_view(dem_state *st, double moved);
+gr_status dem_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity);
+void dem_fill_region_cancel(void *state);
+void dem_free_points(dem_state *st);
+/// At a step's start, after the rebuild (no removed spheres): new grains sampled, room for the
+/// advection. All or nothing, before anything moves.
+gr_status dem_points_begin(dem_state *st);
+/// At its end: the points follow the spheres over the `moved` seconds simulated (0: the step
+/// moved nothing, its sampling is undone).
+gr_status dem_points_end(dem_state *st, double moved);
 
 /* dem_def.c: gr_dem_def for the solver table */
 extern const gr_def_layout dem_def_layout;

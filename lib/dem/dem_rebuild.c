@@ -29,6 +29,12 @@ static void particle_arrays(dem_state *st, gr_array_ref *a, size_t *n)
     a[k++] = (gr_array_ref){(void **)&st->mat, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->slot, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->member, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->sampled, sizeof(uint8_t)};
+    a[k++] = (gr_array_ref){(void **)&st->up_x, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->up_r, sizeof(double)};
+    a[k++] = (gr_array_ref){(void **)&st->up_owner, sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&st->up_x0, sizeof(gr_vec3)};
+    a[k++] = (gr_array_ref){(void **)&st->up_v, sizeof(gr_vec3)};
     a[k++] = (gr_array_ref){(void **)&st->spare, 32};
     a[k++] = (gr_array_ref){(void **)&st->cell_tmp, sizeof(uint32_t)};
     a[k++] = (gr_array_ref){(void **)&st->perm, sizeof(uint32_t)};
@@ -407,6 +413,9 @@ static void permute_all(dem_state *st, uint32_t n, const dem_xr *sorted_xr)
     permute_array(st, st->mat, sizeof(uint32_t), n);
     permute_array(st, st->slot, sizeof(uint32_t), n);
     permute_array(st, st->member, sizeof(uint32_t), n);
+    permute_array(st, st->sampled, sizeof(uint8_t), n);
+    if (gr_upsample_on(&st->points))
+        permute_array(st, st->up_x0, sizeof(gr_vec3), n);
     uint32_t *dense = st->env.grains->dense;
     for (uint32_t k = 0; k < n; k++) {
         if (st->member[k] == GR_INVALID_INDEX)

@@ -623,6 +623,8 @@ gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report)
             return s;
         st->forces_stale = true;
     }
+    if ((s = dem_points_begin(st)) != GR_OK)
+        return s;
     const gr_body_store *bodies = env->bodies;
     for (uint32_t a = 0; a < bodies->count; a++) {
         const uint32_t bs = bodies->active[a];
@@ -750,5 +752,7 @@ gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report)
     dem_record_inputs(st);
     if (result == GR_ERROR_UNSTABLE)
         st->unstable_count++;
-    return result;
+    /* the render points follow the grains over the time accepted (none: sampling undone) */
+    const gr_status ps = dem_points_end(st, t);
+    return result != GR_OK ? result : ps;
 }

@@ -95,6 +95,9 @@ gr_status dem_save(const void *state, gr_stream_writer *w)
     gr_writer_u64(w, st->body_contacts);
     gr_writer_u32(w, st->unstable_count);
     gr_writer_f64(w, st->rkf_h);
+    /* format 8: the render points (which spheres have theirs, and the points) */
+    gr_writer_bytes(w, st->sampled, st->n);
+    gr_upsample_save(&st->points, w);
     return GR_OK;
 }
 
@@ -441,5 +444,17 @@ gr_status dem_load(void *state, gr_stream_reader *r)
                "the neighbour skin is invalid");
     if (built == 0)
         st->need_rebuild = true;
+    /* the render points (format 8; older snapshots have none, and no render-point radius) */
+    if (r->format >= 8) {
+        LOAD_CHECK(n <= gr_reader_left(r), "the render points' flags are cut short");
+        gr_reader_bytes(r, st->sampled, n);
+        for (uint32_t i = 0; i < n; i++)
+            LOAD_CHECK(st->sampled[i] <= 1, "a sphere's render-point flag is invalid");
+        const gr_status ps = gr_upsample_load(&st->points, r);
+        if (ps != GR_OK)
+            return ps;
+    } else {
+        memset(st->sampled, 0, n);
+    }
     return GR_OK;
 }

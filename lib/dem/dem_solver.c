@@ -16,6 +16,8 @@ static gr_status dem_create(const gr_solver_env *env, void **out)
     st->def = (const gr_dem_def *)env->def;
     st->mem = env->mem;
     dem_law_init(&st->law, st->def);
+    const gr_upsample_params points = GR_UPSAMPLE_PARAMS_OF(st->def);
+    gr_upsample_init(&st->points, env, &points);
     st->kernel = st->law.rolling == GR_ROLLING_EPSD ? env->kernels->contact_epsd : env->kernels->contact;
     gr_cell_grid_init(&st->grid);
     st->need_rebuild = true;
@@ -39,6 +41,7 @@ static void dem_destroy(void *state)
     dem_free_clumps(st);
     dem_free_body_map(st);
     dem_free_rkf(st);
+    dem_free_points(st);
     gr_cell_grid_free(&st->grid, mem);
     gr_mem_free(mem, st->pairs, sizeof(dem_pair_params) * st->pair_dim * st->pair_dim);
     gr_mem_free(mem, st->mat_rmin, sizeof(double) * st->mat_rmin_cap);
@@ -110,6 +113,8 @@ static void dem_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->mat[i] = g[k].material;
         st->slot[i] = g[k].slot;
         st->member[i] = GR_INVALID_INDEX;
+        /* a fill whose region has its points already (dem_fill_region): 1 */
+        st->sampled[i] = gr_upsample_take_presampled(&st->points) ? 1 : 0;
         st->env.grains->dense[g[k].slot] = i;
         st->render_count++;
         if (r < st->mat_rmin[g[k].material])
@@ -137,6 +142,7 @@ static void dem_remove_grains(void *state, const uint32_t *dense, uint32_t count
         st->n_dead++;
         st->render_count--;
     }
+    gr_upsample_unrest(&st->points); /* points among the removed grains must not hang where they were */
     st->need_rebuild = true;
     st->forces_stale = true;
 }
@@ -219,13 +225,17 @@ static void dem_write_field(void *state, gr_field field, const uint32_t *dense, 
 static uint32_t dem_render_point_count(const void *state)
 {
     const dem_state *st = (const dem_state *)state;
-    return st->render_count;
+    return gr_upsample_on(&st->points) ? st->points.n : st->render_count;
 }
 
 /* Render points: the spheres of the grains in bulk order (a clump gives all its members). */
 static void dem_read_render_points(const void *state, uint32_t first, uint32_t count, float *dst, size_t stride)
 {
     const dem_state *st = (const dem_state *)state;
+    if (gr_upsample_on(&st->points)) { /* the points that fill the grains' volume */
+        gr_upsample_read(&st->points, first, count, dst, stride);
+        return;
+    }
     const gr_grain_table *t = st->env.grains;
     uint32_t point = 0, written = 0;
     for (uint32_t k = 0; k < t->count && written < count; k++) {
@@ -265,10 +275,10 @@ static void dem_invalidate(void *state)
     /* gravity, materials or bodies may have changed: the next step compares them with what the
      * forces were computed for, and rebuilds and re-evaluates only if something did */
     ((dem_state *)state)->inputs_maybe_changed = true;
+    gr_upsample_unrest(&((dem_state *)state)->points); /* resting render points look again */
 }
 
-/* no fill_region (the grains are the render points) and no sleep_counts (DEM grains do not
- * sleep): those slots stay NULL */
+/* no sleep_counts (DEM grains do not sleep): that slot stays NULL */
 static bool dem_adaptive(const void *state)
 {
     return ((const dem_state *)state)->def->integrator == GR_INTEGRATOR_RKF45;
@@ -305,4 +315,6 @@ const gr_solver_vtable gr_dem_solver = {
     .body_added = dem_body_added,
     .body_removed = dem_body_removed,
     .body_moved = dem_body_moved,
+    .fill_region = dem_fill_region,
+    .fill_region_cancel = dem_fill_region_cancel,
 };

@@ -230,6 +230,8 @@ gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
         if ((s = dem_rebuild(st)) != GR_OK)
             return s;
     }
+    if ((s = dem_points_begin(st)) != GR_OK)
+        return s;
     if (st->forces_stale) {
         dem_compute_forces(st);
         st->forces_stale = false;
@@ -290,5 +292,7 @@ gr_status dem_step(void *state, uint32_t nsub, double h, gr_step_report *report)
     dem_record_inputs(st);
     if (result == GR_ERROR_UNSTABLE)
         st->unstable_count++;
-    return result;
+    /* the render points follow the grains over the time just simulated */
+    const gr_status ps = dem_points_end(st, h * nsub);
+    return result != GR_OK ? result : ps;
 }

@@ -204,5 +204,5 @@ void pbd_bodies_sync_in(pbd_state *st)
         }
     }
     if (host)
-        pbd_points_unrest(st); /* the host may have put its bodies anywhere */
+        gr_upsample_unrest(&st->points); /* the host may have put its bodies anywhere */
 }

@@ -20,15 +20,10 @@ void pbd_def_defaults(void *def)
     d->sleep_threshold = 0.5;
     d->cfl = 1.0;
     d->max_substep = 1.0 / 120.0;
-    d->hr_radius = 0.0;
-    d->hr_support = 2.5;
-    d->hr_density = 2.0;
-    d->hr_substep = 1.0 / 30.0;
-    d->hr_candidates = 20;
+    GR_UPSAMPLE_SET_DEFAULTS(d);
     d->max_iterations = 0;
     d->max_acceleration = 500.0;
     d->sleep_time = 0.25;
-    d->hr_sample_radius = 1.3;
 }
 
 /* Each field in order (the assertion fails to compile when one is appended unlisted). */
@@ -64,25 +59,14 @@ bool pbd_def_validate(const void *def, gr_def_check *c)
         !gr_def_range(c, d->cfl, 1e-6, 10.0, "pbd.cfl") ||
         !gr_def_substep_limit(c, d->max_substep, false, "pbd.max_substep"))
         return false;
-    /* render points: every input bounded (a denormal radius or step would ask for points or
-     * passes without end) */
-    if (!gr_def_range(c, d->hr_radius, 0.0, 1e3, "pbd.hr_radius"))
+    const gr_upsample_params points = GR_UPSAMPLE_PARAMS_OF(d);
+    if (!gr_upsample_params_check(&points, "pbd", c))
         return false;
-    if (d->hr_radius > 0 && d->hr_radius < 1e-5)
-        return gr_def_fail(c, GR_ERROR_INVALID_ARGUMENT, "pbd.hr_radius = %g m: give 0 (off) or a radius in [1e-5, 1e3] m",
-                           d->hr_radius);
-    if (!gr_def_range(c, d->hr_support, 1.0 + 1e-9, 10.0, "pbd.hr_support") ||
-        !gr_def_range(c, d->hr_density, 1e-6, 1e6, "pbd.hr_density") ||
-        !gr_def_range(c, d->hr_substep, 1e-5, 10.0, "pbd.hr_substep"))
-        return false;
-    if (d->hr_candidates < 1 || d->hr_candidates > 1000)
-        return gr_def_fail(c, GR_ERROR_INVALID_ARGUMENT, "pbd.hr_candidates = %u: must be in [1, 1000]", d->hr_candidates);
     if (d->max_iterations > 1000)
         return gr_def_fail(c, GR_ERROR_INVALID_ARGUMENT,
                            "pbd.max_iterations = %u: must be 0 (the library's) or in [1, 1000]", d->max_iterations);
     return gr_def_positive(c, d->max_acceleration, false, "pbd.max_acceleration") &&
-           gr_def_range(c, d->sleep_time, 0.0, 1e6, "pbd.sleep_time") &&
-           gr_def_range(c, d->hr_sample_radius, 1.0, 3.0, "pbd.hr_sample_radius");
+           gr_def_range(c, d->sleep_time, 0.0, 1e6, "pbd.sleep_time");
 }
 
 void pbd_def_save(const void *def, gr_stream_writer *s)

@@ -14,7 +14,7 @@
 #include "../geom/clump_store.h"
 #include "../core/vec3.h"
 #include "../grid/cell_grid.h"
-#include "../simd/kernel_points.h"
+#include "../upsample/upsample.h"
 
 /// A body represented by particles. Dynamic and host-owned bodies are rigid bodies of the
 /// solve (pbd_rigid.c); static and kinematic (mesh) bodies place their particles from the pose.
@@ -68,24 +68,9 @@ typedef struct pbd_exact_acc {
     gr_vec3 nrm[PBD_EXACT_SLOTS]; ///< the normal at the last projection
 } pbd_exact_acc;
 
-/// An exact (primitive) body as the sweeps test it (pbd_lists.c).
-typedef struct pbd_exact {
-    uint32_t slot;   ///< body store slot
-    uint32_t plane;  ///< 1: a plane (centre, normal below); else its features are asked
-    uint32_t moving; ///< 1: kinematic
-    uint32_t pad;
-    double bound;    ///< enclosing radius (infinite for planes)
-    gr_vec3 centre;  ///< the body's position
-    gr_vec3 normal;  ///< planes: the world normal
-} pbd_exact;
+/// An exact (primitive) body as the sweeps test it (pbd_lists.c), and the render points too.
+typedef gr_exact_body pbd_exact;
 
-/// A high-resolution point (pbd_upsample.c).
-typedef struct pbd_point {
-    float x, y, z;
-    float vx, vy, vz;
-    uint32_t id;   ///< its render index
-    uint32_t rest; ///< 1: its last step ended without velocity (pbd_upsample.c)
-} pbd_point;
 
 /// A movable particle's positions during the solve (packed in cell order).
 typedef struct pbd_pk {
@@ -155,9 +140,7 @@ typedef struct pbd_state {
     uint32_t *touch; ///< contacts at the last iteration: particles | surfaces << 16
     uint32_t *flag;  ///< scratch per substep: PBD_FLAG_* bits
     double *vnear;   ///< scratch per substep: fastest relative speed of anything touching [m/s]
-    uint8_t *sampled; ///< grains: their volume has high-resolution points (2: by this step, not kept yet)
-    bool sample_pending;    ///< pbd_step sampled new grains: kept once a substep moved them
-    uint32_t sample_undo_n; ///< the point count before that sampling
+    uint8_t *sampled; ///< grains: their volume has render points (gr_upsample_view.sampled)
     uint32_t n_grains;
     uint32_t n_dead;
     /* the movable particles (grains, free bodies' particles) in storage order: the per-substep
@@ -304,34 +287,7 @@ typedef struct pbd_state {
     uint32_t imp_slots;
     gr_vec3 *body_imp;    ///< [imp_slots * 2] accumulated over the step
 
-    /* high-resolution points (pbd_upsample.c), stored in the cell order of their last
-     * advection */
-    uint32_t hr_n, hr_cap;
-    /// The last advection left every one of the hr_idle points as it was (all at rest among
-    /// still particles): while nothing moves, the next one is skipped (pbd_upsample.c).
-    uint32_t hr_idle;
-    bool hr_idle_valid;
-    pbd_point *hr_pt;
-    pbd_point *hr_tmp;    ///< [hr_cap] scratch: where the sort puts them
-    uint32_t *hr_at;      ///< [hr_cap] render index -> storage position
-    uint32_t *hr_key;     ///< [hr_cap] scratch: each point's cell key (pbd_upsample.c)
-    uint32_t *hr_key_tmp; ///< [hr_cap] scratch: the keys in the sorted order
-    uint32_t *hr_key_start; ///< [hr_key_cap] scratch of the sort: a count per key and chunk
-    uint32_t hr_key_cap;
-    gr_cell_grid hr_grid; ///< scratch: grains and body particles by cells of the support radius
-    /// scratch: per particle in hr_grid order: x, y, z, 1 (grain) or 0 (body), vx, vy, vz, 0
-    /// (the points' gathers stream this instead of chasing indices)
-    float *hr_sorted;
-    uint32_t hr_sorted_cap;
-    uint64_t hr_batches;  ///< sampling passes so far (seeds the next)
-    uint32_t presampled;  ///< the next grains added come with their region's points
-    uint32_t presample_mark; ///< hr_n before that region was sampled (pbd_fill_region_cancel)
-    uint64_t presample_batches; ///< hr_batches then
-
-    gr_point_sums_fn *hr_sums; ///< the upsampling sums for this CPU
-    gr_point_blend_fn *hr_blend; ///< the points' blend and move in lanes for this CPU
-    uint32_t hr_lanes;         ///< points per call of both (8 or 16)
-    gr_point_hit_fn *hr_hit;     ///< the points' scan over a cell's body particles
+    gr_upsample points; ///< the render points (lib/upsample), when def->hr_radius > 0
     gr_vec3 up;
     uint64_t contact_pairs, body_pairs, rebuilds;
     uint32_t n_sleeping;   ///< grains asleep after the last step (gr_counters)
@@ -500,21 +456,12 @@ uint32_t pbd_bodies_write_back(pbd_state *st, double h);
 void pbd_bodies_sync_in(pbd_state *st);
 gr_status pbd_reserve_impulses(pbd_state *st);
 
-/* pbd_upsample.c */
-gr_status pbd_reserve_points(pbd_state *st, uint32_t need);
-gr_status pbd_sample_new_grains(pbd_state *st);
-/// Solver hooks: a fill's region sampled for points at once (its grains then need none).
+/* pbd_points.c: the render points (lib/upsample) fed by the particles */
+/// The particles as the render points see them; rest_speed: the grains' sleeping speed of the
+/// last substep (0 before a step).
+gr_upsample_view pbd_points_view(pbd_state *st, double rest_speed);
 gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity);
 void pbd_fill_region_cancel(void *state);
-gr_status pbd_reserve_advect(pbd_state *st);
-void pbd_sample_keep(pbd_state *st);
-void pbd_sample_undo(pbd_state *st);
-gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep);
-/// The world changed (a body added, removed or teleported, gravity, a material pair, grains
-/// removed): resting points look again.
-void pbd_points_unrest(pbd_state *st);
-void pbd_cull_points(pbd_state *st);
-void pbd_free_upsampling(pbd_state *st);
 
 /* pbd_freeze.c */
 /// At a substep's start: which sleeping grains are frozen for it (PBD_FLAG_FROZEN; every

@@ -66,13 +66,7 @@ gr_status pbd_save(const void *state, gr_stream_writer *w)
         put_v3s(w, &st->sense_torque[k], 1);
     }
     gr_writer_bytes(w, st->sampled, n);
-    gr_writer_u64(w, st->hr_batches);
-    gr_writer_u32(w, st->hr_n);
-    for (uint32_t q = 0; q < st->hr_n; q++) { /* storage order: the next advection's start */
-        uint32_t words[8];
-        memcpy(words, &st->hr_pt[q], sizeof words);
-        gr_writer_u32s(w, words, 8);
-    }
+    gr_upsample_save(&st->points, w);
     /* format 7: the warm start (the last substep's contact multipliers) and the sleepers'
      * gravity they slept under, so that stepping a loaded world is bit-identical to stepping the
      * saved one */
@@ -172,28 +166,11 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
     }
     LOAD_CHECK(n <= gr_reader_left(r), "");
     gr_reader_bytes(r, st->sampled, n);
-    st->hr_batches = gr_reader_u64(r);
-    const uint32_t hr_n = gr_reader_u32(r);
-    LOAD_CHECK(hr_n <= GR_MAX_GRAINS && hr_n <= gr_reader_left(r) / sizeof(pbd_point),
-               "the render point count is out of range");
-    if (pbd_reserve_points(st, GR_MAX(hr_n, 1u)) != GR_OK)
-        return GR_ERROR_OUT_OF_MEMORY;
-    for (uint32_t id = 0; id < hr_n; id++)
-        st->hr_at[id] = GR_INVALID_INDEX;
-    for (uint32_t q = 0; q < hr_n; q++) {
-        uint32_t words[8];
-        gr_reader_u32s(r, words, 8);
-        pbd_point *p = &st->hr_pt[q];
-        memcpy(p, words, sizeof *p);
-        /* finite, and the render indices a permutation */
-        LOAD_CHECK(isfinite(p->x) && isfinite(p->y) && isfinite(p->z) && isfinite(p->vx) && isfinite(p->vy) &&
-                       isfinite(p->vz) && p->rest <= 1,
-                   "a render point is not finite");
-        LOAD_CHECK(p->id < hr_n && st->hr_at[p->id] == GR_INVALID_INDEX,
-                   "the render points' indices are not each index once");
-        st->hr_at[p->id] = q;
+    {
+        const gr_status ps = gr_upsample_load(&st->points, r);
+        if (ps != GR_OK)
+            return ps;
     }
-    st->hr_n = hr_n;
     for (uint32_t i = 0; i < n; i++)
         st->sampled[i] = st->sampled[i] ? 1 : 0;
     /* the warm start (format 7; older formats start cold: the first substep after loading

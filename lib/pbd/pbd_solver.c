@@ -31,14 +31,11 @@ static gr_status pbd_create(const gr_solver_env *env, void **out)
     params_from_def(&st->par, st->def);
     gr_cell_grid_init(&st->grid);
     gr_cell_grid_init(&st->fgrid);
-    gr_cell_grid_init(&st->hr_grid);
+    const gr_upsample_params points = GR_UPSAMPLE_PARAMS_OF(st->def);
+    gr_upsample_init(&st->points, env, &points);
     st->fixed_dirty = true;
     st->mov_dirty = true;
     st->gravity_seen = (*env->gravity);
-    st->hr_sums = env->kernels->point_sums;
-    st->hr_blend = env->kernels->point_blend;
-    st->hr_lanes = env->kernels->point_lanes;
-    st->hr_hit = env->kernels->point_hit;
     st->r_min = INFINITY;
     st->r_max = 0;
     st->mat_revision = UINT32_MAX;
@@ -116,7 +113,7 @@ static void pbd_destroy(void *state)
         gr_mem_free(mem, st->inc_start, sizeof(uint32_t) * ((size_t)st->cap + 1));
     pbd_free_lists(st);
     pbd_free_solve(st);
-    pbd_free_upsampling(st);
+    gr_upsample_free(&st->points);
     pbd_free_freeze(st);
     {
         const gr_array_ref sensing[] = {{(void **)&st->sense_slot, 2 * sizeof(uint32_t)},
@@ -188,11 +185,8 @@ static void pbd_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->owner[i] = GR_INVALID_INDEX;
         st->slot[i] = g[k].slot;
         st->touch[i] = 0;
-        st->sampled[i] = 0;
-        if (st->presampled) { /* a fill whose region has its points already (pbd_fill_region) */
-            st->sampled[i] = 1;
-            st->presampled--;
-        }
+        /* a fill whose region has its points already (pbd_fill_region): 1 */
+        st->sampled[i] = gr_upsample_take_presampled(&st->points) ? 1 : 0;
         st->env.grains->dense[g[k].slot] = i;
         st->r_min = GR_MIN(st->r_min, r);
         st->r_max = GR_MAX(st->r_max, r);
@@ -210,7 +204,7 @@ static void pbd_remove_grains(void *state, const uint32_t *dense, uint32_t count
         st->n_dead++;
         st->n_grains--;
     }
-    pbd_points_unrest(st); /* points among the removed grains must not hang where they were */
+    gr_upsample_unrest(&st->points); /* points among the removed grains must not hang where they were */
     st->thaw = true;       /* nor may frozen grains that leant on them */
     pbd_compact(st); /* dense indices stay valid for the API between calls */
 }
@@ -322,25 +316,18 @@ static void pbd_write_field(void *state, gr_field field, const uint32_t *dense, 
     st->thaw |= field == GR_FIELD_POSITION && count > 0;
 }
 
-static bool upsampling(const pbd_state *st) { return st->def->hr_radius > 0; }
-
 static uint32_t pbd_render_point_count(const void *state)
 {
     const pbd_state *st = (const pbd_state *)state;
-    return upsampling(st) ? st->hr_n : st->n_grains;
+    return gr_upsample_on(&st->points) ? st->points.n : st->n_grains;
 }
 
 /* Render points: the high-resolution points when upsampling, else the grains in bulk order. */
 static void pbd_read_render_points(const void *state, uint32_t first, uint32_t count, float *dst, size_t stride)
 {
     const pbd_state *st = (const pbd_state *)state;
-    if (upsampling(st)) {
-        const float rh = (float)st->def->hr_radius;
-        for (uint32_t k = 0; k < count; k++) {
-            const pbd_point *pt = &st->hr_pt[st->hr_at[first + k]];
-            const float p[4] = {pt->x, pt->y, pt->z, rh};
-            memcpy((char *)dst + (size_t)k * stride, p, sizeof p);
-        }
+    if (gr_upsample_on(&st->points)) {
+        gr_upsample_read(&st->points, first, count, dst, stride);
         return;
     }
     const gr_grain_table *t = st->env.grains;
@@ -373,7 +360,7 @@ static void pbd_invalidate(void *state)
      * material pair's friction) */
     ((pbd_state *)state)->fixed_dirty = true;
     ((pbd_state *)state)->thaw = true; /* and every sleeper looks again (pbd_freeze.c) */
-    pbd_points_unrest((pbd_state *)state);
+    gr_upsample_unrest(&((pbd_state *)state)->points);
 }
 
 const gr_solver_vtable gr_pbd_solver = {

@@ -368,11 +368,17 @@ gr_status pbd_step(void *state, uint32_t nsub, double h, gr_step_report *report)
     st->report = report;
     const gr_solver_env *env = &st->env;
     gr_status s;
+    gr_upsample *points = &st->points;
     if ((s = pbd_update_materials(st)) != GR_OK || (s = pbd_reserve_impulses(st)) != GR_OK ||
-        (s = pbd_reserve_sensing(st)) != GR_OK || (s = pbd_sample_new_grains(st)) != GR_OK ||
-        (s = pbd_reserve_advect(st)) != GR_OK) {
-        pbd_sample_undo(st);
+        (s = pbd_reserve_sensing(st)) != GR_OK) 
         return s;
+    if (gr_upsample_on(points)) {
+        const gr_upsample_view view = pbd_points_view(st, 0.0);
+        if ((s = gr_upsample_sample_new(points, &view)) != GR_OK ||
+            (s = gr_upsample_reserve_advect(points, st->n)) != GR_OK) {
+            gr_upsample_undo(points, &view);
+            return s;
+        }
     }
     pbd_bodies_sync_in(st);
     pbd_refresh_movable(st);
@@ -408,19 +414,27 @@ gr_status pbd_step(void *state, uint32_t nsub, double h, gr_step_report *report)
         }
     }
     if (total == 0) {
-        pbd_sample_undo(st);
+        const gr_upsample_view view = pbd_points_view(st, 0.0);
+        gr_upsample_undo(points, &view);
         return result; /* failed in the first substep: nothing moved, nothing to report */
     }
-    pbd_sample_keep(st);
+    {
+        const gr_upsample_view view = pbd_points_view(st, 0.0);
+        gr_upsample_keep(points, &view);
+    }
     st->gravity_seen = g;
     count_contacts(st);
     report->last_substep = last;
     {
-        /* the high-resolution points follow the grains over the time just simulated */
-        const gr_status a = pbd_advect_points(st, total, last);
-        if (a != GR_OK && result == GR_OK)
-            result = a;
-        pbd_cull_points(st);
+        /* the render points follow the grains over the time just simulated; a point among
+         * still grains rests below their sleeping speed */
+        if (gr_upsample_on(points)) {
+            const gr_upsample_view view = pbd_points_view(st, st->par.sleep_threshold * v3_len(g) * last);
+            const gr_status a = gr_upsample_advect(points, &view, total);
+            if (a != GR_OK && result == GR_OK)
+                result = a;
+        }
+        gr_upsample_cull(points);
     }
     report->body_impulse = st->body_imp;
     report->impulse_slots = st->imp_slots;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The render points' kernels' interface (the upsampling of pbd_upsample.c).
+/* The render points' kernels' interface (the upsampling of lib/upsample/upsample.c).
  *
- * Sums of the upsampling's weights over a cached list of particles (pbd_upsample.c), for 8
+ * Sums of the upsampling's weights over a cached list of particles (lib/upsample/upsample.c), for 8
  * (AVX-512: 16) points at once, one point per lane: for point p (lane l) with inverse squared support
  * inv_r2, over the entries j of the list in order
  *     w_j = max(0, 1 - |p - x_j|^2 inv_r2)^3
@@ -32,7 +32,7 @@ typedef void gr_point_sums_fn(const gr_point_list *l, const float px[GR_POINT_LA
 
 
 /* The blend and the move of the same 8 (16) points in lanes (kernel_points_blend.h), in double: the
- * blend of their velocities from the sums (pbd_upsample.c: blend_velocity), the rest test, and
+ * blend of their velocities from the sums (lib/upsample/upsample.c: blend_velocity), the rest test, and
  * the move in pieces of at most r_H when every piece leaves the point clear of every exact
  * surface. A lane ends in
  * one of three ways (how[]): */
@@ -63,7 +63,7 @@ typedef struct gr_point_blend_consts {
     /// per exact body GR_POINT_EXACT_VALUES values: centre, normal (planes), bound, 1 if a plane;
     /// for planes then linear velocity, angular velocity (about the centre), mu_k, 0
     const double *exact;
-    /* the batch's grid cell, as pbd_upsample.c's point_key finds it: cell[d] <= (x_axis[d] -
+    /* the batch's grid cell, as lib/upsample/upsample.c's point_key finds it: cell[d] <= (x_axis[d] -
      * origin[d]) inv_cell < cell[d] + 1 */
     int axis[3];
     double origin[3], inv_cell, cell[3];
@@ -79,7 +79,7 @@ typedef void gr_point_blend_fn(const gr_point_blend_in *in, const gr_point_blend
 
 /* A point (x, y, z) against body particles b .. n-1 of a cell (positions bx, by, bz and
  * squared reaches (r_j + r_H)^2 in double): the first one it is inside of (0 < d^2 < reach^2),
- * else n. The points' pushes out of body particles take them in order (pbd_upsample.c). */
+ * else n. The points' pushes out of body particles take them in order (lib/upsample/upsample.c). */
 typedef uint32_t gr_point_hit_fn(const double *bx, const double *by, const double *bz, const double *reach2,
                                uint32_t b, uint32_t n, double x, double y, double z);
 

@@ -2,7 +2,7 @@
 /* Body of the points' blend and move in lanes (kernel_points.h: gr_point_blend_fn). The including
  * file defines POINT_BLEND_NAME and may define POINT_BLEND_W (doubles per vector: 4, the default, or
  * 8) and POINT_BLEND_LANES (the lanes this build fills: 8, the default, or 16). Every lane does,
- * in double, the operations of the one-point code in pbd_upsample.c (blend_velocity, the rest
+ * in double, the operations of the one-point code in lib/upsample/upsample.c (blend_velocity, the rest
  * test, the move in pieces, the pushes out of planes with their friction, the other exact
  * surfaces' reach tests) in the same order, so a point's result is bit-identical whichever way
  * it goes. */
@@ -96,7 +96,7 @@ static void POINT_BLEND_NAME(const gr_point_blend_in *in, const gr_point_blend_c
         vy = VD_SELECT(kept, vy0, vy);
         vz = VD_SELECT(kept, vz0, vz);
         const bvd v2 = vx * vx + vy * vy + vz * vz;
-        const bvl to_rest = ~kept & may_rest & ((v2 < rest2) | blend); /* (as pbd_upsample.c's one-point code) */
+        const bvl to_rest = ~kept & may_rest & ((v2 < rest2) | blend); /* (as lib/upsample/upsample.c's one-point code) */
         /* in pieces of at most r_H (move_point), each clear of every exact surface; else the
          * one-point code moves it (and pushes it out) */
         const bvd l2 = v2 * dt2;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Body of the points' first-hit scan over a cell's body particles (kernel_points.h:
  * gr_point_hit_fn). The including file defines POINT_HIT_NAME and may define POINT_HIT_W (doubles per
- * vector: 4, the default, or 8). The test is push_from_particle's (pbd_upsample.c), in the
+ * vector: 4, the default, or 8). The test is push_from_particle's (lib/upsample/upsample.c), in the
  * same operations, so every build finds the same particle. */
 #include <string.h>
 

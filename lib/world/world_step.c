@@ -169,10 +169,15 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
      * says so in fall) */
     gr_step_report rep = {.time = t0, .last_substep = w->last_substep, .fall = 0.5 * dt * dt,
                           .blowup_slot = GR_INVALID_INDEX};
-    /* an adaptive integrator takes dt whole and chooses its own steps (the split above still
+    /* an adaptive integrator takes the step whole and chooses its own steps (the split above still
      * bounds its work: GR_MAX_SUBSTEPS_PER_STEP) */
     const bool adaptive = w->solver->adaptive && w->solver->adaptive(w->solver_state);
-    gr_status s = adaptive ? w->solver->step(w->solver_state, 1, dt, &rep) : w->solver->step(w->solver_state, n, h, &rep);
+    /* (as n h, not dt: the bits of the integrations before the adaptive flag; the world's clock
+     * still reads t0 + dt) */
+    gr_status s = adaptive ? w->solver->step(w->solver_state, 1, h * (double)n, &rep)
+                           : w->solver->step(w->solver_state, n, h, &rep);
+    /* the step length the messages name: the substep, or the integrator's last own step */
+    const double shown = adaptive ? rep.last_substep : h;
     w->time = rep.time;
     w->last_substep = rep.last_substep;
     w->substep_count += rep.substeps;
@@ -204,16 +209,16 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
                            "%u grain(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s), the first at "
                            "index %u; stopped at their last finite state (substep %g s; set a smaller "
                            "gr_world_def.substep)",
-                           rep.blowups, GR_MAX_SPEED, w->grains.pos[rep.blowup_slot], h);
+                           rep.blowups, GR_MAX_SPEED, w->grains.pos[rep.blowup_slot], shown);
         if (!rep.blowups)
             return gr_fail(w, s, f,
                            "the adaptive step size fell below its floor (substep %g s): the state is too stiff or "
                            "absurd; the world is at its last accepted state",
-                           h);
+                           shown);
         return gr_fail(w, s, f,
                        "%u grain(s) or body particle(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s); "
                        "stopped at their last finite state (substep %g s; set a smaller gr_world_def.substep)",
-                       rep.blowups, GR_MAX_SPEED, h);
+                       rep.blowups, GR_MAX_SPEED, shown);
     }
     if (s != GR_OK && !moved)
         return gr_fail(w, s, f, "%s before the first substep; nothing was stepped", gr_status_string(s));

@@ -548,6 +548,13 @@ class gr_dem_def(_Def):
         ("contact_time_fraction", c_double),
         ("reference_speed", c_double),
         ("rkf_tolerance", c_double),
+        ("hr_radius", c_double),
+        ("hr_support", c_double),
+        ("hr_density", c_double),
+        ("hr_substep", c_double),
+        ("hr_sample_radius", c_double),
+        ("hr_candidates", c_uint32),
+        ("reserved0", c_uint32),
     ]
 
 

@@ -27,51 +27,88 @@
  * points live) to storage. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
-#include "../bodies/body_store.h"
 #include "../core/rng.h"
-#include "../geom/region.h"
+#include "../core/stream.h"
 #include "../core/vec3.h"
-#include "pbd_internal.h"
+#include "../geom/region.h"
+#include "upsample.h"
 
-void pbd_free_upsampling(pbd_state *st)
+/* Points per block of the parallel loops (any block gives the same results). */
+#define UP_BLOCK 256u
+
+bool gr_upsample_params_check(const gr_upsample_params *p, const char *prefix, gr_def_check *c)
 {
-    gr_mem_free(st->mem, st->hr_pt, sizeof(pbd_point) * st->hr_cap);
-    gr_mem_free(st->mem, st->hr_tmp, sizeof(pbd_point) * st->hr_cap);
-    gr_mem_free(st->mem, st->hr_at, sizeof(uint32_t) * st->hr_cap);
-    gr_mem_free(st->mem, st->hr_key, sizeof(uint32_t) * st->hr_cap);
-    gr_mem_free(st->mem, st->hr_key_tmp, sizeof(uint32_t) * st->hr_cap);
-    gr_mem_free(st->mem, st->hr_key_start, sizeof(uint32_t) * st->hr_key_cap);
-    st->hr_pt = st->hr_tmp = NULL;
-    st->hr_at = st->hr_key = st->hr_key_tmp = st->hr_key_start = NULL;
-    st->hr_key_cap = 0;
-    st->hr_n = st->hr_cap = 0;
-    gr_cell_grid_free(&st->hr_grid, st->mem);
-    gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
-    st->hr_sorted = NULL;
-    st->hr_sorted_cap = 0;
+    /* every input bounded: a denormal radius or step would ask for points or passes without end */
+    char name[48];
+#define NAME_(field) (snprintf(name, sizeof name, "%s." field, prefix), name)
+    if (!gr_def_range(c, p->radius, 0.0, 1e3, NAME_("hr_radius")))
+        return false;
+    if (p->radius > 0 && p->radius < 1e-5)
+        return gr_def_fail(c, GR_ERROR_INVALID_ARGUMENT, "%s.hr_radius = %g m: give 0 (off) or a radius in [1e-5, 1e3] m",
+                           prefix, p->radius);
+    if (!gr_def_range(c, p->support, 1.0 + 1e-9, 10.0, NAME_("hr_support")) ||
+        !gr_def_range(c, p->density, 1e-6, 1e6, NAME_("hr_density")) ||
+        !gr_def_range(c, p->substep, 1e-5, 10.0, NAME_("hr_substep")))
+        return false;
+    if (p->candidates < 1 || p->candidates > 1000)
+        return gr_def_fail(c, GR_ERROR_INVALID_ARGUMENT, "%s.hr_candidates = %u: must be in [1, 1000]", prefix,
+                           p->candidates);
+    return gr_def_range(c, p->sample_radius, 1.0, 3.0, NAME_("hr_sample_radius"));
+#undef NAME_
 }
 
-gr_status pbd_reserve_points(pbd_state *st, uint32_t need)
+void gr_upsample_init(gr_upsample *u, const gr_solver_env *env, const gr_upsample_params *par)
 {
-    if (need <= st->hr_cap)
+    memset(u, 0, sizeof *u);
+    u->env = *env;
+    u->par = *par;
+    gr_cell_grid_init(&u->grid);
+    u->sums = env->kernels->point_sums;
+    u->blend = env->kernels->point_blend;
+    u->lanes = env->kernels->point_lanes;
+    u->hit = env->kernels->point_hit;
+}
+
+void gr_upsample_free(gr_upsample *u)
+{
+    gr_mem_free(u->env.mem, u->pt, sizeof(gr_upsample_point) * u->cap);
+    gr_mem_free(u->env.mem, u->tmp, sizeof(gr_upsample_point) * u->cap);
+    gr_mem_free(u->env.mem, u->at, sizeof(uint32_t) * u->cap);
+    gr_mem_free(u->env.mem, u->key, sizeof(uint32_t) * u->cap);
+    gr_mem_free(u->env.mem, u->key_tmp, sizeof(uint32_t) * u->cap);
+    gr_mem_free(u->env.mem, u->key_start, sizeof(uint32_t) * u->key_cap);
+    u->pt = u->tmp = NULL;
+    u->at = u->key = u->key_tmp = u->key_start = NULL;
+    u->key_cap = 0;
+    u->n = u->cap = 0;
+    gr_cell_grid_free(&u->grid, u->env.mem);
+    gr_mem_free(u->env.mem, u->sorted, sizeof(float) * 8 * (size_t)u->sorted_cap);
+    u->sorted = NULL;
+    u->sorted_cap = 0;
+}
+
+gr_status gr_upsample_reserve_points(gr_upsample *u, uint32_t need)
+{
+    if (need <= u->cap)
         return GR_OK;
     if (need > GR_MAX_GRAINS)
         return GR_ERROR_TOO_MANY;
-    const uint32_t cap = gr_grow_capacity(st->hr_cap, need);
-    const gr_array_ref arrays[] = {{(void **)&st->hr_pt, sizeof(pbd_point)},
-                                   {(void **)&st->hr_tmp, sizeof(pbd_point)},
-                                   {(void **)&st->hr_at, sizeof(uint32_t)},
-                                   {(void **)&st->hr_key, sizeof(uint32_t)},
-                                   {(void **)&st->hr_key_tmp, sizeof(uint32_t)}};
-    if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->hr_cap, cap, st->hr_n))
+    const uint32_t cap = gr_grow_capacity(u->cap, need);
+    const gr_array_ref arrays[] = {{(void **)&u->pt, sizeof(gr_upsample_point)},
+                                   {(void **)&u->tmp, sizeof(gr_upsample_point)},
+                                   {(void **)&u->at, sizeof(uint32_t)},
+                                   {(void **)&u->key, sizeof(uint32_t)},
+                                   {(void **)&u->key_tmp, sizeof(uint32_t)}};
+    if (!gr_mem_grow_arrays(u->env.mem, arrays, GR_COUNTOF(arrays), u->cap, cap, u->n))
         return GR_ERROR_OUT_OF_MEMORY;
-    st->hr_cap = cap;
+    u->cap = cap;
     return GR_OK;
 }
 
-static inline gr_vec3 point_x(const pbd_point *p) { return v3(p->x, p->y, p->z); }
-static inline gr_vec3 point_v(const pbd_point *p) { return v3(p->vx, p->vy, p->vz); }
+static inline gr_vec3 point_x(const gr_upsample_point *p) { return v3(p->x, p->y, p->z); }
+static inline gr_vec3 point_v(const gr_upsample_point *p) { return v3(p->vx, p->vy, p->vz); }
 
 /* ---- sampling ------------------------------------------------------------------------------ */
 
@@ -101,15 +138,15 @@ static bool lattice_cell(const sample_lattice *L, gr_vec3 p, int32_t c[3])
 }
 
 /* Lattice cells hold a point's index, GR_INVALID_INDEX (empty, nothing to try), or
- * PBD_CELL_TRY: to be tried (a new grain's sampling ball reaches it; point indices stay
+ * UP_CELL_TRY: to be tried (a new grain's sampling ball reaches it; point indices stay
  * below 2^31). */
-#define PBD_CELL_TRY 0x80000000u
+#define UP_CELL_TRY 0x80000000u
 
 /* The accepted points that can lie within dmin of cell c (cells within two of c: 2 a >= dmin),
  * into near[] (at most `room`; returns how many, or room + 1 when there are more). Without
  * older points only the cells already visited can hold one: this pass fills cells in scan
  * order. */
-static uint32_t points_near_cell(const pbd_state *st, const sample_lattice *L, const int32_t c[3], bool older,
+static uint32_t points_near_cell(const gr_upsample *u, const sample_lattice *L, const int32_t c[3], bool older,
                                  gr_vec3 *near, uint32_t room)
 {
     const size_t here = lattice_index(L, c[0], c[1], c[2]);
@@ -121,23 +158,23 @@ static uint32_t points_near_cell(const pbd_state *st, const sample_lattice *L, c
                 return n; /* the rows ahead are not filled yet */
             for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->dims[2] - 1); k++) {
                 const uint32_t q = L->point[row + (size_t)k];
-                if (q >= st->hr_n)
+                if (q >= u->n)
                     continue;
                 if (n == room)
                     return room + 1;
-                near[n++] = point_x(&st->hr_pt[q]);
+                near[n++] = point_x(&u->pt[q]);
             }
         }
     return n;
 }
 
 /* Most lattice cells one sampling pass may use (4 bytes each). */
-#define PBD_MAX_SAMPLE_CELLS (1u << 28)
+#define UP_MAX_SAMPLE_CELLS (1u << 28)
 
 /* Cells of side 2 r_H / sqrt(3) over lo..hi, all empty but for the existing points' (they block
  * their cells), and room for the points of a volume `vol` (packed to about 0.35: grown as we
  * go beyond). On failure the caller still closes it. */
-static gr_status lattice_open(pbd_state *st, sample_lattice *L, gr_vec3 lo, gr_vec3 hi, double rh, double vol)
+static gr_status lattice_open(gr_upsample *u, sample_lattice *L, gr_vec3 lo, gr_vec3 hi, double rh, double vol)
 {
     L->a = 2.0 * rh / sqrt(3.0);
     L->lo = lo;
@@ -148,52 +185,52 @@ static gr_status lattice_open(pbd_state *st, sample_lattice *L, gr_vec3 lo, gr_v
         L->dims[d] = (int32_t)GR_MAX(1.0, ceil((v3_get(hi, d) - v3_get(lo, d)) / L->a));
         cells *= L->dims[d];
     }
-    if (cells > PBD_MAX_SAMPLE_CELLS)
+    if (cells > UP_MAX_SAMPLE_CELLS)
         return GR_ERROR_TOO_MANY;
     L->count = (size_t)cells;
-    L->point = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * L->count);
+    L->point = (uint32_t *)gr_mem_alloc(u->env.mem, sizeof(uint32_t) * L->count);
     if (!L->point)
         return GR_ERROR_OUT_OF_MEMORY;
-    const gr_status s = pbd_reserve_points(
-        st, (uint32_t)GR_MIN((double)st->hr_n + 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64, (double)GR_MAX_GRAINS));
+    const gr_status s = gr_upsample_reserve_points(
+        u, (uint32_t)GR_MIN((double)u->n + 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64, (double)GR_MAX_GRAINS));
     if (s != GR_OK)
         return s;
     for (size_t c = 0; c < L->count; c++)
         L->point[c] = GR_INVALID_INDEX;
-    for (uint32_t q = 0; q < st->hr_n; q++) {
+    for (uint32_t q = 0; q < u->n; q++) {
         int32_t c[3];
-        if (lattice_cell(L, point_x(&st->hr_pt[q]), c))
+        if (lattice_cell(L, point_x(&u->pt[q]), c))
             L->point[lattice_index(L, c[0], c[1], c[2])] = q;
     }
     return GR_OK;
 }
 
-static void lattice_close(pbd_state *st, sample_lattice *L) { gr_mem_free(st->mem, L->point, sizeof(uint32_t) * L->count); }
+static void lattice_close(gr_upsample *u, sample_lattice *L) { gr_mem_free(u->env.mem, L->point, sizeof(uint32_t) * L->count); }
 
 /* The generator of this sampling pass (the world seed and the passes so far). */
-static gr_rng pass_rng(const pbd_state *st) { return (gr_rng){(*st->env.seed) ^ (0x5851f42d4c957f2dull * (st->hr_batches + 1))}; }
+static gr_rng pass_rng(const gr_upsample *u) { return (gr_rng){(*u->env.seed) ^ (0x5851f42d4c957f2dull * (u->batches + 1))}; }
 
 /* Keep point p (velocity v) in lattice cell `cell`. */
-static gr_status keep_point(pbd_state *st, sample_lattice *L, size_t cell, gr_vec3 p, gr_vec3 v)
+static gr_status keep_point(gr_upsample *u, sample_lattice *L, size_t cell, gr_vec3 p, gr_vec3 v)
 {
     gr_status s;
-    if (st->hr_n == st->hr_cap && (s = pbd_reserve_points(st, st->hr_n + 1)) != GR_OK)
+    if (u->n == u->cap && (s = gr_upsample_reserve_points(u, u->n + 1)) != GR_OK)
         return s;
-    const uint32_t id = st->hr_n++;
-    st->hr_pt[id] = (pbd_point){(float)p.x, (float)p.y, (float)p.z, (float)v.x, (float)v.y, (float)v.z, id, 0};
-    st->hr_at[id] = id;
+    const uint32_t id = u->n++;
+    u->pt[id] = (gr_upsample_point){(float)p.x, (float)p.y, (float)p.z, (float)v.x, (float)v.y, (float)v.z, id, 0};
+    u->at[id] = id;
     L->point[cell] = id;
     return GR_OK;
 }
 
 /* Is any accepted point within `dmin` of p? (cells within two of p's: 2 a >= dmin) */
-static bool too_close(const pbd_state *st, const sample_lattice *L, gr_vec3 p, const int32_t c[3], double dmin)
+static bool too_close(const gr_upsample *u, const sample_lattice *L, gr_vec3 p, const int32_t c[3], double dmin)
 {
     for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->dims[0] - 1); i++)
         for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->dims[1] - 1); j++)
             for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->dims[2] - 1); k++) {
                 const uint32_t q = L->point[lattice_index(L, i, j, k)];
-                if (q < st->hr_n && v3_len2(v3_sub(point_x(&st->hr_pt[q]), p)) < dmin * dmin)
+                if (q < u->n && v3_len2(v3_sub(point_x(&u->pt[q]), p)) < dmin * dmin)
                     return true;
             }
     return false;
@@ -201,11 +238,11 @@ static bool too_close(const pbd_state *st, const sample_lattice *L, gr_vec3 p, c
 
 /* Is an accepted point within 2 r_H of candidate p in cell c? From the points gathered near
  * the cell (np of them), or from the lattice when there were more than `room`. */
-static bool crowded(const pbd_state *st, const sample_lattice *L, gr_vec3 p, const int32_t c[3], const gr_vec3 *pts,
+static bool crowded(const gr_upsample *u, const sample_lattice *L, gr_vec3 p, const int32_t c[3], const gr_vec3 *pts,
                     uint32_t np, uint32_t room, double rh)
 {
     if (np > room)
-        return too_close(st, L, p, c, 2.0 * rh);
+        return too_close(u, L, p, c, 2.0 * rh);
     for (uint32_t m = 0; m < np; m++)
         if (v3_len2(v3_sub(pts[m], p)) < 4.0 * rh * rh)
             return true;
@@ -214,7 +251,7 @@ static bool crowded(const pbd_state *st, const sample_lattice *L, gr_vec3 p, con
 
 /* The new grain whose sampling ball (cover x its radius) contains p (GR_INVALID_INDEX: none),
  * from the grid over them. */
-static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 p,
+static uint32_t containing_grain(const gr_upsample_view *pv, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 p,
                                  double cover)
 {
     int32_t c[3];
@@ -224,7 +261,7 @@ static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, con
     for (uint32_t row = 0; row < rows; row++)
         for (uint32_t s = rb[row]; s < re[row]; s++) {
             const uint32_t i = grains[g->order[s]];
-            if (v3_len2(v3_sub(p, st->x[i])) <= cover * cover * st->r[i] * st->r[i])
+            if (v3_len2(v3_sub(p, pv->x[i])) <= cover * cover * pv->r[i] * pv->r[i])
                 return i;
         }
     return GR_INVALID_INDEX;
@@ -232,7 +269,7 @@ static uint32_t containing_grain(const pbd_state *st, const gr_cell_grid *g, con
 
 /* The new grains whose sampling balls can reach into the cell around `centre` (half diagonal
  * hd), into near[] (at most room; room + 1 when there are more). */
-static uint32_t grains_near_cell(const pbd_state *st, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 centre,
+static uint32_t grains_near_cell(const gr_upsample_view *pv, const gr_cell_grid *g, const uint32_t *grains, gr_vec3 centre,
                                  double hd, double cover, uint32_t *near, uint32_t room)
 {
     int32_t c[3];
@@ -243,8 +280,8 @@ static uint32_t grains_near_cell(const pbd_state *st, const gr_cell_grid *g, con
     for (uint32_t row = 0; row < rows; row++)
         for (uint32_t s = rb[row]; s < re[row]; s++) {
             const uint32_t i = grains[g->order[s]];
-            const double reach = cover * st->r[i] + hd;
-            if (v3_len2(v3_sub(centre, st->x[i])) > reach * reach)
+            const double reach = cover * pv->r[i] + hd;
+            if (v3_len2(v3_sub(centre, pv->x[i])) > reach * reach)
                 continue;
             if (n == room)
                 return room + 1;
@@ -256,9 +293,9 @@ static uint32_t grains_near_cell(const pbd_state *st, const gr_cell_grid *g, con
 /* Is p inside a body's solid, or within r_H of an exact surface? (a point sampled in the
  * ball around a grain that rests on a wall must not start inside the wall) Bodies whose
  * bounding sphere is farther are passed over at once. */
-static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
+static bool in_a_body(const gr_upsample *u, gr_vec3 p, double rh)
 {
-    const gr_body_store *bs = st->env.bodies;
+    const gr_body_store *bs = u->env.bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         const gr_body_data *b = &bs->data[bs->active[a]];
         const double bound = gr_body_bound_radius(b);
@@ -271,9 +308,9 @@ static bool in_a_body(const pbd_state *st, gr_vec3 p, double rh)
 }
 
 /* Is any body within `reach` of p (its solid included)? */
-static bool bodies_near(pbd_state *st, gr_vec3 p, double reach)
+static bool bodies_near(const gr_upsample *u, gr_vec3 p, double reach)
 {
-    gr_body_store *bs = st->env.bodies;
+    gr_body_store *bs = u->env.bodies;
     for (uint32_t a = 0; a < bs->count; a++) {
         gr_body_data *b = &bs->data[bs->active[a]];
         const double bound = gr_body_bound_radius(b);
@@ -290,7 +327,7 @@ static bool bodies_near(pbd_state *st, gr_vec3 p, double reach)
 enum { CELL_OUT = 0, CELL_DEEP = 1, CELL_EDGE = 2, CELL_NEAR_BODY = 4, CLASSIFY_TOP = 16 };
 
 typedef struct classify_ctx {
-    pbd_state *st;
+    const gr_upsample *u;
     const sample_lattice *L;
     gr_region *r;
     double hd, rh; ///< a cell's half diagonal, the points' radius
@@ -319,7 +356,7 @@ static void classify(const classify_ctx *c, int32_t i0, int32_t j0, int32_t k0, 
     else if (size == 1)
         kind = CELL_EDGE;
     if (kind != CELL_OUT && near && size >= 4)
-        near = bodies_near(c->st, centre, bh + c->hd + c->rh);
+        near = bodies_near(c->u, centre, bh + c->hd + c->rh);
     if (kind == 0xff) {
         const int32_t h = size / 2;
         for (int q = 0; q < 8; q++)
@@ -336,13 +373,13 @@ static void classify(const classify_ctx *c, int32_t i0, int32_t j0, int32_t k0, 
 
 /* A lattice cell is worth trying when its centre lies within the sampling ball of a new grain
  * grown by the cell's half diagonal: each grain marks the cells of its ball's bounding box. */
-static void mark_cells(const pbd_state *st, sample_lattice *L, const uint32_t *grains, uint32_t count, double cover)
+static void mark_cells(const gr_upsample_view *pv, sample_lattice *L, const uint32_t *grains, uint32_t count, double cover)
 {
     const double half_diag = 0.8660254037844386 * L->a;
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = grains[k];
-        const gr_vec3 x = st->x[i];
-        const double reach = cover * st->r[i] + half_diag;
+        const gr_vec3 x = pv->x[i];
+        const double reach = cover * pv->r[i] + half_diag;
         int32_t lo[3], hi[3];
         for (int d = 0; d < 3; d++) {
             const double o = v3_get(L->lo, d);
@@ -356,37 +393,37 @@ static void mark_cells(const pbd_state *st, sample_lattice *L, const uint32_t *g
                                             L->lo.z + (c + 0.5) * L->a};
                     uint32_t *cell = &L->point[lattice_index(L, a, b, c)];
                     if (*cell == GR_INVALID_INDEX && v3_len2(v3_sub(centre, x)) <= reach * reach)
-                        *cell = PBD_CELL_TRY;
+                        *cell = UP_CELL_TRY;
                 }
     }
 }
 
 /* One sampling pass over new grains (grains[k] at pos[k]): a lattice over their sampling balls'
  * bounding box, the cells some ball reaches tried in lattice order. Appends points only. */
-static gr_status sample_group(pbd_state *st, const uint32_t *grains, const gr_vec3 *pos, uint32_t nnew, gr_rng *rngp)
+static gr_status sample_group(gr_upsample *u, const gr_upsample_view *pv, const uint32_t *grains, const gr_vec3 *pos, uint32_t nnew, gr_rng *rngp)
 {
-    gr_mem *mem = st->mem;
-    const double rh = st->def->hr_radius, cover = st->def->hr_sample_radius;
+    gr_mem *mem = u->env.mem;
+    const double rh = u->par.radius, cover = u->par.sample_radius;
     gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
     double rmax = 0;
     for (uint32_t m = 0; m < nnew; m++) {
         const uint32_t i = grains[m];
-        const double r = cover * st->r[i];
+        const double r = cover * pv->r[i];
         rmax = GR_MAX(rmax, r);
-        lo = v3(GR_MIN(lo.x, st->x[i].x - r), GR_MIN(lo.y, st->x[i].y - r), GR_MIN(lo.z, st->x[i].z - r));
-        hi = v3(GR_MAX(hi.x, st->x[i].x + r), GR_MAX(hi.y, st->x[i].y + r), GR_MAX(hi.z, st->x[i].z + r));
+        lo = v3(GR_MIN(lo.x, pv->x[i].x - r), GR_MIN(lo.y, pv->x[i].y - r), GR_MIN(lo.z, pv->x[i].z - r));
+        hi = v3(GR_MAX(hi.x, pv->x[i].x + r), GR_MAX(hi.y, pv->x[i].y + r), GR_MAX(hi.z, pv->x[i].z + r));
     }
     gr_cell_grid g;
     gr_cell_grid_init(&g);
     sample_lattice L;
-    const bool older = st->hr_n > 0;
-    gr_status status = lattice_open(st, &L, lo, hi, rh, (double)nnew * 4.0 / 3.0 * GR_PI * rmax * rmax * rmax);
+    const bool older = u->n > 0;
+    gr_status status = lattice_open(u, &L, lo, hi, rh, (double)nnew * 4.0 / 3.0 * GR_PI * rmax * rmax * rmax);
     if (status == GR_OK && !gr_cell_grid_build(&g, mem, (const double *)pos, 3, nnew, 2.0 * rmax, GR_MAX(4u * nnew, 64u)))
         status = GR_ERROR_OUT_OF_MEMORY;
     if (status == GR_OK) {
-        mark_cells(st, &L, grains, nnew, cover);
+        mark_cells(pv, &L, grains, nnew, cover);
         gr_rng rng = *rngp;
-        const uint32_t tries = st->def->hr_candidates;
+        const uint32_t tries = u->par.candidates;
         const double hd = 0.8660254037844386 * L.a;
         enum { ROOM = 128 };
         gr_vec3 pts[ROOM];
@@ -395,14 +432,14 @@ static gr_status sample_group(pbd_state *st, const uint32_t *grains, const gr_ve
             for (int32_t j = 0; j < L.dims[1] && status == GR_OK; j++)
                 for (int32_t k = 0; k < L.dims[2] && status == GR_OK; k++) {
                     const size_t cell = lattice_index(&L, i, j, k);
-                    if (L.point[cell] == GR_INVALID_INDEX || !(L.point[cell] & PBD_CELL_TRY))
+                    if (L.point[cell] == GR_INVALID_INDEX || !(L.point[cell] & UP_CELL_TRY))
                         continue; /* no new grain's ball reaches it, or taken */
                     L.point[cell] = GR_INVALID_INDEX;
                     /* what the candidates are tested against, gathered once per cell */
                     const int32_t c[3] = {i, j, k};
                     const gr_vec3 centre = {lo.x + L.a * (i + 0.5), lo.y + L.a * (j + 0.5), lo.z + L.a * (k + 0.5)};
-                    const uint32_t np = points_near_cell(st, &L, c, older, pts, ROOM);
-                    const uint32_t ng = grains_near_cell(st, &g, grains, centre, hd, cover, near, ROOM);
+                    const uint32_t np = points_near_cell(u, &L, c, older, pts, ROOM);
+                    const uint32_t ng = grains_near_cell(pv, &g, grains, centre, hd, cover, near, ROOM);
                     /* (more than fit: points far smaller than the grains' spacing, or the other
                      * way round; such cells test against everything near, one candidate at a
                      * time) */
@@ -412,43 +449,43 @@ static gr_status sample_group(pbd_state *st, const uint32_t *grains, const gr_ve
                         const gr_vec3 p = {lo.x + L.a * (i + ux), lo.y + L.a * (j + uy), lo.z + L.a * (k + uz)};
                         uint32_t owner = GR_INVALID_INDEX;
                         if (ng > ROOM) {
-                            owner = containing_grain(st, &g, grains, p, cover);
+                            owner = containing_grain(pv, &g, grains, p, cover);
                         } else {
                             for (uint32_t m = 0; m < ng && owner == GR_INVALID_INDEX; m++) {
                                 const uint32_t gi = near[m];
-                                if (v3_len2(v3_sub(p, st->x[gi])) <= cover * cover * st->r[gi] * st->r[gi])
+                                if (v3_len2(v3_sub(p, pv->x[gi])) <= cover * cover * pv->r[gi] * pv->r[gi])
                                     owner = gi;
                             }
                         }
                         if (owner == GR_INVALID_INDEX)
                             continue;
-                        if (crowded(st, &L, p, c, pts, np, ROOM, rh) || in_a_body(st, p, rh))
+                        if (crowded(u, &L, p, c, pts, np, ROOM, rh) || in_a_body(u, p, rh))
                             continue;
-                        status = keep_point(st, &L, cell, p, st->v[owner]);
+                        status = keep_point(u, &L, cell, p, pv->v[owner]);
                         break;
                     }
                 }
         *rngp = rng;
     }
     gr_cell_grid_free(&g, mem);
-    lattice_close(st, &L);
+    lattice_close(u, &L);
     return status;
 }
 
 /* Grains farther than this from the origin [m] get no points: their points' single-precision
  * coordinates could not tell them apart (and a lattice there could not be indexed). */
-#define PBD_HR_FAR 1e15
+#define UP_FAR 1e15
 /* A group of new grains is sampled in one lattice when its bounding box has at most this many
- * cells, or at most PBD_GROUP_SPARSITY times the cells of its grains' balls: grains spread
+ * cells, or at most UP_GROUP_SPARSITY times the cells of its grains' balls: grains spread
  * thinly (far apart) are split into groups instead, so that a far grain costs its own ball,
  * not the box between it and the others. */
-#define PBD_GROUP_CELLS (1u << 20)
-#define PBD_GROUP_SPARSITY 64.0
+#define UP_GROUP_CELLS (1u << 20)
+#define UP_GROUP_SPARSITY 64.0
 
 /* Lattice cells of a group (doubles: a sparse group's box may hold more than any integer). */
-static bool group_is_compact(const pbd_state *st, const gr_vec3 *pos, uint32_t n, double rmax)
+static bool group_is_compact(const gr_upsample *u, const gr_vec3 *pos, uint32_t n, double rmax)
 {
-    const double a = 2.0 * st->def->hr_radius / sqrt(3.0);
+    const double a = 2.0 * u->par.radius / sqrt(3.0);
     gr_vec3 lo = pos[0], hi = pos[0];
     for (uint32_t k = 1; k < n; k++) {
         lo = v3(GR_MIN(lo.x, pos[k].x), GR_MIN(lo.y, pos[k].y), GR_MIN(lo.z, pos[k].z));
@@ -458,21 +495,21 @@ static bool group_is_compact(const pbd_state *st, const gr_vec3 *pos, uint32_t n
     for (int d = 0; d < 3; d++)
         cells *= GR_MAX(1.0, ceil((v3_get(hi, d) - v3_get(lo, d) + 2.0 * rmax) / a));
     const double ball = pow(2.0 * rmax / a + 1.0, 3.0);
-    return cells <= (double)PBD_MAX_SAMPLE_CELLS && (cells <= (double)PBD_GROUP_CELLS || cells <= PBD_GROUP_SPARSITY * ball * n);
+    return cells <= (double)UP_MAX_SAMPLE_CELLS && (cells <= (double)UP_GROUP_CELLS || cells <= UP_GROUP_SPARSITY * ball * n);
 }
 
 /* Fill the volume of the grains not sampled yet with points. All or nothing. */
-gr_status pbd_sample_new_grains(pbd_state *st)
+gr_status gr_upsample_sample_new(gr_upsample *u, const gr_upsample_view *pv)
 {
-    const double rh = st->def->hr_radius;
+    const double rh = u->par.radius;
     if (!(rh > 0))
         return GR_OK;
     uint32_t nnew = 0;
-    for (uint32_t i = 0; i < st->n; i++)
-        nnew += st->owner[i] == GR_INVALID_INDEX && !st->sampled[i];
+    for (uint32_t i = 0; i < pv->n; i++)
+        nnew += pv->owner[i] == GR_INVALID_INDEX && !pv->sampled[i];
     if (!nnew)
         return GR_OK;
-    gr_mem *mem = st->mem;
+    gr_mem *mem = u->env.mem;
     /* the new grains within reach of single precision, their positions, and scratch for the
      * groups (a split's halves, the stack of groups to do) */
     const size_t bytes = (sizeof(uint32_t) * 4 + sizeof(gr_vec3) * 2) * (size_t)nnew + sizeof(uint32_t) * 2;
@@ -481,21 +518,21 @@ gr_status pbd_sample_new_grains(pbd_state *st)
         return GR_ERROR_OUT_OF_MEMORY;
     gr_vec3 *pos = (gr_vec3 *)buf, *pos_tmp = pos + nnew;
     uint32_t *grains = (uint32_t *)(pos_tmp + nnew), *grains_tmp = grains + nnew, *stack = grains_tmp + nnew;
-    const double cover = st->def->hr_sample_radius;
+    const double cover = u->par.sample_radius;
     uint32_t m = 0;
     double rmax = 0;
-    for (uint32_t i = 0; i < st->n; i++) {
-        if (st->owner[i] != GR_INVALID_INDEX || st->sampled[i])
+    for (uint32_t i = 0; i < pv->n; i++) {
+        if (pv->owner[i] != GR_INVALID_INDEX || pv->sampled[i])
             continue;
-        const gr_vec3 x = st->x[i];
-        if (!(fabs(x.x) <= PBD_HR_FAR && fabs(x.y) <= PBD_HR_FAR && fabs(x.z) <= PBD_HR_FAR))
+        const gr_vec3 x = pv->x[i];
+        if (!(fabs(x.x) <= UP_FAR && fabs(x.y) <= UP_FAR && fabs(x.z) <= UP_FAR))
             continue; /* no points (it counts as sampled below) */
         grains[m] = i;
         pos[m++] = x;
-        rmax = GR_MAX(rmax, cover * st->r[i]);
+        rmax = GR_MAX(rmax, cover * pv->r[i]);
     }
-    const uint32_t first_new = st->hr_n;
-    gr_rng rng = pass_rng(st);
+    const uint32_t first_new = u->n;
+    gr_rng rng = pass_rng(u);
     gr_status status = GR_OK;
     /* groups [begin, end) of grains[], depth first: a group that is not compact is split in two
      * at the middle of its centres' longest extent (stable, so the order is deterministic); the
@@ -507,7 +544,7 @@ gr_status pbd_sample_new_grains(pbd_state *st)
     }
     while (top && status == GR_OK) {
         const uint32_t end = stack[--top], begin = stack[--top], n = end - begin;
-        if (!group_is_compact(st, pos + begin, n, rmax)) {
+        if (!group_is_compact(u, pos + begin, n, rmax)) {
             gr_vec3 lo = pos[begin], hi = pos[begin];
             for (uint32_t k = begin + 1; k < end; k++) {
                 lo = v3(GR_MIN(lo.x, pos[k].x), GR_MIN(lo.y, pos[k].y), GR_MIN(lo.z, pos[k].z));
@@ -537,43 +574,43 @@ gr_status pbd_sample_new_grains(pbd_state *st)
                 continue;
             }
         }
-        status = sample_group(st, grains + begin, pos + begin, n, &rng);
+        status = sample_group(u, pv, grains + begin, pos + begin, n, &rng);
     }
     if (status != GR_OK) {
-        st->hr_n = first_new; /* all or nothing (new points were only appended) */
+        u->n = first_new; /* all or nothing (new points were only appended) */
     } else {
-        /* 2: sampled by this step, until pbd_sample_keep (pbd_sample_undo takes them back) */
-        for (uint32_t i = 0; i < st->n; i++)
-            if (st->owner[i] == GR_INVALID_INDEX && !st->sampled[i])
-                st->sampled[i] = 2;
-        st->hr_batches++;
-        st->sample_undo_n = first_new;
-        st->sample_pending = true;
+        /* 2: sampled by this step, until gr_upsample_keep (gr_upsample_undo takes them back) */
+        for (uint32_t i = 0; i < pv->n; i++)
+            if (pv->owner[i] == GR_INVALID_INDEX && !pv->sampled[i])
+                pv->sampled[i] = 2;
+        u->batches++;
+        u->sample_undo_n = first_new;
+        u->sample_pending = true;
     }
     gr_mem_free(mem, buf, bytes);
     return status;
 }
 
 /* The step that sampled new grains moved them: their points stay. */
-void pbd_sample_keep(pbd_state *st)
+void gr_upsample_keep(gr_upsample *u, const gr_upsample_view *pv)
 {
-    if (!st->sample_pending)
+    if (!u->sample_pending)
         return;
-    for (uint32_t i = 0; i < st->n; i++)
-        st->sampled[i] = st->sampled[i] ? 1 : 0;
-    st->sample_pending = false;
+    for (uint32_t i = 0; i < pv->n; i++)
+        pv->sampled[i] = pv->sampled[i] ? 1 : 0;
+    u->sample_pending = false;
 }
 
 /* The step failed before anything moved: the new grains' points go, as if never sampled. */
-void pbd_sample_undo(pbd_state *st)
+void gr_upsample_undo(gr_upsample *u, const gr_upsample_view *pv)
 {
-    if (!st->sample_pending)
+    if (!u->sample_pending)
         return;
-    for (uint32_t i = 0; i < st->n; i++)
-        st->sampled[i] = st->sampled[i] == 2 ? 0 : st->sampled[i];
-    st->hr_n = st->sample_undo_n;
-    st->hr_batches--;
-    st->sample_pending = false;
+    for (uint32_t i = 0; i < pv->n; i++)
+        pv->sampled[i] = pv->sampled[i] == 2 ? 0 : pv->sampled[i];
+    u->n = u->sample_undo_n;
+    u->batches--;
+    u->sample_pending = false;
 }
 
 /* Fill a region with points (the seed's sampling of the fill's mesh for both resolutions):
@@ -582,33 +619,32 @@ void pbd_sample_undo(pbd_state *st)
  * classified first), `hr_candidates` each,
  * the first inside the region (a point's sphere within it), outside bodies and 2 r_H from every
  * point kept. All or nothing. */
-gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t grains, gr_vec3 velocity)
+gr_status gr_upsample_fill_region(gr_upsample *u, const struct gr_region *region, uint32_t grains, gr_vec3 velocity)
 {
-    pbd_state *st = (pbd_state *)state;
-    const double rh = st->def->hr_radius;
-    st->presample_mark = st->hr_n; /* what a cancel goes back to */
-    st->presample_batches = st->hr_batches;
-    st->presampled = 0;
+    const double rh = u->par.radius;
+    u->presample_mark = u->n; /* what a cancel goes back to */
+    u->presample_batches = u->batches;
+    u->presampled = 0;
     if (!(rh > 0) || !grains)
         return GR_OK;
     gr_region r = *region;
     sample_lattice L;
-    const uint32_t first_new = st->hr_n;
+    const uint32_t first_new = u->n;
     gr_status status =
-        lattice_open(st, &L, r.lo, r.hi, rh, (r.hi.x - r.lo.x) * (r.hi.y - r.lo.y) * (r.hi.z - r.lo.z));
+        lattice_open(u, &L, r.lo, r.hi, rh, (r.hi.x - r.lo.x) * (r.hi.y - r.lo.y) * (r.hi.z - r.lo.z));
     uint8_t *cls = NULL;
     if (status == GR_OK) {
         const bool older = first_new > 0;
-        gr_rng rng = pass_rng(st);
-        const uint32_t tries = st->def->hr_candidates;
+        gr_rng rng = pass_rng(u);
+        const uint32_t tries = u->par.candidates;
         const double hd = 0.8660254037844386 * L.a;
         /* every cell classified by blocks halving down to the region's surface: outside,
          * deep inside, or near the surface (its candidates ask), and near a body or not */
-        cls = (uint8_t *)gr_mem_alloc(st->mem, L.count);
+        cls = (uint8_t *)gr_mem_alloc(u->env.mem, L.count);
         if (!cls) {
             status = GR_ERROR_OUT_OF_MEMORY;
         } else {
-            classify_ctx cc = {st, &L, &r, hd, rh, cls};
+            classify_ctx cc = {u, &L, &r, hd, rh, cls};
             for (int32_t i = 0; i < L.dims[0]; i += CLASSIFY_TOP)
                 for (int32_t j = 0; j < L.dims[1]; j += CLASSIFY_TOP)
                     for (int32_t k = 0; k < L.dims[2]; k += CLASSIFY_TOP)
@@ -627,52 +663,52 @@ gr_status pbd_fill_region(void *state, const struct gr_region *region, uint32_t 
                         continue; /* no point's sphere centred in this cell lies inside */
                     const bool check_each = (kb & 3) == CELL_EDGE;
                     const int32_t c[3] = {i, j, k};
-                    const uint32_t np = points_near_cell(st, &L, c, older, pts, ROOM);
+                    const uint32_t np = points_near_cell(u, &L, c, older, pts, ROOM);
                     for (uint32_t t = 0; t < tries; t++) {
                         const double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
                         const gr_vec3 p = {r.lo.x + L.a * (i + ux), r.lo.y + L.a * (j + uy), r.lo.z + L.a * (k + uz)};
                         if (check_each && gr_region_depth(&r, p, rh) < rh)
                             continue;
-                        if (crowded(st, &L, p, c, pts, np, ROOM, rh) || ((kb & CELL_NEAR_BODY) && in_a_body(st, p, rh)))
+                        if (crowded(u, &L, p, c, pts, np, ROOM, rh) || ((kb & CELL_NEAR_BODY) && in_a_body(u, p, rh)))
                             continue;
-                        status = keep_point(st, &L, cell, p, velocity);
+                        status = keep_point(u, &L, cell, p, velocity);
                         break;
                     }
                 }
     }
-    gr_mem_free(st->mem, cls, L.count);
-    lattice_close(st, &L);
+    gr_mem_free(u->env.mem, cls, L.count);
+    lattice_close(u, &L);
     if (status != GR_OK) {
-        st->hr_n = first_new;
+        u->n = first_new;
         return status;
     }
-    st->hr_batches++;
-    st->presampled = grains;
+    u->batches++;
+    u->presampled = grains;
     return GR_OK;
 }
 
-void pbd_fill_region_cancel(void *state)
+void gr_upsample_fill_cancel(gr_upsample *u)
 {
-    pbd_state *st = (pbd_state *)state;
-    st->hr_n = st->presample_mark;
-    st->hr_batches = st->presample_batches;
-    st->presampled = 0;
+    u->n = u->presample_mark;
+    u->batches = u->presample_batches;
+    u->presampled = 0;
 }
 
 /* ---- advection ----------------------------------------------------------------------------- */
 
-void pbd_points_unrest(pbd_state *st)
+void gr_upsample_unrest(gr_upsample *u)
 {
-    st->hr_idle_valid = false;
-    for (uint32_t q = 0; q < st->hr_n; q++)
-        st->hr_pt[q].rest = 0;
+    u->idle_valid = false;
+    for (uint32_t q = 0; q < u->n; q++)
+        u->pt[q].rest = 0;
 }
 
 /* Most exact bodies the lanes test (beyond, points are blended and moved one by one). */
-#define PBD_HR_LANE_EXACT 16u
+#define UP_LANE_EXACT 16u
 
 typedef struct advect_ctx {
-    pbd_state *st;
+    gr_upsample *u;
+    const gr_upsample_view *pv;
     double dt;
     gr_vec3 g;
     double inv_r2;    ///< 1 / R^2
@@ -684,7 +720,7 @@ typedef struct advect_ctx {
     double rest2;     ///< squared speed below which a point among still grains rests
     bool lanes;       ///< blend and move batches in lanes (gr_point_blend_fn)
     gr_point_blend_consts blend;
-    double exact[GR_POINT_EXACT_VALUES * PBD_HR_LANE_EXACT]; ///< the exact bodies for the lanes
+    double exact[GR_POINT_EXACT_VALUES * UP_LANE_EXACT]; ///< the exact bodies for the lanes
 } advect_ctx;
 
 /* The blend of one point from its sums over the grains (wg: weights of grains, W: of grains
@@ -722,8 +758,9 @@ typedef struct hr_cache {
  * least the support) within R + half a cell diagonal of its centre. */
 static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
 {
-    const pbd_state *st = c->st;
-    const gr_cell_grid *g = &st->hr_grid;
+    const gr_upsample *u = c->u;
+    const gr_upsample_view *pv = c->pv;
+    const gr_cell_grid *g = &u->grid;
     int32_t cc[3];
     cc[2] = (int32_t)(key % (uint32_t)g->dims[2]);
     cc[1] = (int32_t)(key / (uint32_t)g->dims[2] % (uint32_t)g->dims[1]);
@@ -732,7 +769,7 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
     for (int d = 0; d < 3; d++)
         v3_set(&centre, g->axis[d], v3_get(g->origin, g->axis[d]) + ((double)cc[d] + 0.5) * g->cell);
     const double spread = 0.8660254037844386 * g->cell;
-    const double reach = c->support + spread, breach = c->body_reach + spread, rh = st->def->hr_radius;
+    const double reach = c->support + spread, breach = c->body_reach + spread, rh = u->par.radius;
     const float r2 = (float)(reach * reach), b2 = (float)(breach * breach);
     const float ox = (float)centre.x, oy = (float)centre.y, oz = (float)centre.z;
     uint32_t rb[9], re[9];
@@ -743,15 +780,15 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
     k->overflow = k->body_overflow = false;
     for (uint32_t row = 0; row < rows; row++)
         for (uint32_t s = rb[row]; s < re[row]; s++) {
-            const float *e = st->hr_sorted + 8 * (size_t)s;
+            const float *e = u->sorted + 8 * (size_t)s;
             const float dx = e[0] - ox, dy = e[1] - oy, dz = e[2] - oz, d2 = dx * dx + dy * dy + dz * dz;
             if (e[3] == 0.0f && d2 <= b2) {
                 if (nb == HR_BODY_CACHE) {
                     k->body_overflow = true;
                 } else {
                     const uint32_t j = g->order[s];
-                    const double reach = st->r[j] + rh; /* (as push_from_particle has it) */
-                    k->bx[nb] = st->x[j].x, k->by[nb] = st->x[j].y, k->bz[nb] = st->x[j].z;
+                    const double reach = pv->r[j] + rh; /* (as push_from_particle has it) */
+                    k->bx[nb] = pv->x[j].x, k->by[nb] = pv->x[j].y, k->bz[nb] = pv->x[j].z;
                     k->breach2[nb] = reach * reach;
                     k->body[nb++] = s;
                 }
@@ -778,8 +815,8 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
  * crowded for the cache). still: every particle in the support is at rest. */
 static void row_sums(const advect_ctx *c, gr_vec3 x, double out[5], bool *still)
 {
-    const pbd_state *st = c->st;
-    const gr_cell_grid *g = &st->hr_grid;
+    const gr_upsample *u = c->u;
+    const gr_cell_grid *g = &u->grid;
     uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
     const uint32_t rows = gr_cell_grid_reach_rows(g, x, c->support, rb, re);
     const float px = (float)x.x, py = (float)x.y, pz = (float)x.z, inv_r2 = (float)c->inv_r2;
@@ -787,7 +824,7 @@ static void row_sums(const advect_ctx *c, gr_vec3 x, double out[5], bool *still)
     *still = true;
     for (uint32_t row = 0; row < rows; row++)
         for (uint32_t s = rb[row]; s < re[row]; s++) {
-            const float *e = st->hr_sorted + 8 * (size_t)s;
+            const float *e = u->sorted + 8 * (size_t)s;
             const float dx = px - e[0], dy = py - e[1], dz = pz - e[2];
             const float t = 1.0f - (dx * dx + dy * dy + dz * dz) * inv_r2;
             if (!(t > 0))
@@ -835,30 +872,30 @@ static inline gr_vec3 point_contact(gr_vec3 v, gr_vec3 vs, gr_vec3 nrm, double m
 }
 
 /* Push point (x, v) out of body particle j (its grid position s in hr_sorted). */
-static inline void push_from_particle(const pbd_state *st, uint32_t s, double rh, gr_vec3 *x, gr_vec3 *v)
+static inline void push_from_particle(const gr_upsample *u, const gr_upsample_view *pv, uint32_t s, double rh, gr_vec3 *x, gr_vec3 *v)
 {
-    const uint32_t j = st->hr_grid.order[s];
-    const gr_vec3 dxj = v3_sub(*x, st->x[j]);
-    const double reach = st->r[j] + rh, d2 = v3_len2(dxj);
+    const uint32_t j = u->grid.order[s];
+    const gr_vec3 dxj = v3_sub(*x, pv->x[j]);
+    const double reach = pv->r[j] + rh, d2 = v3_len2(dxj);
     if (d2 >= reach * reach || !(d2 > 0))
         return;
     const double len = sqrt(d2);
     const gr_vec3 nrm = v3_scale(dxj, 1.0 / len);
     *x = v3_madd(*x, nrm, reach - len);
-    *v = point_contact(*v, st->v[j], nrm, pbd_mu(st, st->mat[j], st->mat[j])[1]);
+    *v = point_contact(*v, pv->v[j], nrm, pv->surface_mu(pv->solver, pv->mat[j]));
 }
 
 /* Point (x, v) pushed out of the body particles of cache k in the cache's order, each from
  * where the pushes before left it: the scan for the next particle it is inside of runs in
  * vector lanes (gr_point_hit_fn, the same test as push_from_particle's). True if one pushed it. */
-static bool push_from_cached_bodies(const pbd_state *st, const hr_cache *k, double rh, gr_vec3 *x, gr_vec3 *v)
+static bool push_from_cached_bodies(const gr_upsample *u, const gr_upsample_view *pv, const hr_cache *k, double rh, gr_vec3 *x, gr_vec3 *v)
 {
     bool pushed = false;
     for (uint32_t b = 0;; b++) {
-        b = st->hr_hit(k->bx, k->by, k->bz, k->breach2, b, k->nbody, x->x, x->y, x->z);
+        b = u->hit(k->bx, k->by, k->bz, k->breach2, b, k->nbody, x->x, x->y, x->z);
         if (b >= k->nbody)
             return pushed;
-        push_from_particle(st, k->body[b], rh, x, v);
+        push_from_particle(u, pv, k->body[b], rh, x, v);
         pushed = true;
     }
 }
@@ -866,16 +903,16 @@ static bool push_from_cached_bodies(const pbd_state *st, const hr_cache *k, doub
 /* Push point (x, v) out of the exact surfaces it is within r_H of. from: where it was before
  * another push (a body particle's), NULL: it moved by itself in a piece of at most r_H. A push
  * must not carry it through a container's thin wall: it goes back to its side. */
-static void push_from_exact(const pbd_state *st, double rh, const gr_vec3 *from, gr_vec3 *xp, gr_vec3 *vp)
+static void push_from_exact(const gr_upsample *u, const gr_upsample_view *pv, double rh, const gr_vec3 *from, gr_vec3 *xp, gr_vec3 *vp)
 {
-    const gr_body_store *bs = st->env.bodies;
+    const gr_body_store *bs = u->env.bodies;
     gr_vec3 x = *xp, v = *vp;
-    for (uint32_t e = 0; e < st->exact_count; e++) {
-        const pbd_exact *ex = &st->exact[e];
+    for (uint32_t e = 0; e < pv->exact_count; e++) {
+        const gr_exact_body *ex = &pv->exact[e];
         gr_vec3 nrm;
         if (from && !ex->plane && gr_body_uncross(&bs->data[ex->slot], *from, &x, rh, &nrm))
             v = point_contact(v, gr_body_point_velocity(&bs->data[ex->slot], x), nrm,
-                              pbd_mu(st, bs->data[ex->slot].material, bs->data[ex->slot].material)[1]);
+                              pv->surface_mu(pv->solver, bs->data[ex->slot].material));
         if (ex->plane ? v3_dot(v3_sub(x, ex->centre), ex->normal) >= rh
                       : v3_len2(v3_sub(x, ex->centre)) > (ex->bound + rh) * (ex->bound + rh))
             continue; /* clear of it (planes: the common floor) */
@@ -887,7 +924,7 @@ static void push_from_exact(const pbd_state *st, double rh, const gr_vec3 *from,
             if (!(depth > 0))
                 continue;
             x = v3_madd(x, nrm, depth);
-            v = point_contact(v, gr_body_point_velocity(b, pt), nrm, pbd_mu(st, b->material, b->material)[1]);
+            v = point_contact(v, gr_body_point_velocity(b, pt), nrm, pv->surface_mu(pv->solver, b->material));
         }
     }
     *xp = x;
@@ -899,30 +936,31 @@ static void push_from_exact(const pbd_state *st, double rh, const gr_vec3 *from,
  * carried it through. */
 static void push_from_bodies(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_vec3 *xp, gr_vec3 *vp)
 {
-    const pbd_state *st = c->st;
-    if (!st->nb || !st->n)
+    const gr_upsample *u = c->u;
+    const gr_upsample_view *pv = c->pv;
+    if (!pv->body_count || !pv->n)
         return;
-    const double rh = st->def->hr_radius;
+    const double rh = u->par.radius;
     gr_vec3 x = *xp, v = *vp;
     const gr_vec3 before = x;
     /* body particles: from the cache while the point is still in its cell (the cache holds
      * every body particle that can reach into the cell), else from the grid around it
      * (outside the grid there are none, unless outliers were clamped into it) */
-    const uint32_t now = point_key(&st->hr_grid, x);
-    if (now == st->hr_grid.ncells && !st->hr_grid.clamped) {
+    const uint32_t now = point_key(&u->grid, x);
+    if (now == u->grid.ncells && !u->grid.clamped) {
         /* nothing near */
     } else if (k && !k->body_overflow && now == key) {
-        push_from_cached_bodies(st, k, rh, &x, &v);
+        push_from_cached_bodies(u, pv, k, rh, &x, &v);
     } else {
         uint32_t rb[GR_CELL_GRID_REACH_ROWS], re[GR_CELL_GRID_REACH_ROWS];
-        const uint32_t rows = gr_cell_grid_reach_rows(&st->hr_grid, x, c->body_reach, rb, re);
+        const uint32_t rows = gr_cell_grid_reach_rows(&u->grid, x, c->body_reach, rb, re);
         for (uint32_t row = 0; row < rows; row++)
             for (uint32_t s = rb[row]; s < re[row]; s++)
-                if (st->hr_sorted[8 * (size_t)s + 3] == 0.0f)
-                    push_from_particle(st, s, rh, &x, &v);
+                if (u->sorted[8 * (size_t)s + 3] == 0.0f)
+                    push_from_particle(u, pv, s, rh, &x, &v);
     }
     /* a body particle's push must not leave the point through a wall or the floor */
-    push_from_exact(st, rh, &before, &x, &v);
+    push_from_exact(u, pv, rh, &before, &x, &v);
     *xp = x;
     *vp = v;
 }
@@ -932,8 +970,9 @@ static void push_from_bodies(const advect_ctx *c, const hr_cache *k, uint32_t ke
  * first part for a point that moves in one piece and touches no exact surface. */
 static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_vec3 *xp, gr_vec3 *vp)
 {
-    const pbd_state *st = c->st;
-    const double rh = st->def->hr_radius;
+    const gr_upsample *u = c->u;
+    const gr_upsample_view *pv = c->pv;
+    const double rh = u->par.radius;
     gr_vec3 x = *xp, v = *vp;
     /* (the common short move without the square root: it sat on every point's critical path) */
     const double l2 = v3_len2(v) * (c->dt * c->dt);
@@ -941,7 +980,7 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
     const double h = c->dt / pieces;
     for (uint32_t piece = 0; piece < pieces; piece++) {
         x = v3_madd(x, v, h);
-        push_from_exact(st, rh, NULL, &x, &v);
+        push_from_exact(u, pv, rh, NULL, &x, &v);
     }
     push_from_bodies(c, k, key, &x, &v);
     *xp = x;
@@ -951,16 +990,16 @@ static void move_point(const advect_ctx *c, const hr_cache *k, uint32_t key, gr_
 /* A point's new state. At rest when the step ends without speed: among resting grains (no
  * blend), or on a surface that took all of it. With the grains still, the same step would do
  * the same again (a point on the floor where the sand is thin sinks by its share of gravity and
- * is pushed back), so it is skipped until they move, or the world changes (pbd_points_unrest). */
-static inline void store_point(pbd_point *pt, gr_vec3 x, gr_vec3 v)
+ * is pushed back), so it is skipped until they move, or the world changes (gr_upsample_unrest). */
+static inline void store_point(gr_upsample_point *pt, gr_vec3 x, gr_vec3 v)
 {
     const uint32_t rest = v.x == 0 && v.y == 0 && v.z == 0;
-    *pt = (pbd_point){(float)x.x, (float)x.y, (float)x.z, (float)v.x, (float)v.y, (float)v.z, pt->id, rest};
+    *pt = (gr_upsample_point){(float)x.x, (float)x.y, (float)x.z, (float)v.x, (float)v.y, (float)v.z, pt->id, rest};
 }
 
 /* A point at rest among particles at rest (its cell's cache) is skipped: the blend would
  * give zero again. The batching of the sums relies on this one test. */
-static inline bool skipped_at_rest(const advect_ctx *c, const hr_cache *k, const pbd_point *p)
+static inline bool skipped_at_rest(const advect_ctx *c, const hr_cache *k, const gr_upsample_point *p)
 {
     return p->rest && k->still && !c->exact_moving;
 }
@@ -971,15 +1010,16 @@ static inline bool skipped_at_rest(const advect_ctx *c, const hr_cache *k, const
 static void push_lanes_from_bodies(const advect_ctx *c, const hr_cache *k, gr_point_blend_out *o, const uint32_t *lanes,
                                    uint32_t n)
 {
-    const pbd_state *st = c->st;
-    const double rh = st->def->hr_radius;
+    const gr_upsample *u = c->u;
+    const gr_upsample_view *pv = c->pv;
+    const double rh = u->par.radius;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t l = lanes[i];
         const gr_vec3 before = v3(o->x[l], o->y[l], o->z[l]);
         gr_vec3 x = before, v = v3(o->vx[l], o->vy[l], o->vz[l]);
-        if (!push_from_cached_bodies(st, k, rh, &x, &v))
+        if (!push_from_cached_bodies(u, pv, k, rh, &x, &v))
             continue; /* (untouched, it is where the lanes left it: clear of every exact surface) */
-        push_from_exact(st, rh, &before, &x, &v);
+        push_from_exact(u, pv, rh, &before, &x, &v);
         o->x[l] = x.x, o->y[l] = x.y, o->z[l] = x.z;
         o->vx[l] = v.x, o->vy[l] = v.y, o->vz[l] = v.z;
     }
@@ -988,7 +1028,7 @@ static void push_lanes_from_bodies(const advect_ctx *c, const hr_cache *k, gr_po
 /* The end of lane l's point (gr_point_blend_fn) in the cell `key` of cache k; bodies_done: its
  * push out of body particles was done in lanes. */
 static inline void finish_lane(const advect_ctx *c, const hr_cache *k, uint32_t key, const gr_point_blend_out *o,
-                               uint32_t l, bool bodies_done, pbd_point *pt)
+                               uint32_t l, bool bodies_done, gr_upsample_point *pt)
 {
     const uint32_t how = o->how[l] & GR_POINT_HOW;
     if (how == GR_POINT_RESTS) {
@@ -1002,7 +1042,7 @@ static inline void finish_lane(const advect_ctx *c, const hr_cache *k, uint32_t 
         move_point(c, k, key, &x, &v);
     } else {
         x = v3(o->x[l], o->y[l], o->z[l]);
-        if (c->st->nb && !bodies_done) /* (push_from_bodies asks too; the common case without a call) */
+        if (c->pv->body_count && !bodies_done) /* (push_from_bodies asks too; the common case without a call) */
             push_from_bodies(c, k, key, &x, &v);
     }
     store_point(pt, x, v);
@@ -1015,8 +1055,9 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
 {
     (void)worker;
     const advect_ctx *c = (const advect_ctx *)vctx;
-    pbd_state *st = c->st;
-    const uint32_t outside = st->hr_grid.ncells;
+    gr_upsample *u = c->u;
+    const gr_upsample_view *pv = c->pv;
+    const uint32_t outside = u->grid.ncells;
     hr_cache cache;
     cache.n = cache.nbody = 0;
     cache.still = cache.overflow = cache.body_overflow = false;
@@ -1025,14 +1066,14 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     gr_point_list list = {cache.x, cache.y, cache.z, cache.g, cache.vx, cache.vy, cache.vz, 0};
     /* the batch of up to hr_lanes (8 or 16) points of one cell whose sums (and, with lanes,
      * blends and moves) were taken together */
-    const uint32_t lanes = st->hr_lanes;
+    const uint32_t lanes = u->lanes;
     uint32_t batch[GR_POINT_LANES], batch_n = 0, batch_at = 0;
     gr_point_blend_in bin;
     gr_point_blend_out bout;
     gr_point_blend_consts bk = c->blend;
     for (uint32_t q = begin; q < end; q++) {
-        pbd_point *pt = &st->hr_pt[q];
-        const uint32_t key = st->n ? st->hr_key[q] : outside;
+        gr_upsample_point *pt = &u->pt[q];
+        const uint32_t key = pv->n ? u->key[q] : outside;
         double sums[5];
         bool still;
         const hr_cache *k = NULL;
@@ -1053,8 +1094,8 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                      * changes only itself, so the test gives the same answer when each of
                      * them comes) */
                     batch_n = batch_at = 0;
-                    for (uint32_t r = q; r < end && batch_n < lanes && st->hr_key[r] == key; r++) {
-                        const pbd_point *o = &st->hr_pt[r];
+                    for (uint32_t r = q; r < end && batch_n < lanes && u->key[r] == key; r++) {
+                        const gr_upsample_point *o = &u->pt[r];
                         if (skipped_at_rest(c, &cache, o))
                             continue;
                         batch[batch_n] = r;
@@ -1068,16 +1109,16 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                         bin.vx[l] = bin.vy[l] = bin.vz[l] = 0.0f;
                         bin.rest[l] = 0;
                     }
-                    st->hr_sums(&list, bin.x, bin.y, bin.z, inv_r2, bin.sums);
+                    u->sums(&list, bin.x, bin.y, bin.z, inv_r2, bin.sums);
                     if (c->lanes) {
                         /* the lanes do what the code below does for one point: the whole batch
                          * is done here */
                         bk.still = cache.still;
                         for (int d = 0; d < 3; d++)
                             bk.cell[d] = (double)cache.cell[d];
-                        st->hr_blend(&bin, &bk, &bout);
+                        u->blend(&bin, &bk, &bout);
                         /* the points still in the cell meet the cache's body particles in lanes */
-                        const bool lanes_push = st->nb && st->n && !cache.body_overflow;
+                        const bool lanes_push = pv->body_count && pv->n && !cache.body_overflow;
                         uint32_t in_cell[GR_POINT_LANES], n_in = 0;
                         for (uint32_t l = 0; lanes_push && l < batch_n; l++)
                             if (bout.how[l] == (GR_POINT_MOVED | GR_POINT_IN_CELL))
@@ -1086,7 +1127,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
                             push_lanes_from_bodies(c, &cache, &bout, in_cell, n_in);
                         for (uint32_t l = 0; l < batch_n; l++)
                             finish_lane(c, k, key, &bout, l, lanes_push && bout.how[l] == (GR_POINT_MOVED | GR_POINT_IN_CELL),
-                                        &st->hr_pt[batch[l]]);
+                                        &u->pt[batch[l]]);
                         moved += batch_n;
                         q = batch[batch_n - 1];
                         batch_at = batch_n;
@@ -1100,7 +1141,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             } else {
                 row_sums(c, point_x(pt), sums, &still);
             }
-        } else if (st->n && st->hr_grid.clamped) {
+        } else if (pv->n && u->grid.clamped) {
             row_sums(c, point_x(pt), sums, &still);
         } else {
             sums[0] = sums[1] = sums[2] = sums[3] = sums[4] = 0;
@@ -1136,14 +1177,14 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
 /* The points' sort (a stable counting sort by key, in chunks that count and place their own
  * points: a stable sort has one result, so it is the same for any number of chunks). */
 typedef struct sort_ctx {
-    pbd_state *st;
+    gr_upsample *u;
     uint32_t chunks;
     uint32_t keys;
 } sort_ctx;
 
 static inline uint32_t chunk_begin(const sort_ctx *c, uint32_t k)
 {
-    return (uint32_t)((uint64_t)c->st->hr_n * k / c->chunks);
+    return (uint32_t)((uint64_t)c->u->n * k / c->chunks);
 }
 
 /* Chunk k: its points' keys and how many of each (counts[k * keys + key]). */
@@ -1151,13 +1192,13 @@ static void count_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
 {
     (void)worker;
     const sort_ctx *c = (const sort_ctx *)vctx;
-    pbd_state *st = c->st;
+    gr_upsample *u = c->u;
     for (uint32_t k = begin; k < end; k++) {
-        uint32_t *count = st->hr_key_start + (size_t)k * c->keys;
+        uint32_t *count = u->key_start + (size_t)k * c->keys;
         memset(count, 0, sizeof(uint32_t) * c->keys);
         for (uint32_t q = chunk_begin(c, k); q < chunk_begin(c, k + 1); q++) {
-            const uint32_t key = point_key(&st->hr_grid, point_x(&st->hr_pt[q]));
-            st->hr_key[q] = key;
+            const uint32_t key = point_key(&u->grid, point_x(&u->pt[q]));
+            u->key[q] = key;
             count[key]++;
         }
     }
@@ -1168,13 +1209,13 @@ static void place_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
 {
     (void)worker;
     const sort_ctx *c = (const sort_ctx *)vctx;
-    pbd_state *st = c->st;
+    gr_upsample *u = c->u;
     for (uint32_t k = begin; k < end; k++) {
-        uint32_t *cursor = st->hr_key_start + (size_t)k * c->keys;
+        uint32_t *cursor = u->key_start + (size_t)k * c->keys;
         for (uint32_t q = chunk_begin(c, k); q < chunk_begin(c, k + 1); q++) {
-            const uint32_t key = st->hr_key[q], to = cursor[key]++;
-            st->hr_tmp[to] = st->hr_pt[q];
-            st->hr_key_tmp[to] = key;
+            const uint32_t key = u->key[q], to = cursor[key]++;
+            u->tmp[to] = u->pt[q];
+            u->key_tmp[to] = key;
         }
     }
 }
@@ -1182,155 +1223,159 @@ static void place_chunk(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
 static void map_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
-    pbd_state *st = (pbd_state *)vctx;
+    gr_upsample *u = (gr_upsample *)vctx;
     for (uint32_t q = begin; q < end; q++)
-        st->hr_at[st->hr_pt[q].id] = q;
+        u->at[u->pt[q].id] = q;
 }
 
 /* Re-store the points in key order and map their render indices again. */
-static gr_status sort_points(pbd_state *st)
+static gr_status sort_points(gr_upsample *u)
 {
-    gr_tasks *tasks = st->env.tasks;
-    const uint32_t keys = st->hr_grid.ncells + 1;
-    const uint32_t chunks = GR_MAX(GR_MIN(tasks->worker_count, st->hr_n / 4096u), 1u);
+    gr_tasks *tasks = u->env.tasks;
+    const uint32_t keys = u->grid.ncells + 1;
+    const uint32_t chunks = GR_MAX(GR_MIN(tasks->worker_count, u->n / 4096u), 1u);
     const uint64_t need = (uint64_t)keys * chunks;
     if (need > UINT32_MAX)
         return GR_ERROR_OUT_OF_MEMORY;
-    if (need > st->hr_key_cap) {
-        const uint32_t cap = gr_grow_capacity(st->hr_key_cap, (uint32_t)need);
-        uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
+    if (need > u->key_cap) {
+        const uint32_t cap = gr_grow_capacity(u->key_cap, (uint32_t)need);
+        uint32_t *a = (uint32_t *)gr_mem_alloc(u->env.mem, sizeof(uint32_t) * cap);
         if (!a)
             return GR_ERROR_OUT_OF_MEMORY;
-        gr_mem_free(st->mem, st->hr_key_start, sizeof(uint32_t) * st->hr_key_cap);
-        st->hr_key_start = a;
-        st->hr_key_cap = cap;
+        gr_mem_free(u->env.mem, u->key_start, sizeof(uint32_t) * u->key_cap);
+        u->key_start = a;
+        u->key_cap = cap;
     }
-    sort_ctx c = {st, chunks, keys};
+    sort_ctx c = {u, chunks, keys};
     gr_parallel_for(tasks, chunks, 1, count_chunk, &c);
     /* starts: key by key, chunk by chunk within a key (stable) */
     uint32_t at = 0;
     for (uint32_t key = 0; key < keys; key++)
         for (uint32_t k = 0; k < chunks; k++) {
-            uint32_t *e = st->hr_key_start + (size_t)k * keys + key;
+            uint32_t *e = u->key_start + (size_t)k * keys + key;
             const uint32_t n = *e;
             *e = at;
             at += n;
         }
     gr_parallel_for(tasks, chunks, 1, place_chunk, &c);
-    pbd_point *t = st->hr_pt;
-    st->hr_pt = st->hr_tmp;
-    st->hr_tmp = t;
-    uint32_t *k = st->hr_key;
-    st->hr_key = st->hr_key_tmp;
-    st->hr_key_tmp = k;
-    gr_parallel_for(tasks, st->hr_n, PBD_BLOCK, map_range, st);
+    gr_upsample_point *t = u->pt;
+    u->pt = u->tmp;
+    u->tmp = t;
+    uint32_t *k = u->key;
+    u->key = u->key_tmp;
+    u->key_tmp = k;
+    gr_parallel_for(tasks, u->n, UP_BLOCK, map_range, u);
     return GR_OK;
 }
 
-/* The particles as floats in hr_grid order (x, y, z, grain?, v). */
+/* The particles as floats in grid order (x, y, z, grain?, v). */
+typedef struct sorted_ctx {
+    gr_upsample *u;
+    const gr_upsample_view *pv;
+} sorted_ctx;
+
 static void sorted_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
-    pbd_state *st = (pbd_state *)vctx;
+    const sorted_ctx *c = (const sorted_ctx *)vctx;
+    gr_upsample *u = c->u;
+    const gr_upsample_view *pv = c->pv;
     for (uint32_t s = begin; s < end; s++) {
-        const uint32_t j = st->hr_grid.order[s];
-        float *e = st->hr_sorted + 8 * (size_t)s;
-        e[0] = (float)st->x[j].x, e[1] = (float)st->x[j].y, e[2] = (float)st->x[j].z;
-        e[3] = st->owner[j] == GR_INVALID_INDEX ? 1.0f : 0.0f;
-        e[4] = (float)st->v[j].x, e[5] = (float)st->v[j].y, e[6] = (float)st->v[j].z, e[7] = 0;
+        const uint32_t j = u->grid.order[s];
+        float *e = u->sorted + 8 * (size_t)s;
+        e[0] = (float)pv->x[j].x, e[1] = (float)pv->x[j].y, e[2] = (float)pv->x[j].z;
+        e[3] = pv->owner[j] == GR_INVALID_INDEX ? 1.0f : 0.0f;
+        e[4] = (float)pv->v[j].x, e[5] = (float)pv->v[j].y, e[6] = (float)pv->v[j].z, e[7] = 0;
     }
 }
 
 /* Every particle (grains and bodies') without velocity? */
-static bool particles_still(const pbd_state *st)
+static bool particles_still(const gr_upsample_view *pv)
 {
-    for (uint32_t i = 0; i < st->n; i++)
-        if (st->v[i].x != 0 || st->v[i].y != 0 || st->v[i].z != 0)
+    for (uint32_t i = 0; i < pv->n; i++)
+        if (pv->v[i].x != 0 || pv->v[i].y != 0 || pv->v[i].z != 0)
             return false;
     return true;
 }
 
 /* Room for one sorted 8-float record per grain (kept between steps). */
-static bool reserve_sorted(pbd_state *st)
+static bool reserve_sorted(gr_upsample *u, uint32_t n)
 {
-    if (st->n <= st->hr_sorted_cap)
+    if (n <= u->sorted_cap)
         return true;
-    const uint32_t cap = gr_grow_capacity(st->hr_sorted_cap, st->n);
-    float *f = (float *)gr_mem_alloc(st->mem, sizeof(float) * 8 * (size_t)cap);
+    const uint32_t cap = gr_grow_capacity(u->sorted_cap, n);
+    float *f = (float *)gr_mem_alloc(u->env.mem, sizeof(float) * 8 * (size_t)cap);
     if (!f)
         return false;
-    gr_mem_free(st->mem, st->hr_sorted, sizeof(float) * 8 * (size_t)st->hr_sorted_cap);
-    st->hr_sorted = f;
-    st->hr_sorted_cap = cap;
+    gr_mem_free(u->env.mem, u->sorted, sizeof(float) * 8 * (size_t)u->sorted_cap);
+    u->sorted = f;
+    u->sorted_cap = cap;
     return true;
 }
 
-/* Room for pbd_advect_points at the end of this step (st->n grains), taken before the step
+/* Room for gr_upsample_advect at the end of this step (n particles), taken before the step
  * moves anything: the points always follow the grains that moved. */
-gr_status pbd_reserve_advect(pbd_state *st)
+gr_status gr_upsample_reserve_advect(gr_upsample *u, uint32_t n)
 {
-    if (!(st->def->hr_radius > 0) || !st->hr_n || !st->n)
+    if (!(u->par.radius > 0) || !u->n || !n)
         return GR_OK;
-    if (!gr_cell_grid_reserve(&st->hr_grid, st->mem, st->n, GR_MAX(8u * st->n, 64u)))
+    if (!gr_cell_grid_reserve(&u->grid, u->env.mem, n, GR_MAX(8u * n, 64u)))
         return GR_ERROR_OUT_OF_MEMORY;
-    if (!reserve_sorted(st))
+    if (!reserve_sorted(u, n))
         return GR_ERROR_OUT_OF_MEMORY;
     return GR_OK;
 }
 
-/* Move the points by dt after the grains' step, whose last substep was last_substep long (the
- * grains' sleeping speed follows from it). */
-gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
+/* Move the points by dt after the particles' step. */
+gr_status gr_upsample_advect(gr_upsample *u, const gr_upsample_view *pv, double dt)
 {
-    const gr_pbd_def *d = st->def;
-    if (!(d->hr_radius > 0) || !st->hr_n)
+    const gr_upsample_params *d = &u->par;
+    if (!(d->radius > 0) || !u->n)
         return GR_OK;
     bool exact_moving = false;
-    for (uint32_t e = 0; e < st->exact_count; e++)
-        exact_moving |= st->exact[e].moving != 0;
-    if (st->hr_idle_valid && st->hr_idle == st->hr_n && !exact_moving && particles_still(st))
+    for (uint32_t e = 0; e < pv->exact_count; e++)
+        exact_moving |= pv->exact[e].moving != 0;
+    if (u->idle_valid && u->idle == u->n && !exact_moving && particles_still(pv))
         return GR_OK; /* every point would be skipped again, and their order stays sorted */
-    /* grains' radius for the support: the largest grain */
-    double rl = 0;
-    for (uint32_t k = 0; k < st->n_mov; k++)
-        if (st->owner[st->mov[k]] == GR_INVALID_INDEX)
-            rl = GR_MAX(rl, st->r[st->mov[k]]);
+    /* grains' radius for the support: the largest moving grain */
+    double rl = pv->r_grain;
     if (!(rl > 0))
-        rl = st->r_max > 0 ? st->r_max : d->hr_radius;
-    const double R = d->hr_support * rl;
+        rl = pv->r_max > 0 ? pv->r_max : d->radius;
+    const double R = d->support * rl;
     /* cells of the larger reach (the support R, a body particle's r + r_H): a point gathers
      * the 3x3x3 cells around its own (smaller cells would give each point fewer candidates,
      * but cost more in gathering them per cell: measured slower) */
-    const double body_reach = st->r_max + d->hr_radius;
+    const double body_reach = pv->r_max + d->radius;
     const double cell = GR_MAX(R, body_reach);
     /* padded by the larger reach: every point that can gather anything is inside */
-    if (st->n && !gr_cell_grid_build_padded(&st->hr_grid, st->mem, (const double *)st->x, 3, st->n, cell,
-                                            GR_MAX(8u * st->n, 64u), cell))
+    if (pv->n && !gr_cell_grid_build_padded(&u->grid, u->env.mem, (const double *)pv->x, 3, pv->n, cell,
+                                            GR_MAX(8u * pv->n, 64u), cell))
         return GR_ERROR_OUT_OF_MEMORY;
-    if (!reserve_sorted(st))
+    if (!reserve_sorted(u, pv->n))
         return GR_ERROR_OUT_OF_MEMORY;
-    gr_parallel_for(st->env.tasks, st->n, PBD_BLOCK, sorted_range, st);
+    sorted_ctx sc = {u, pv};
+    gr_parallel_for(u->env.tasks, pv->n, UP_BLOCK, sorted_range, &sc);
     const double w_rho = 1.0 - rl * rl / (R * R);
     /* steps no longer than hr_substep; each point moves in pieces of at most its radius (body
      * surfaces are thin: a point must not step across one) */
-    const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->hr_substep * (1.0 - 1e-12)), 1.0), 1000.0);
+    const uint32_t steps = (uint32_t)GR_MIN(GR_MAX(ceil(dt / d->substep * (1.0 - 1e-12)), 1.0), 1000.0);
     atomic_uint moved = 0;
-    advect_ctx c = {st, dt / steps, (*st->env.gravity), 1.0 / (R * R), R, 1.0 / (d->hr_density * w_rho * w_rho * w_rho),
+    advect_ctx c = {u, pv, dt / steps, (*u->env.gravity), 1.0 / (R * R), R, 1.0 / (d->density * w_rho * w_rho * w_rho),
                     body_reach, exact_moving, &moved, 0.0, false, {{0}, 0, 0, 0, 0, false, false, 0, NULL, {0}, {0}, 0, {0}}, {0}};
-    /* the grains' sleeping speed (pbd_step.c) */
-    const double rest = st->par.sleep_threshold * v3_len((*st->env.gravity)) * last_substep;
+    /* the grains' sleeping speed (the solver's) */
+    const double rest = pv->rest_speed;
     c.rest2 = rest * rest;
     /* the lanes' constants (they test the exact bodies' reach; the one-point code pushes) */
-    c.lanes = st->exact_count <= PBD_HR_LANE_EXACT;
-    c.blend = (gr_point_blend_consts){{c.g.x, c.g.y, c.g.z}, c.dt, c.inv_dense, c.rest2, d->hr_radius, false,
-                                    exact_moving, st->exact_count, c.exact, {0, 1, 2}, {0}, st->hr_grid.inv_cell, {0}};
+    c.lanes = pv->exact_count <= UP_LANE_EXACT;
+    c.blend = (gr_point_blend_consts){{c.g.x, c.g.y, c.g.z}, c.dt, c.inv_dense, c.rest2, d->radius, false,
+                                    exact_moving, pv->exact_count, c.exact, {0, 1, 2}, {0}, u->grid.inv_cell, {0}};
     for (int a = 0; a < 3; a++) {
-        c.blend.axis[a] = st->hr_grid.axis[a];
-        c.blend.origin[a] = v3_get(st->hr_grid.origin, st->hr_grid.axis[a]);
+        c.blend.axis[a] = u->grid.axis[a];
+        c.blend.origin[a] = v3_get(u->grid.origin, u->grid.axis[a]);
     }
-    for (uint32_t e = 0; c.lanes && e < st->exact_count; e++) {
-        const pbd_exact *ex = &st->exact[e];
-        const gr_body_data *b = &st->env.bodies->data[ex->slot];
+    for (uint32_t e = 0; c.lanes && e < pv->exact_count; e++) {
+        const gr_exact_body *ex = &pv->exact[e];
+        const gr_body_data *b = &u->env.bodies->data[ex->slot];
         double *o = c.exact + GR_POINT_EXACT_VALUES * (size_t)e;
         /* (push_from_exact's values: for a plane its pose is the record's, b->position and
          * b->normal_world) */
@@ -1339,59 +1384,118 @@ gr_status pbd_advect_points(pbd_state *st, double dt, double last_substep)
         o[6] = ex->bound, o[7] = ex->plane ? 1.0 : 0.0;
         o[8] = b->linear_velocity.x, o[9] = b->linear_velocity.y, o[10] = b->linear_velocity.z;
         o[11] = b->angular_velocity.x, o[12] = b->angular_velocity.y, o[13] = b->angular_velocity.z;
-        o[14] = pbd_mu(st, b->material, b->material)[1], o[15] = 0.0;
+        o[14] = pv->surface_mu(pv->solver, b->material), o[15] = 0.0;
     }
-    st->hr_idle_valid = false;
+    u->idle_valid = false;
     for (uint32_t k = 0; k < steps; k++) {
-        if (st->n && sort_points(st) != GR_OK)
+        if (pv->n && sort_points(u) != GR_OK)
             return GR_ERROR_OUT_OF_MEMORY;
         atomic_store_explicit(&moved, 0, memory_order_relaxed);
-        gr_parallel_for(st->env.tasks, st->hr_n, PBD_BLOCK, advect_range, &c);
+        gr_parallel_for(u->env.tasks, u->n, UP_BLOCK, advect_range, &c);
     }
     /* (the last pass skipped every point: its sort left them in order and none moved, so
      * while nothing changes the next advection would do the same) */
-    st->hr_idle_valid = atomic_load_explicit(&moved, memory_order_relaxed) == 0;
-    st->hr_idle = st->hr_n;
+    u->idle_valid = atomic_load_explicit(&moved, memory_order_relaxed) == 0;
+    u->idle = u->n;
     return GR_OK;
 }
 
 /* Points outside the world bounds are dropped (as grains are); the others keep their order
  * of render indices. */
-void pbd_cull_points(pbd_state *st)
+void gr_upsample_cull(gr_upsample *u)
 {
-    const gr_vec3 lo = (*st->env.bounds_min), hi = (*st->env.bounds_max);
+    const gr_vec3 lo = (*u->env.bounds_min), hi = (*u->env.bounds_max);
     if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z)
         return;
     /* hr_at as scratch: 1 for the render indices that go */
-    uint32_t *gone = st->hr_at;
+    uint32_t *gone = u->at;
     bool any = false;
-    for (uint32_t q = 0; q < st->hr_n; q++) {
-        const pbd_point *p = &st->hr_pt[q];
+    for (uint32_t q = 0; q < u->n; q++) {
+        const gr_upsample_point *p = &u->pt[q];
         const bool out = p->x < lo.x || p->y < lo.y || p->z < lo.z || p->x > hi.x || p->y > hi.y || p->z > hi.z;
         gone[p->id] = out;
         any |= out;
     }
     if (!any) {
-        for (uint32_t q = 0; q < st->hr_n; q++)
-            st->hr_at[st->hr_pt[q].id] = q;
+        for (uint32_t q = 0; q < u->n; q++)
+            u->at[u->pt[q].id] = q;
         return;
     }
     /* new render index: the number of survivors before (hr_at turns into that) */
     uint32_t alive = 0;
-    for (uint32_t id = 0; id < st->hr_n; id++) {
+    for (uint32_t id = 0; id < u->n; id++) {
         const uint32_t out = gone[id];
         gone[id] = out ? GR_INVALID_INDEX : alive;
         alive += !out;
     }
     uint32_t w = 0;
-    for (uint32_t q = 0; q < st->hr_n; q++) {
-        const uint32_t id = gone[st->hr_pt[q].id];
+    for (uint32_t q = 0; q < u->n; q++) {
+        const uint32_t id = gone[u->pt[q].id];
         if (id == GR_INVALID_INDEX)
             continue;
-        st->hr_pt[w] = st->hr_pt[q];
-        st->hr_pt[w++].id = id;
+        u->pt[w] = u->pt[q];
+        u->pt[w++].id = id;
     }
-    st->hr_n = w;
-    for (uint32_t q = 0; q < st->hr_n; q++)
-        st->hr_at[st->hr_pt[q].id] = q;
+    u->n = w;
+    for (uint32_t q = 0; q < u->n; q++)
+        u->at[u->pt[q].id] = q;
+}
+
+bool gr_upsample_take_presampled(gr_upsample *u)
+{
+    if (!u->presampled)
+        return false;
+    u->presampled--;
+    return true;
+}
+
+void gr_upsample_read(const gr_upsample *u, uint32_t first, uint32_t count, float *dst, size_t stride)
+{
+    const float rh = (float)u->par.radius;
+    for (uint32_t k = 0; k < count; k++) {
+        const gr_upsample_point *pt = &u->pt[u->at[first + k]];
+        const float p[4] = {pt->x, pt->y, pt->z, rh};
+        memcpy((char *)dst + (size_t)k * stride, p, sizeof p);
+    }
+}
+
+/* ---- snapshot ------------------------------------------------------------------------------ */
+
+void gr_upsample_save(const gr_upsample *u, gr_stream_writer *w)
+{
+    gr_writer_u64(w, u->batches);
+    gr_writer_u32(w, u->n);
+    for (uint32_t q = 0; q < u->n; q++) { /* storage order: the next advection's start */
+        uint32_t words[8];
+        memcpy(words, &u->pt[q], sizeof words);
+        gr_writer_u32s(w, words, 8);
+    }
+}
+
+#define LOAD_CHECK(cond, what) GR_LOAD_CHECK(r, cond, what)
+
+gr_status gr_upsample_load(gr_upsample *u, gr_stream_reader *r)
+{
+    u->batches = gr_reader_u64(r);
+    const uint32_t n = gr_reader_u32(r);
+    LOAD_CHECK(n <= GR_MAX_GRAINS && n <= gr_reader_left(r) / sizeof(gr_upsample_point),
+               "the render point count is out of range");
+    if (gr_upsample_reserve_points(u, GR_MAX(n, 1u)) != GR_OK)
+        return GR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t id = 0; id < n; id++)
+        u->at[id] = GR_INVALID_INDEX;
+    for (uint32_t q = 0; q < n; q++) {
+        uint32_t words[8];
+        gr_reader_u32s(r, words, 8);
+        gr_upsample_point *p = &u->pt[q];
+        memcpy(p, words, sizeof *p);
+        /* finite, and the render indices a permutation */
+        LOAD_CHECK(isfinite(p->x) && isfinite(p->y) && isfinite(p->z) && isfinite(p->vx) && isfinite(p->vy) &&
+                       isfinite(p->vz) && p->rest <= 1,
+                   "a render point is not finite");
+        LOAD_CHECK(p->id < n && u->at[p->id] == GR_INVALID_INDEX, "the render points' indices are not each index once");
+        u->at[p->id] = q;
+    }
+    u->n = n;
+    return GR_OK;
 }
