@@ -153,6 +153,7 @@ int main(int argc, char **argv)
     unsigned n = 10000, workers = 1;
     const char *phase = "pour", *data = NULL, *shape_name = "sphere";
     int steps = -1, frame = 100;
+    double points = 0; /* render points' radius (gr_dem_def.hr_radius), 0: none */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--n") && i + 1 < argc) n = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--phase") && i + 1 < argc) phase = argv[++i];
@@ -161,9 +162,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frame") && i + 1 < argc) frame = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shape") && i + 1 < argc) shape_name = argv[++i];
+        else if (!strcmp(argv[i], "--points") && i + 1 < argc) points = atof(argv[++i]);
         else {
             fprintf(stderr, "usage: %s --n 10000|100000 --phase pour|dense [--data FILE] [--workers W] [--steps S] "
-                            "[--shape sphere|tetra]\n", argv[0]);
+                            "[--shape sphere|tetra] [--points R_H]\n", argv[0]);
             return 2;
         }
     }
@@ -194,6 +196,7 @@ int main(int argc, char **argv)
     dem.normal_law = GR_NORMAL_HERTZ;
     dem.tangential_law = GR_TANGENTIAL_HISTORY;
     dem.skin = 0.4e-3; /* as the peers' "neighbor 0.0004 bin" */
+    dem.hr_radius = points;
     gr_world_def def;
     gr_world_def_init(&def, GR_SOLVER_DEM);
     def.gravity = (gr_vec3){0, 0, -9.81};
@@ -225,6 +228,7 @@ int main(int argc, char **argv)
         return 1;
     }
     free(sc.grains);
+    const uint32_t grain_count = sc.n;
 
     /* the timed loop: frames of `frame` steps (dt = 2e-5 s each), as a game would call it */
     double t0 = now();
@@ -242,7 +246,7 @@ int main(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     /* particles = spheres (a tetrahedron has 4) */
-    const uint32_t spheres = gr_world_get_render_point_count(w);
+    const uint32_t spheres = tetra ? 4 * grain_count : grain_count;
     printf("settle-box N=%u phase=%s workers=%u particle_steps_per_s=%.0f contacts_per_particle=%.2f "
            "bytes_per_particle=%.0f rss_bytes_per_particle=%.0f",
            spheres, dense ? "dense" : "pour", workers, (double)spheres * steps / wall_time,
@@ -250,6 +254,9 @@ int main(int argc, char **argv)
            (double)ru.ru_maxrss * 1024.0 / spheres);
     if (tetra)
         printf(" shape=tetra grains=%u grain_steps_per_s=%.0f", sc.n, (double)sc.n * steps / wall_time);
+    if (points > 0)
+        printf(" render_points=%u ms_per_frame=%.3f", gr_world_get_render_point_count(w),
+               1e3 * wall_time / ((steps + frame - 1) / frame));
     printf("\n");
     fprintf(stderr, "  %d steps in %.3f s, %llu neighbour rebuilds, %llu substeps\n", steps, wall_time,
             (unsigned long long)c.neighbor_rebuilds, (unsigned long long)c.substep_count);

@@ -413,9 +413,10 @@ static void permute_all(dem_state *st, uint32_t n, const dem_xr *sorted_xr)
     permute_array(st, st->mat, sizeof(uint32_t), n);
     permute_array(st, st->slot, sizeof(uint32_t), n);
     permute_array(st, st->member, sizeof(uint32_t), n);
-    permute_array(st, st->sampled, sizeof(uint8_t), n);
-    if (gr_upsample_on(&st->points))
+    if (gr_upsample_on(&st->points)) { /* (without render points their flags are never read) */
+        permute_array(st, st->sampled, sizeof(uint8_t), n);
         permute_array(st, st->up_x0, sizeof(gr_vec3), n);
+    }
     uint32_t *dense = st->env.grains->dense;
     for (uint32_t k = 0; k < n; k++) {
         if (st->member[k] == GR_INVALID_INDEX)
