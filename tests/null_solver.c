@@ -290,7 +290,7 @@ static gr_status null_load(void *state, gr_stream_reader *r)
     null_state *st = (null_state *)state;
     gr_grain_table *t = st->env.grains;
     const uint32_t n = gr_reader_u32(r);
-    LOAD_CHECK(n == t->count, "the grain count differs from the live grain slots");
+    LOAD_CHECK(n == gr_grain_table_count_system(t, st->env.system), "the grain count differs from its live grain slots");
     /* 14 doubles and two indices each: a count the stream cannot hold is refused before allocating */
     LOAD_CHECK((uint64_t)n * (14 * 8 + 8) <= gr_reader_left(r), "the grain count exceeds the snapshot");
     if (grow(st, n) != GR_OK)
@@ -303,8 +303,9 @@ static gr_status null_load(void *state, gr_stream_reader *r)
             LOAD_CHECK(isfinite(v[c]), "a grain's state is not finite");
         LOAD_CHECK(v[13] > 0 && v[13] <= 1e3, "a grain's radius is out of range");
         LOAD_CHECK(mat < st->env.materials->count, "a grain's material is not one of its materials");
-        LOAD_CHECK(slot < t->slot_count && t->alive[slot] && t->dense[slot] == GR_INVALID_INDEX,
-                   "a grain's slot is not live or is taken twice");
+        LOAD_CHECK(slot < t->slot_count && t->alive[slot] && gr_grain_of(t, slot, st->env.system) &&
+                       t->dense[slot] == GR_INVALID_INDEX,
+                   "a grain's slot is not live, not of this system, or taken twice");
         st->x[i] = v3(v[0], v[1], v[2]);
         st->v[i] = v3(v[3], v[4], v[5]);
         st->w[i] = v3(v[6], v[7], v[8]);

@@ -176,7 +176,7 @@ static void test_free_tumbling_conserves(void)
     g.velocity = v3(0.01, 0, 0);
     gr_grain h;
     CHECK_OK(w, gr_add_grain(w, &g, &h));
-    dem_state *st = (dem_state *)w->solver_state;
+    dem_state *st = (dem_state *)w->systems[0].state;
     /* spin mostly about the intermediate principal axis (body y), with a small perturbation */
     const gr_vec3 inertia = st->c_inertia[0];
     CHECK(inertia.x < inertia.y && inertia.y < inertia.z);

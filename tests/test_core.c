@@ -113,7 +113,7 @@ static void test_dem_neighbor_list_matches_brute_force(void)
     bd.shape = GR_SHAPE_SPHERE;
     bd.radius = 0.01;
     CHECK(gr_add_body(w, &bd, NULL) == GR_OK);
-    dem_state *st = (dem_state *)w->solver_state;
+    dem_state *st = (dem_state *)w->systems[0].state;
     CHECK(dem_update_pairs(st) == GR_OK);
     CHECK(dem_rebuild(st) == GR_OK);
     CHECK(st->n == n);
@@ -336,7 +336,7 @@ static void test_handles(void)
     gr_grain_table t;
     gr_grain_table_init(&t);
     CHECK(gr_grain_table_reserve(&t, &mem, 3));
-    uint32_t a = gr_grain_table_take(&t), b = gr_grain_table_take(&t), c = gr_grain_table_take(&t);
+    uint32_t a = gr_grain_table_take(&t, 0), b = gr_grain_table_take(&t, 0), c = gr_grain_table_take(&t, 0);
     uint64_t ha = gr_handle_make(5, t.gen[a], a), hb = gr_handle_make(5, t.gen[b], b);
     uint32_t s;
     CHECK(gr_handle_check(ha, 5, t.gen, t.alive, t.slot_count, &s) == GR_OK && s == a);
@@ -347,7 +347,7 @@ static void test_handles(void)
     CHECK(gr_handle_check(ha, 5, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
     CHECK(t.count == 2 && t.list[0] == c && t.list[1] == b); /* swap-remove */
     CHECK(gr_grain_table_reserve(&t, &mem, 1));
-    uint32_t d = gr_grain_table_take(&t);
+    uint32_t d = gr_grain_table_take(&t, 0);
     CHECK(d == a); /* reused slot, new generation */
     CHECK(gr_handle_check(ha, 5, t.gen, t.alive, t.slot_count, &s) == GR_ERROR_STALE_HANDLE);
     CHECK(gr_handle_check(hb, 5, t.gen, t.alive, t.slot_count, &s) == GR_OK);
@@ -373,7 +373,7 @@ static void test_handle_slot_retires(void)
     uint32_t s, first_slot = GR_INVALID_INDEX, retired_at = 0;
     for (uint32_t k = 0; k < CYCLES; k++) {
         CHECK(gr_grain_table_reserve(&t, &mem, 1));
-        const uint32_t slot = gr_grain_table_take(&t);
+        const uint32_t slot = gr_grain_table_take(&t, 0);
         if (k == 0)
             first_slot = slot;
         ids[k] = gr_handle_make(9, t.gen[slot], slot);

@@ -115,6 +115,20 @@ static void upgrade_to_format8(const tu_stream *old, tu_stream *out)
     free(tail);
 }
 
+/* An older snapshot's bytes with format 9's system count (one system) after the grain table. */
+static void add_system_count(const tu_stream *old, tu_stream *out)
+{
+    tu_snap_map m;
+    CHECK(tu_get32(old->data + 8) < 9u);
+    CHECK(tu_snap_walk(old->data, old->size, GR_SOLVER_DEM, &m) || tu_snap_walk(old->data, old->size, GR_SOLVER_PBD, &m));
+    unsigned char one[4];
+    tu_put32(one, 1u);
+    tu_stream_init(out);
+    tu_stream_write(out, old->data, m.systems);
+    tu_stream_write(out, one, 4);
+    tu_stream_write(out, old->data + m.systems, old->size - m.systems);
+}
+
 /* Saving the loaded world gives the expected bytes (the world tag aside: it is the loading
  * world's business), and the world steps on. */
 static void check_resave(gr_world *w, const tu_stream *expected)
@@ -124,7 +138,7 @@ static void check_resave(gr_world *w, const tu_stream *expected)
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &again));
     CHECK(again.size == expected->size);
     if (again.size == expected->size) {
-        CHECK(tu_get32(again.data + 8) == 8u);
+        CHECK(tu_get32(again.data + 8) == 9u);
         CHECK(memcmp(again.data + 36, expected->data + 36, again.size - 36) == 0);
     }
     tu_stream_free(&again);
@@ -145,11 +159,13 @@ static void test_dem_older_formats_read(void)
         printf("  format %u: %s %s\n", format, gr_status_string(st), gr_world_last_error(w));
         CHECK(st == GR_OK);
         CHECK(gr_world_get_grain_count(w) == 12);
-        tu_stream pbd_done, expected;
+        tu_stream pbd_done, format8, expected;
         upgrade_pbd_settings(&s, format, &pbd_done);
-        upgrade_to_format8(&pbd_done, &expected);
+        upgrade_to_format8(&pbd_done, &format8);
+        add_system_count(&format8, &expected);
         check_resave(w, &expected);
         tu_stream_free(&pbd_done);
+        tu_stream_free(&format8);
         tu_stream_free(&expected);
         gr_world_destroy(w);
         tu_stream_free(&s);
@@ -173,7 +189,7 @@ static void test_pbd_format5_read(void)
     tu_stream now8, now;
     tu_stream_init(&now8);
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &now8));
-    CHECK(tu_get32(now8.data + 8) == 8u);
+    CHECK(tu_get32(now8.data + 8) == 9u);
     dem_settings_as_format7(&now8, &now); /* (format 8 changed only the DEM settings here) */
     tu_stream_free(&now8);
     tu_snap_map m;
@@ -189,7 +205,10 @@ static void test_pbd_format5_read(void)
     /* (and format 7 max_iterations after hr_candidates: 0, the library's) */
     CHECK(tu_get32(now.data + PBD_DEF_AT + 12) == 0);
     tu_stream_write(&expected, now.data, PBD_DEF_AT + 12);
-    tu_stream_write(&expected, now.data + PBD_DEF_AT + 16, stir - (PBD_DEF_AT + 16));
+    /* (format 9 adds the system count, 1, after the grain table) */
+    CHECK(tu_get32(now.data + m.systems) == 1u);
+    tu_stream_write(&expected, now.data + PBD_DEF_AT + 16, m.systems - (PBD_DEF_AT + 16));
+    tu_stream_write(&expected, now.data + m.systems + 4, stir - (m.systems + 4));
     tu_stream_write(&expected, now.data + stir + m.n, m.p_records - 4 - (stir + m.n));
     /* format 7 adds the warm start at the end: none (h 0, no particles, no records), and the
      * gravity the grains slept under (the world's: compared with it below) */
@@ -210,7 +229,7 @@ static void test_pbd_format5_read(void)
     /* the bodies' own momentum and spin are no longer kept (free bodies are rigid bodies whose
      * velocity is the body's): those 6 numbers of each record are written as 0 */
     for (uint32_t b = 0; b < m.nb && expected.size == s.size; b++)
-        memset(s.data + m.p_bodies - m.n - 4 + 128 * (size_t)b + 80, 0, 48);
+        memset(s.data + m.p_bodies - m.n - 4 - 4 + 128 * (size_t)b + 80, 0, 48); /* (less stir, system count) */
     if (expected.size == s.size) {
         size_t at = 36;
         while (at < s.size && expected.data[at] == s.data[at])

@@ -352,6 +352,9 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
     m->grains = w.at;
     const uint32_t slots = u32(&w), count = u32(&w);
     skip(&w, 4 + (uint64_t)slots * 7 + (uint64_t)count * 4);
+    m->systems = w.at;
+    if (tu_get32(data + 8) >= 9 && u32(&w) != 1) /* format 9: the systems (the walk knows one only) */
+        return 0;
     m->solver = w.at;
     skip(&w, 4);
     if (solver == GR_SOLVER_DEM) {

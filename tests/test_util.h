@@ -59,6 +59,7 @@ typedef struct tu_snap_map {
     size_t bodies;           ///< the body slot count
     size_t first_host_motion; ///< the motion field of the first host-owned body (0: none)
     size_t grains;           ///< the grain table (slot count)
+    size_t systems;          ///< the system count (format 9; older formats: where it would be)
     size_t solver;           ///< the solver section (its tag)
     uint32_t n, nb, nc, nm;  ///< DEM: spheres, listed spheres, clumps, member records; PBD: n, body records
     /* DEM arrays */

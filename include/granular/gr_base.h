@@ -168,6 +168,8 @@ typedef size_t gr_read_fn(void *user, void *data, size_t size);
 #define GR_MAX_MATERIALS 256u
 #define GR_MAX_CLUMP_TEMPLATES 1000000u ///< the built-in ones included
 #define GR_MAX_WORKERS 64u
+/// Systems one world holds: its own solver (system 0) and those gr_world_add_system adds.
+#define GR_MAX_SYSTEMS 4u
 /// Most substeps one gr_step may run: a dt that needs more (dt / substep) is refused with
 /// GR_ERROR_INVALID_ARGUMENT before anything moves (step in shorter calls, or raise the
 /// substep). Bounds the work of one call.

@@ -382,6 +382,9 @@ typedef struct gr_grain_def {
     gr_vec3 angular_velocity; ///< [rad/s], default 0
     gr_quat orientation;      ///< default identity; normalised on input, must be non-zero
     gr_clump clump;           ///< shape GR_GRAIN_CLUMP: the template
+    /// The system that gets the grain: 0 (default) the world's own solver, or one that
+    /// gr_world_add_system returned. gr_add_grains adds to one system per call.
+    uint32_t system;
 } gr_grain_def;
 
 /// A clump template: spheres (centres and radii, any frame and unit) that make one rigid grain.
@@ -472,7 +475,9 @@ typedef struct gr_fill_def {
     uint64_t seed;
     /// 1 (default): skip sites overlapping existing grains or bodies. 0: place regardless.
     uint32_t avoid_overlap;
-    uint32_t reserved0;
+    /// The system that gets the grains: 0 (default) the world's own solver, or one that
+    /// gr_world_add_system returned.
+    uint32_t system;
     gr_grain_shape shape;    ///< grain shape, default sphere; clumps get random orientations
     uint32_t reserved1;
     gr_clump clump;          ///< shape GR_GRAIN_CLUMP: the template

@@ -110,6 +110,25 @@ GR_API gr_status gr_world_get_pbd_def(const gr_world *world, gr_pbd_def *out);
 /// Errors: NULL_ARGUMENT (world, out), BUSY, UNKNOWN_ENUM (kind is not a built solver's
 /// def), STRUCT_SIZE.
 GR_API gr_status gr_world_get_solver_def(const gr_world *world, gr_def_kind kind, void *out);
+/// Add a system: another solver, with grains of its own, beside the world's own solver
+/// (system 0, gr_world_def.solver). Grains choose their system (gr_grain_def.system,
+/// gr_fill_def.system); bodies, materials, gravity and the clock are shared, and the systems
+/// step one after the other over each gr_step. Two systems share a world only where the
+/// library couples their solvers (the coupling runs after every step and moves material
+/// between them); at most one system moves the dynamic bodies. `solver_def` is that solver's
+/// def struct (its size field set by its _init), NULL for the defaults; it is checked and
+/// copied. *out_system (may be NULL) receives the system's index, 1 .. GR_MAX_SYSTEMS - 1.
+/// Errors: NULL_ARGUMENT (world), BUSY, UNKNOWN_ENUM (solver), UNSUPPORTED (solver not
+/// built; no coupling with a system there; a second system moving bodies; a solver of body
+/// particles added after bodies without them), TOO_MANY (GR_MAX_SYSTEMS), the def's own
+/// errors (STRUCT_SIZE, INVALID_ARGUMENT, ...), OUT_OF_MEMORY; the world is unchanged on any.
+GR_API gr_status gr_world_add_system(gr_world *world, gr_solver_kind solver, const void *solver_def,
+                                     uint32_t *out_system);
+/// Systems in the world (1 for a world without gr_world_add_system; 0 for NULL).
+GR_API uint32_t gr_world_get_system_count(const gr_world *world);
+/// The solver of a system.
+/// Errors: NULL_ARGUMENT (world, out), BUSY, INVALID_ARGUMENT (no such system).
+GR_API gr_status gr_world_get_system_solver(const gr_world *world, uint32_t system, gr_solver_kind *out);
 /// Change gravity [m/s^2] between steps (tilting a scene, switching Y-up to Z-up).
 /// Setters given the value the world already has (this one, gr_body_set_pose,
 /// gr_grain_set_state; bitwise, after the API normalises orientations) change nothing: the
@@ -231,6 +250,11 @@ GR_API gr_status gr_grain_get_material(const gr_world *world, gr_grain grain, gr
 /// Errors: NULL_ARGUMENT (world), BUSY, INVALID_HANDLE, STALE_HANDLE, WRONG_WORLD, NULL_ARGUMENT
 ///    (out).
 GR_API gr_status gr_grain_get_index(const gr_world *world, gr_grain grain, uint32_t *out);
+/// The system that owns the grain (0: the world's own solver; gr_world_add_system). A
+/// coupling may hand a grain to another system: it goes on there under a new handle.
+/// Errors: NULL_ARGUMENT (world), BUSY, INVALID_HANDLE, STALE_HANDLE, WRONG_WORLD, NULL_ARGUMENT
+///    (out).
+GR_API gr_status gr_grain_get_system(const gr_world *world, gr_grain grain, uint32_t *out);
 
 /// Read one field of grains [first, first+count) in bulk order into dst. Vector fields write
 /// 3 (quat: 4) scalars per grain; `stride` is the byte distance between grains (0 = packed).

@@ -159,7 +159,7 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
     char err[160];
     const uint64_t seed = w->def.seed ^ ((uint64_t)w->bodies.revision + 1) * 0x9e3779b97f4a7c15ull;
     gr_status s = gr_body_prepare(&b, &w->mem, w->materials.defs[b.material].density, &mass, def.mesh_vertices,
-                                  def.mesh_indices, seed, w->solver->body_particles, err, sizeof err);
+                                  def.mesh_indices, seed, gr_world_body_particles(w), err, sizeof err);
     if (s == GR_ERROR_OUT_OF_MEMORY)
         return gr_fail(w, s, f, "allocating the body's mesh or particles failed");
     if (s != GR_OK)
@@ -167,8 +167,15 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
     const uint32_t slot_count = w->bodies.slot_count;
     uint32_t slot = gr_body_store_insert(&w->bodies, &b);
     const uint16_t gen = w->bodies.gen[slot];
-    s = w->solver->body_added ? w->solver->body_added(w->solver_state, slot) : GR_OK;
+    uint32_t told = 0; /* systems told, all or nothing */
+    for (; s == GR_OK && told < w->system_count; told++) {
+        const gr_system *sys = &w->systems[told];
+        s = sys->solver->body_added ? sys->solver->body_added(sys->state, slot) : GR_OK;
+    }
     if (s != GR_OK) {
+        for (uint32_t i = 0; i + 1 < told; i++)
+            if (w->systems[i].solver->body_removed)
+                w->systems[i].solver->body_removed(w->systems[i].state, slot);
         gr_body_store_remove(&w->bodies, &w->mem, slot);
         /* as it was: nothing happened (the slot's generation and the high-water mark too) */
         w->bodies.gen[slot] = slot < slot_count ? gen : 0;
@@ -180,7 +187,7 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
                            b.particle_count);
         return gr_fail(w, s, f, "allocating the body's particles in the solver failed");
     }
-    w->solver->invalidate(w->solver_state);
+    gr_world_invalidate(w);
     if (out)
         out->id = gr_handle_make(w->tag, w->bodies.gen[slot], slot);
     return GR_OK;
@@ -192,10 +199,11 @@ GR_API gr_status gr_remove_body(gr_world *w, gr_body body)
     GR_CHECK(gr_check_world(w, f));
     uint32_t slot;
     GR_CHECK(gr_resolve_body(w, body, &slot, f));
-    if (w->solver->body_removed)
-        w->solver->body_removed(w->solver_state, slot);
+    for (uint32_t i = 0; i < w->system_count; i++)
+        if (w->systems[i].solver->body_removed)
+            w->systems[i].solver->body_removed(w->systems[i].state, slot);
     gr_body_store_remove(&w->bodies, &w->mem, slot);
-    w->solver->invalidate(w->solver_state);
+    gr_world_invalidate(w);
     return GR_OK;
 }
 
@@ -213,6 +221,18 @@ static gr_status body_slot(const gr_world *w, gr_body body, uint32_t *slot, cons
     return gr_resolve_body(w, body, slot, f);
 }
 
+/* The host moved a body (teleport): each system's copies follow. A solver of particle bodies
+ * hears of particle-covered ones only. */
+static void body_moved(gr_world *w, uint32_t slot)
+{
+    const bool particles = w->bodies.data[slot].particles != NULL;
+    for (uint32_t i = 0; i < w->system_count; i++) {
+        const gr_system *sys = &w->systems[i];
+        if ((particles || !sys->solver->body_particles) && sys->solver->body_moved)
+            sys->solver->body_moved(sys->state, slot);
+    }
+}
+
 GR_API gr_status gr_body_set_velocity(gr_world *w, gr_body body, gr_vec3 linear, gr_vec3 angular)
 {
     static const char f[] = "gr_body_set_velocity";
@@ -227,8 +247,7 @@ GR_API gr_status gr_body_set_velocity(gr_world *w, gr_body body, gr_vec3 linear,
                                                    : "a static body cannot move (use GR_MOTION_KINEMATIC)");
     b->linear_velocity = linear;
     b->angular_velocity = angular;
-    if ((b->particles || !w->solver->body_particles) && w->solver->body_moved)
-        w->solver->body_moved(w->solver_state, slot); /* (a solver of particle bodies: those only) */
+    body_moved(w, slot);
     return GR_OK;
 }
 
@@ -261,10 +280,9 @@ GR_API gr_status gr_body_set_pose(gr_world *w, gr_body body, gr_vec3 position, g
     b->position = position;
     b->orientation = q;
     gr_body_update_frame(b);
-    if ((b->particles || !w->solver->body_particles) && w->solver->body_moved)
-        w->solver->body_moved(w->solver_state, slot); /* (a solver of particle bodies: those only) */
+    body_moved(w, slot);
     w->bodies.revision++; /* a jump: contact candidates must be found anew */
-    w->solver->invalidate(w->solver_state);
+    gr_world_invalidate(w);
     return GR_OK;
 }
 
@@ -361,8 +379,9 @@ GR_API gr_status gr_body_set_mass_properties(gr_world *w, gr_body body, double m
     b->inertia = t.inertia;
     b->com = t.com;
     b->principal = t.principal;
-    if (w->solver->body_moved)
-        w->solver->body_moved(w->solver_state, slot); /* the solver's copy takes the new mass */
+    for (uint32_t i = 0; i < w->system_count; i++) /* the solvers' copies take the new mass */
+        if (w->systems[i].solver->body_moved)
+            w->systems[i].solver->body_moved(w->systems[i].state, slot);
     return GR_OK;
 }
 

@@ -29,8 +29,8 @@
 #define GRAIN_FIELDS(X)                                                                                        \
     X(gr_grain_def, size) X(gr_grain_def, shape) X(gr_grain_def, material) X(gr_grain_def, radius)             \
     X(gr_grain_def, position) X(gr_grain_def, velocity) X(gr_grain_def, angular_velocity)                      \
-    X(gr_grain_def, orientation) X(gr_grain_def, clump)
-#define GRAIN_LAST clump
+    X(gr_grain_def, orientation) X(gr_grain_def, clump) X(gr_grain_def, system)
+#define GRAIN_LAST system
 
 #define CLUMP_FIELDS(X) X(gr_clump_def, size) X(gr_clump_def, count) X(gr_clump_def, centres) X(gr_clump_def, radii)
 #define CLUMP_LAST radii
@@ -50,7 +50,7 @@
     X(gr_fill_def, size) X(gr_fill_def, pattern) X(gr_fill_def, material) X(gr_fill_def, min)                  \
     X(gr_fill_def, max) X(gr_fill_def, radius) X(gr_fill_def, radius_max) X(gr_fill_def, spacing)             \
     X(gr_fill_def, jitter) X(gr_fill_def, velocity) X(gr_fill_def, max_count) X(gr_fill_def, attempts)         \
-    X(gr_fill_def, seed) X(gr_fill_def, avoid_overlap) X(gr_fill_def, reserved0) X(gr_fill_def, shape)         \
+    X(gr_fill_def, seed) X(gr_fill_def, avoid_overlap) X(gr_fill_def, system) X(gr_fill_def, shape)         \
     X(gr_fill_def, reserved1) X(gr_fill_def, clump)
 #define FILL_LAST clump
 

@@ -168,8 +168,9 @@ static gr_status validate_fill(const gr_world *w, const gr_fill_def *d, bool box
     GR_CHECK(gr_check_vec(w, d->velocity, f, "def.velocity"));
     if (d->attempts == 0 || d->attempts > 1000000u)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.attempts must be in [1, 1000000] (got %u)", d->attempts);
-    if (d->avoid_overlap > 1 || d->reserved0 != 0)
-        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.avoid_overlap must be 0 or 1, def.reserved0 0");
+    if (d->avoid_overlap > 1)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.avoid_overlap must be 0 or 1");
+    GR_CHECK(gr_check_system(w, d->system, f, "def.system"));
     if (d->max_count > GR_MAX_GRAINS)
         return gr_fail(w, GR_ERROR_TOO_MANY, f, "def.max_count exceeds GR_MAX_GRAINS");
     return GR_OK;
@@ -260,9 +261,10 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
         const gr_grain_table *t = &w->grains;
         for (uint32_t k = 0; k < t->count && s == GR_OK; k++) {
             uint32_t dn = t->dense[t->list[k]];
+            const gr_system *owner = gr_grain_system(w, t->list[k]); /* grains of every system */
             double pv[4], rv[4];
-            w->solver->read_field(w->solver_state, GR_FIELD_POSITION, &dn, 1, pv);
-            w->solver->read_field(w->solver_state, GR_FIELD_RADIUS, &dn, 1, rv);
+            owner->solver->read_field(owner->state, GR_FIELD_POSITION, &dn, 1, pv);
+            owner->solver->read_field(owner->state, GR_FIELD_RADIUS, &dn, 1, rv);
             gr_vec3 p = v3(pv[0], pv[1], pv[2]);
             if (p.x < glo.x - rv[0] || p.y < glo.y - rv[0] || p.z < glo.z - rv[0] || p.x > ghi.x + rv[0] ||
                 p.y > ghi.y + rv[0] || p.z > ghi.z + rv[0])
@@ -364,10 +366,11 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
     fill_grid_free(&grid);
     /* a solver with render points samples the whole region for them (not cut short by
      * max_count: then only the grains' own volume is sampled, later) */
-    const bool region_points = s == GR_OK && list.n > 0 && w->solver->fill_region && list.n < limit;
+    const gr_system *sys = &w->systems[d.system];
+    const bool region_points = s == GR_OK && list.n > 0 && sys->solver->fill_region && list.n < limit;
     if (region_points) {
         const gr_region r = as_region(&R);
-        s = w->solver->fill_region(w->solver_state, &r, list.n, d.velocity);
+        s = sys->solver->fill_region(sys->state, &r, list.n, d.velocity);
         if (s != GR_OK) {
             gr_mem_free(&w->mem, list.g, sizeof(gr_grain_init) * list.cap);
             return gr_fail(w, s, f, s == GR_ERROR_OUT_OF_MEMORY ? "allocating the region's render points failed"
@@ -375,9 +378,9 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
         }
     }
     if (s == GR_OK && list.n > 0) {
-        s = gr_add_resolved_grains(w, list.g, list.n, out, out_cap, f);
+        s = gr_add_resolved_grains(w, d.system, list.g, list.n, out, out_cap, f);
         if (s != GR_OK && region_points)
-            w->solver->fill_region_cancel(w->solver_state);
+            sys->solver->fill_region_cancel(sys->state);
     } else if (s != GR_OK)
         s = gr_fail(w, s, f, "allocating scratch for the fill failed");
     uint32_t n = list.n;

@@ -26,27 +26,31 @@ static gr_status resolve_grain_def(const gr_world *w, const gr_grain_def *d, gr_
     return GR_OK;
 }
 
-gr_status gr_add_resolved_grains(gr_world *w, gr_grain_init *g, uint32_t count, gr_grain *out, uint32_t out_cap,
-                                 const char *f)
+gr_status gr_check_system(const gr_world *w, uint32_t system, const char *f, const char *what)
 {
-    if ((uint64_t)w->grains.count + count > GR_MAX_GRAINS)
-        return gr_fail(w, GR_ERROR_TOO_MANY, f, "%u more grains would exceed GR_MAX_GRAINS (%u)", count, GR_MAX_GRAINS);
-    if (!gr_grain_table_reserve(&w->grains, &w->mem, count))
-        return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating handles for %u grains failed", count);
-    gr_status s = w->solver->reserve(w->solver_state, g, count);
+    if (system >= w->system_count)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "%s = %u: the world holds %u system%s (gr_world_add_system)",
+                       what, system, w->system_count, w->system_count == 1 ? "" : "s");
+    return GR_OK;
+}
+
+gr_status gr_add_resolved_grains(gr_world *w, uint32_t system, gr_grain_init *g, uint32_t count, gr_grain *out,
+                                 uint32_t out_cap, const char *f)
+{
+    const gr_system *sys = &w->systems[system];
+    const gr_status s = gr_world_add_grains(w, system, g, count);
+    if (s == GR_ERROR_TOO_MANY && (uint64_t)w->grains.count + count > GR_MAX_GRAINS)
+        return gr_fail(w, s, f, "%u more grains would exceed GR_MAX_GRAINS (%u)", count, GR_MAX_GRAINS);
+    if (s == GR_ERROR_OUT_OF_MEMORY)
+        return gr_fail(w, s, f, "allocating storage for %u grains failed", count);
     if (s == GR_ERROR_UNSUPPORTED)
-        return gr_fail(w, s, f, "the %s solver has spherical grains only (no clump shapes)", w->solver->name);
+        return gr_fail(w, s, f, "the %s solver has spherical grains only (no clump shapes)", sys->solver->name);
     if (s == GR_ERROR_TOO_MANY)
         return gr_fail(w, s, f, "%u more grains would exceed the solver's GR_MAX_GRAINS spheres", count);
     if (s != GR_OK)
-        return gr_fail(w, s, f, "allocating storage for %u grains failed", count);
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t slot = gr_grain_table_take(&w->grains);
-        g[k].slot = slot;
-        if (out && k < out_cap)
-            out[k].id = gr_handle_make(w->tag, w->grains.gen[slot], slot);
-    }
-    w->solver->add_grains(w->solver_state, g, count);
+        return gr_fail(w, s, f, "adding %u grains failed (%s)", count, gr_status_string(s));
+    for (uint32_t k = 0; out && k < count && k < out_cap; k++)
+        out[k].id = gr_handle_make(w->tag, w->grains.gen[g[k].slot], g[k].slot);
     return GR_OK;
 }
 
@@ -58,7 +62,8 @@ GR_API gr_status gr_add_grain(gr_world *w, const gr_grain_def *user, gr_grain *o
     GR_CHECK(gr_def_read(w, GR_DEF_GRAIN, user, &def, f, "def"));
     gr_grain_init g;
     GR_CHECK(resolve_grain_def(w, &def, &g, f));
-    return gr_add_resolved_grains(w, &g, 1, out, 1, f);
+    GR_CHECK(gr_check_system(w, def.system, f, "def.system"));
+    return gr_add_resolved_grains(w, def.system, &g, 1, out, 1, f);
 }
 
 GR_API gr_status gr_add_grains(gr_world *w, const gr_grain_def *defs, uint32_t count, gr_grain *out)
@@ -79,6 +84,7 @@ GR_API gr_status gr_add_grains(gr_world *w, const gr_grain_def *defs, uint32_t c
     if (!g)
         return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating scratch for %u grains failed", count);
     gr_status s = GR_OK;
+    uint32_t system = 0;
     for (uint32_t k = 0; k < count && s == GR_OK; k++) {
         const char *p = (const char *)defs + (size_t)k * stride;
         uint32_t size;
@@ -94,9 +100,15 @@ GR_API gr_status gr_add_grains(gr_world *w, const gr_grain_def *defs, uint32_t c
         s = gr_def_read(w, GR_DEF_GRAIN, p, &def, fk, "def");
         if (s == GR_OK)
             s = resolve_grain_def(w, &def, &g[k], fk);
+        if (s == GR_OK)
+            s = gr_check_system(w, def.system, fk, "def.system");
+        if (s == GR_OK && k > 0 && def.system != system)
+            s = gr_fail(w, GR_ERROR_INVALID_ARGUMENT, fk, "def.system is %u, defs[0].system %u: one call adds to one system",
+                        def.system, system);
+        system = def.system;
     }
     if (s == GR_OK)
-        s = gr_add_resolved_grains(w, g, count, out, count, f);
+        s = gr_add_resolved_grains(w, system, g, count, out, count, f);
     gr_mem_free(&w->mem, g, bytes);
     return s;
 }
@@ -144,7 +156,19 @@ GR_API gr_status gr_remove_grains(gr_world *w, const gr_grain *grains, uint32_t 
         gr_mem_free(&w->mem, dense, bytes);
         return s;
     }
-    w->solver->remove_grains(w->solver_state, dense, count);
+    /* each system its own grains, in one call (restore the marks, then gather per system) */
+    for (k = 0; k < count; k++)
+        w->grains.dense[gr_handle_slot(grains[k].id)] = dense[k];
+    for (uint32_t i = 0; i < w->system_count; i++) {
+        uint32_t n = 0;
+        for (k = 0; k < count; k++) {
+            const uint32_t slot = gr_handle_slot(grains[k].id);
+            if (w->grains.system[slot] == i)
+                dense[n++] = w->grains.dense[slot];
+        }
+        if (n > 0)
+            w->systems[i].solver->remove_grains(w->systems[i].state, dense, n);
+    }
     for (k = 0; k < count; k++)
         gr_grain_table_release(&w->grains, gr_handle_slot(grains[k].id));
     gr_mem_free(&w->mem, dense, bytes);
@@ -161,48 +185,65 @@ GR_API int gr_grain_is_valid(const gr_world *w, gr_grain g)
     return gr_handle_check(g.id, w->tag, w->grains.gen, w->grains.alive, w->grains.slot_count, &slot) == GR_OK;
 }
 
-static gr_status grain_dense(const gr_world *w, gr_grain g, uint32_t *dense, const char *f)
+/* A grain as its system addresses it: the system and the dense index there. */
+typedef struct grain_ref {
+    const gr_system *sys;
+    uint32_t dense;
+} grain_ref;
+
+static gr_status grain_ref_of(const gr_world *w, gr_grain g, grain_ref *ref, const char *f)
 {
     GR_CHECK(gr_check_world(w, f));
     uint32_t slot;
     GR_CHECK(gr_resolve_grain(w, g, &slot, f));
-    *dense = w->grains.dense[slot];
+    ref->sys = gr_grain_system(w, slot);
+    ref->dense = w->grains.dense[slot];
     return GR_OK;
 }
 
-/* One grain's field through the solver's bulk accessors. */
-static gr_vec3 read_vec(const gr_world *w, uint32_t d, gr_field field)
+/* One grain's field through its solver's bulk accessors. */
+static void read_field(grain_ref r, gr_field field, double buf[4])
+{
+    r.sys->solver->read_field(r.sys->state, field, &r.dense, 1, buf);
+}
+
+static gr_vec3 read_vec(grain_ref r, gr_field field)
 {
     double buf[4];
-    w->solver->read_field(w->solver_state, field, &d, 1, buf);
+    read_field(r, field, buf);
     return v3(buf[0], buf[1], buf[2]);
 }
 
-static double read_scalar(const gr_world *w, uint32_t d, gr_field field)
+static double read_scalar(grain_ref r, gr_field field)
 {
     double buf[4];
-    w->solver->read_field(w->solver_state, field, &d, 1, buf);
+    read_field(r, field, buf);
     return buf[0];
 }
 
-static void write_vec(gr_world *w, uint32_t d, gr_field field, gr_vec3 v)
+static void write_field(grain_ref r, gr_field field, const double buf[4])
+{
+    r.sys->solver->write_field(r.sys->state, field, &r.dense, 1, buf);
+}
+
+static void write_vec(grain_ref r, gr_field field, gr_vec3 v)
 {
     const double buf[4] = {v.x, v.y, v.z, 0.0};
-    w->solver->write_field(w->solver_state, field, &d, 1, buf);
+    write_field(r, field, buf);
 }
 
 GR_API gr_status gr_grain_get_state(const gr_world *w, gr_grain g, gr_grain_state *out)
 {
     static const char f[] = "gr_grain_get_state";
-    uint32_t d;
-    GR_CHECK(grain_dense(w, g, &d, f));
+    grain_ref d;
+    GR_CHECK(grain_ref_of(w, g, &d, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    out->position = read_vec(w, d, GR_FIELD_POSITION);
-    out->velocity = read_vec(w, d, GR_FIELD_VELOCITY);
-    out->angular_velocity = read_vec(w, d, GR_FIELD_ANGULAR_VELOCITY);
+    out->position = read_vec(d, GR_FIELD_POSITION);
+    out->velocity = read_vec(d, GR_FIELD_VELOCITY);
+    out->angular_velocity = read_vec(d, GR_FIELD_ANGULAR_VELOCITY);
     double q[4];
-    w->solver->read_field(w->solver_state, GR_FIELD_ORIENTATION, &d, 1, q);
+    read_field(d, GR_FIELD_ORIENTATION, q);
     out->orientation = (gr_quat){q[0], q[1], q[2], q[3]};
     return GR_OK;
 }
@@ -210,8 +251,8 @@ GR_API gr_status gr_grain_get_state(const gr_world *w, gr_grain g, gr_grain_stat
 GR_API gr_status gr_grain_set_state(gr_world *w, gr_grain g, const gr_grain_state *st)
 {
     static const char f[] = "gr_grain_set_state";
-    uint32_t d;
-    GR_CHECK(grain_dense(w, g, &d, f));
+    grain_ref d;
+    GR_CHECK(grain_ref_of(w, g, &d, f));
     if (!st)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "state is NULL");
     GR_CHECK(gr_check_vec(w, st->position, f, "state.position"));
@@ -219,45 +260,59 @@ GR_API gr_status gr_grain_set_state(gr_world *w, gr_grain g, const gr_grain_stat
     GR_CHECK(gr_check_vec(w, st->angular_velocity, f, "state.angular_velocity"));
     gr_quat q = {0, 0, 0, 1};
     GR_CHECK(gr_check_quat(w, st->orientation, &q, f, "state.orientation"));
-    write_vec(w, d, GR_FIELD_POSITION, st->position);
-    write_vec(w, d, GR_FIELD_VELOCITY, st->velocity);
-    write_vec(w, d, GR_FIELD_ANGULAR_VELOCITY, st->angular_velocity);
+    write_vec(d, GR_FIELD_POSITION, st->position);
+    write_vec(d, GR_FIELD_VELOCITY, st->velocity);
+    write_vec(d, GR_FIELD_ANGULAR_VELOCITY, st->angular_velocity);
     const double qb[4] = {q.x, q.y, q.z, q.w};
-    w->solver->write_field(w->solver_state, GR_FIELD_ORIENTATION, &d, 1, qb);
+    write_field(d, GR_FIELD_ORIENTATION, qb);
     return GR_OK;
 }
 
 GR_API gr_status gr_grain_get_radius(const gr_world *w, gr_grain g, double *out)
 {
     static const char f[] = "gr_grain_get_radius";
-    uint32_t d;
-    GR_CHECK(grain_dense(w, g, &d, f));
+    grain_ref d;
+    GR_CHECK(grain_ref_of(w, g, &d, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    *out = read_scalar(w, d, GR_FIELD_RADIUS);
+    *out = read_scalar(d, GR_FIELD_RADIUS);
     return GR_OK;
 }
 
 GR_API gr_status gr_grain_get_material(const gr_world *w, gr_grain g, gr_material *out)
 {
     static const char f[] = "gr_grain_get_material";
-    uint32_t d;
-    GR_CHECK(grain_dense(w, g, &d, f));
+    grain_ref d;
+    GR_CHECK(grain_ref_of(w, g, &d, f));
     if (!out)
         return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
-    *out = gr_material_handle(w, (uint32_t)read_scalar(w, d, GR_FIELD_MATERIAL));
+    *out = gr_material_handle(w, (uint32_t)read_scalar(d, GR_FIELD_MATERIAL));
+    return GR_OK;
+}
+
+/* A grain's slot for a getter with one output (checked). */
+static gr_status grain_slot_for(const gr_world *w, gr_grain g, const void *out, uint32_t *slot, const char *f)
+{
+    GR_CHECK(gr_check_world(w, f));
+    GR_CHECK(gr_resolve_grain(w, g, slot, f));
+    if (!out)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
     return GR_OK;
 }
 
 GR_API gr_status gr_grain_get_index(const gr_world *w, gr_grain g, uint32_t *out)
 {
-    static const char f[] = "gr_grain_get_index";
-    GR_CHECK(gr_check_world(w, f));
     uint32_t slot;
-    GR_CHECK(gr_resolve_grain(w, g, &slot, f));
-    if (!out)
-        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
+    GR_CHECK(grain_slot_for(w, g, out, &slot, "gr_grain_get_index"));
     *out = w->grains.pos[slot];
+    return GR_OK;
+}
+
+GR_API gr_status gr_grain_get_system(const gr_world *w, gr_grain g, uint32_t *out)
+{
+    uint32_t slot;
+    GR_CHECK(grain_slot_for(w, g, out, &slot, "gr_grain_get_system"));
+    *out = w->grains.system[slot];
     return GR_OK;
 }
 
@@ -324,7 +379,7 @@ GR_API gr_status gr_read_grains(const gr_world *w, gr_field field, gr_scalar_typ
         for (uint32_t k = 0; k < n; k++)
             dense[k] = t->dense[t->list[first + base + k]];
         if (field != GR_FIELD_HANDLE)
-            w->solver->read_field(w->solver_state, field, dense, n, vals);
+            gr_world_grain_field(w, field, t->list + first + base, dense, n, vals, NULL);
         for (uint32_t k = 0; k < n; k++) {
             char *p = (char *)dst + (size_t)(base + k) * stride;
             if (field == GR_FIELD_HANDLE) {
@@ -389,7 +444,7 @@ GR_API gr_status gr_write_grains(gr_world *w, gr_field field, gr_scalar_type typ
             }
             dense[k] = t->dense[t->list[first + base + k]];
         }
-        w->solver->write_field(w->solver_state, field, dense, n, vals);
+        gr_world_grain_field(w, field, t->list + first + base, dense, n, NULL, vals);
     }
     return GR_OK;
 }
@@ -398,7 +453,7 @@ GR_API gr_status gr_read_render_points(const gr_world *w, uint32_t first, uint32
 {
     static const char f[] = "gr_read_render_points";
     GR_CHECK(gr_check_world(w, f));
-    uint32_t total = w->solver->render_point_count(w->solver_state);
+    uint32_t total = gr_world_get_render_point_count(w);
     if ((uint64_t)first + count > total)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "range [%u, %u + %u) exceeds the %u render points", first, first,
                        count, total);
@@ -408,7 +463,18 @@ GR_API gr_status gr_read_render_points(const gr_world *w, uint32_t first, uint32
         stride = 4 * sizeof(float);
     if (stride < 4 * sizeof(float))
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "stride %zu is smaller than 16 bytes", stride);
-    if (count > 0)
-        w->solver->read_render_points(w->solver_state, first, count, dst, stride);
+    /* the systems' points one after the other */
+    for (uint32_t i = 0, begin = 0; i < w->system_count && count > 0; i++) {
+        const gr_system *sys = &w->systems[i];
+        const uint32_t n = sys->solver->render_point_count(sys->state), end = begin + n;
+        if (first < end) {
+            const uint32_t take = end - first < count ? end - first : count;
+            sys->solver->read_render_points(sys->state, first - begin, take, dst, stride);
+            dst = (float *)((char *)dst + (size_t)take * stride);
+            first += take;
+            count -= take;
+        }
+        begin = end;
+    }
     return GR_OK;
 }

@@ -59,6 +59,6 @@ GR_API gr_status gr_set_material_pair(gr_world *w, gr_material a, gr_material b,
     if (!gr_materials_set_pair(&w->materials, &w->mem, ia, ib, &def))
         return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating the pair override failed");
     /* contacts between these materials act differently from the next step on */
-    w->solver->invalidate(w->solver_state);
+    gr_world_invalidate(w);
     return GR_OK;
 }

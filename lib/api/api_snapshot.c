@@ -9,7 +9,7 @@
 #include "api_internal.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 8u
+#define SNAPSHOT_VERSION 9u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -73,17 +73,18 @@ static bool in_format(const gr_solver_vtable *sv)
 
 static void put_solver_defs(gr_stream_writer *s, const gr_world *w)
 {
+    const gr_system *own = &w->systems[0];
     for (uint32_t k = 0; k < FORMAT_SOLVER_DEFS; k++) {
         const gr_solver_vtable *sv = gr_solver_find_def(format_solver_defs[k]);
         gr_def_buffer def;
-        if (sv == w->solver)
-            memcpy(&def, w->solver_def, sv->def_size);
+        if (sv == own->solver)
+            memcpy(&def, own->def, sv->def_size);
         else
             gr_def_defaults_full(sv->def_kind, &def);
         sv->def_save(&def, s);
     }
-    if (!in_format(w->solver))
-        w->solver->def_save(w->solver_def, s); /* a solver the format does not list: its own section */
+    if (!in_format(own->solver))
+        own->solver->def_save(own->def, s); /* a solver the format does not list: its own section */
 }
 
 static void put_material(gr_stream_writer *s, const gr_material_def *m)
@@ -205,8 +206,18 @@ static void write_payload(const gr_world *w, gr_stream_writer *s)
     gr_writer_bytes(s, t->alive, t->slot_count);
     gr_writer_u32s(s, t->pos, t->slot_count);
     gr_writer_u32s(s, t->list, t->count);
-    /* solver */
-    w->solver->save(w->solver_state, s);
+    /* systems (format 9): how many; each added one's solver and def; with several, the system
+     * of every grain slot */
+    gr_writer_u32(s, w->system_count);
+    for (uint32_t i = 1; i < w->system_count; i++) {
+        gr_writer_u32(s, (uint32_t)w->systems[i].solver->kind);
+        w->systems[i].solver->def_save(w->systems[i].def, s);
+    }
+    if (w->system_count > 1)
+        gr_writer_bytes(s, t->system, t->slot_count);
+    /* the solvers, in system order */
+    for (uint32_t i = 0; i < w->system_count; i++)
+        w->systems[i].solver->save(w->systems[i].state, s);
 }
 
 GR_API gr_status gr_world_save(gr_world *w, gr_write_fn *write, void *user)
@@ -255,6 +266,7 @@ GR_API gr_status gr_world_save(gr_world *w, gr_write_fn *write, void *user)
 
 typedef struct world_parts {
     gr_def_buffer solver_def; /* the world's solver's, checked */
+    gr_def_buffer system_defs[GR_MAX_SYSTEMS]; /* the added systems' (from 1), checked */
     gr_vec3 gravity;
     double substep;
     uint64_t seed;
@@ -287,6 +299,49 @@ static gr_status refuse_settings(gr_stream_reader *r, world_parts *p, const gr_w
     return GR_ERROR_CORRUPT_DATA;
 }
 
+/* The systems (format 9; one before): the loading world must hold the same solvers in the same
+ * order (gr_world_add_system before gr_world_load), and takes their defs from the snapshot. */
+static gr_status read_systems(gr_world *w, gr_stream_reader *r, world_parts *p)
+{
+    gr_grain_table *t = &p->grains;
+    const uint32_t n = r->format >= 9 ? gr_reader_u32(r) : 1;
+    RCHECK(n >= 1 && n <= GR_MAX_SYSTEMS, "the system count is out of range");
+    if (n != w->system_count) {
+        snprintf(p->detail, sizeof p->detail,
+                 "the snapshot holds %u system(s), this world %u: load it into a world with the same systems "
+                 "(gr_world_add_system)", n, w->system_count);
+        gr_reader_fail(r, p->detail);
+        return GR_ERROR_INVALID_ARGUMENT;
+    }
+    gr_world probe;
+    memset(&probe, 0, sizeof probe);
+    for (uint32_t i = 1; i < n; i++) {
+        const gr_solver_vtable *sv = w->systems[i].solver;
+        const uint32_t kind = gr_reader_u32(r);
+        RCHECK(true, "");
+        if (kind != (uint32_t)sv->kind) {
+            snprintf(p->detail, sizeof p->detail, "the snapshot's system %u is of solver %u, this world's runs %s", i,
+                     kind, sv->name);
+            gr_reader_fail(r, p->detail);
+            return GR_ERROR_INVALID_ARGUMENT;
+        }
+        gr_def_defaults_full(sv->def_kind, &p->system_defs[i]);
+        RCHECK(sv->def_load(&p->system_defs[i], r), "a system's settings are not of this format");
+        if (gr_validate_solver_def(&probe, sv, &p->system_defs[i], "a system's settings fail its solver's checks") !=
+            GR_OK)
+            return refuse_settings(r, p, &probe);
+    }
+    if (n > 1) {
+        RCHECK(gr_reader_left(r) >= t->slot_count, "the systems of the grains are cut short");
+        gr_reader_bytes(r, t->system, t->slot_count);
+        for (uint32_t i = 0; i < t->slot_count; i++)
+            RCHECK(!t->alive[i] || t->system[i] < n, "a grain belongs to no system");
+    } else if (t->slot_count) {
+        memset(t->system, 0, t->slot_count);
+    }
+    return GR_OK;
+}
+
 static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts *p)
 {
     (void)gr_reader_u32(r); /* the saving world's tag: not adopted, the loading world keeps its own */
@@ -309,9 +364,10 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
         RCHECK(sv->def_load(&defs[k], r), "a solver's settings are not of this format");
     }
     gr_def_buffer extra; /* the world's solver's own section, when the format does not list it */
-    if (!in_format(w->solver)) {
-        gr_def_defaults_full(w->solver->def_kind, &extra);
-        RCHECK(w->solver->def_load(&extra, r), "the solver's settings are not of this format");
+    const gr_solver_vtable *own = w->systems[0].solver;
+    if (!in_format(own)) {
+        gr_def_defaults_full(own->def_kind, &extra);
+        RCHECK(own->def_load(&extra, r), "the solver's settings are not of this format");
     }
     RCHECK(isfinite(p->time) && isfinite(p->last_substep) && p->last_substep >= 0,
            "the world time or last substep is not finite");
@@ -326,7 +382,7 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
         d.seed = p->seed;
         d.bounds_min = p->bounds_min;
         d.bounds_max = p->bounds_max;
-        d.solver_def = in_format(w->solver) ? NULL : (const void *)&extra;
+        d.solver_def = in_format(own) ? NULL : (const void *)&extra;
         for (uint32_t k = 0; k < FORMAT_SOLVER_DEFS; k++) {
             if (format_solver_defs[k] == GR_DEF_DEM)
                 d.dem = (const gr_dem_def *)&defs[k];
@@ -467,7 +523,7 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
             b.principal = get_quat(r);
             b.mesh_bound = gr_reader_f64(r);
             const uint32_t np = gr_reader_u32(r), nv = gr_reader_u32(r), nt = gr_reader_u32(r);
-            const bool covered = w->solver->body_particles && gr_body_needs_particles(&b),
+            const bool covered = gr_world_body_particles(w) && gr_body_needs_particles(&b),
                        mesh = b.shape == GR_SHAPE_MESH;
             RCHECK(np <= GR_MAX_BODY_PARTICLES && nv <= GR_MAX_MESH_ELEMENTS && nt <= GR_MAX_MESH_ELEMENTS &&
                        (np > 0) == covered && (mesh ? nv >= 4 && nt >= 4 : nv == 0 && nt == 0) &&
@@ -569,7 +625,7 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
     }
     RCHECK(chain + t->retired == slots - count && (uint64_t)count + t->retired <= GR_MAX_GRAINS,
            "the chain of free grain slots misses some");
-    return GR_OK;
+    return read_systems(w, r, p);
 }
 
 /* The payload, read in chunks into a buffer that doubles as data arrives (never more than
@@ -644,10 +700,14 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     if (solver != (uint32_t)w->def.solver)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "the snapshot is of solver %u, this world runs solver %u", solver,
                        (unsigned)w->def.solver);
-    if (!format_readable(version, w->solver))
-        return gr_fail(w, GR_ERROR_VERSION, f,
-                       "snapshot format %u (%s) is no longer read: this library reads %s snapshots of formats %u to %u",
-                       version, w->solver->name, w->solver->name, w->solver->oldest_format, SNAPSHOT_VERSION);
+    for (uint32_t i = 0; i < w->system_count; i++) {
+        const gr_solver_vtable *sv = w->systems[i].solver;
+        if (!format_readable(version, sv))
+            return gr_fail(w, GR_ERROR_VERSION, f,
+                           "snapshot format %u (%s) is no longer read: this library reads %s snapshots of formats %u "
+                           "to %u",
+                           version, sv->name, sv->name, sv->oldest_format, SNAPSHOT_VERSION);
+    }
     uint64_t size = 0;
     for (int i = 7; i >= 0; i--)
         size = size << 8 | hdr[16 + i];
@@ -687,20 +747,28 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
     gr_clump_store old_clumps = w->clumps;
     gr_body_store old_bodies = w->bodies;
     gr_grain_table old_grains = w->grains;
-    gr_def_buffer old_def;
-    memcpy(&old_def, w->solver_def, w->solver->def_size);
-    void *old_state = w->solver_state;
-    void *new_state = NULL;
+    /* the systems' defs (in their own blocks, where the solvers point) and states: the old ones
+     * kept until the new ones are loaded */
+    const uint32_t ns = w->system_count;
+    gr_def_buffer old_defs[GR_MAX_SYSTEMS];
+    void *old_states[GR_MAX_SYSTEMS], *new_states[GR_MAX_SYSTEMS] = {NULL};
+    for (uint32_t i = 0; i < ns; i++) {
+        memcpy(&old_defs[i], w->systems[i].def, w->systems[i].solver->def_size);
+        old_states[i] = w->systems[i].state;
+    }
     if (st == GR_OK) {
         w->materials = p.materials;
         w->clumps = p.clumps;
         w->bodies = p.bodies;
         w->grains = p.grains;
-        memcpy(w->solver_def, &p.solver_def, w->solver->def_size);
-        const gr_solver_env env = gr_world_solver_env(w);
-        st = w->solver->create(&env, &new_state);
-        if (st == GR_OK)
-            st = w->solver->load(new_state, &r);
+        for (uint32_t i = 0; i < ns && st == GR_OK; i++) {
+            const gr_solver_vtable *sv = w->systems[i].solver;
+            memcpy(w->systems[i].def, i == 0 ? &p.solver_def : &p.system_defs[i], sv->def_size);
+            const gr_solver_env env = gr_world_solver_env(w, i, w->systems[i].def);
+            st = sv->create(&env, &new_states[i]);
+            if (st == GR_OK)
+                st = sv->load(new_states[i], &r);
+        }
         if (st == GR_OK && r.pos != r.size) {
             gr_reader_fail(&r, "it carries bytes after its content");
             st = GR_ERROR_CORRUPT_DATA;
@@ -711,14 +779,15 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         p.grains = w->grains;
     }
     if (st != GR_OK) {
-        if (new_state)
-            w->solver->destroy(new_state);
+        for (uint32_t i = 0; i < ns; i++) {
+            if (new_states[i])
+                w->systems[i].solver->destroy(new_states[i]);
+            memcpy(w->systems[i].def, &old_defs[i], w->systems[i].solver->def_size);
+        }
         w->materials = old_mat;
         w->clumps = old_clumps;
         w->bodies = old_bodies;
         w->grains = old_grains;
-        memcpy(w->solver_def, &old_def, w->solver->def_size);
-        w->solver_state = old_state;
         parts_free(&p, &w->mem);
         gr_mem_free(&w->mem, data, cap);
         if (st == GR_ERROR_OUT_OF_MEMORY)
@@ -729,8 +798,10 @@ GR_API gr_status gr_world_load(gr_world *w, gr_read_fn *read, void *user)
         return gr_fail(w, st, f, "%s; the world is unchanged", why);
     }
     /* commit */
-    w->solver->destroy(old_state);
-    w->solver_state = new_state;
+    for (uint32_t i = 0; i < ns; i++) {
+        w->systems[i].solver->destroy(old_states[i]);
+        w->systems[i].state = new_states[i];
+    }
     gr_materials_free(&old_mat, &w->mem);
     gr_clump_store_free(&old_clumps, &w->mem);
     gr_body_store_free(&old_bodies, &w->mem);

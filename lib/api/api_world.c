@@ -203,20 +203,16 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
         return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the built-in grain shapes failed");
     }
     tmp->kernels = gr_kernels_pick();
-    tmp->solver = gr_solver_find(def.solver);
-    tmp->solver_def = gr_mem_alloc(&tmp->mem, tmp->solver->def_size);
-    if (!tmp->solver_def) {
-        gr_world_destroy(tmp);
-        return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the solver's def failed");
-    }
-    memcpy(tmp->solver_def, &solver_def, tmp->solver->def_size);
-    const gr_solver_env env = gr_world_solver_env(tmp);
-    s = tmp->solver->create(&env, &tmp->solver_state);
+    /* (a stand-in logger: the message is worded once, for the caller, below) */
+    tmp->def.logger = (gr_logger){0};
+    s = gr_world_attach_system(tmp, gr_solver_find(def.solver), &solver_def, NULL, func);
     if (s != GR_OK) {
-        tmp->solver_state = NULL;
+        char why[sizeof tmp->last_error];
+        memcpy(why, tmp->last_error, sizeof why);
         gr_world_destroy(tmp);
-        return gr_fail(&probe, s, func, "creating the %s solver failed", gr_solver_find(def.solver)->name);
+        return gr_fail(&probe, s, func, "%s", why + sizeof func + 1); /* (without "gr_world_create: ") */
     }
+    tmp->def.logger = def.logger;
     *out = tmp;
     return GR_OK;
 }
@@ -225,15 +221,12 @@ GR_API void gr_world_destroy(gr_world *w)
 {
     if (!w)
         return;
-    if (w->solver && w->solver_state)
-        w->solver->destroy(w->solver_state);
+    gr_world_free_systems(w);
     gr_tasks_destroy(&w->tasks);
     gr_materials_free(&w->materials, &w->mem);
     gr_clump_store_free(&w->clumps, &w->mem);
     gr_grain_table_free(&w->grains, &w->mem);
     gr_body_store_free(&w->bodies, &w->mem);
-    if (w->solver_def)
-        gr_mem_free(&w->mem, w->solver_def, w->solver->def_size);
     gr_mem mem = w->mem;
     gr_mem_free(&mem, w, sizeof(gr_world));
 }
@@ -253,7 +246,12 @@ GR_API uint32_t gr_world_get_grain_count(const gr_world *w) { return w ? w->grai
 
 GR_API uint32_t gr_world_get_render_point_count(const gr_world *w)
 {
-    return w ? w->solver->render_point_count(w->solver_state) : 0;
+    if (!w)
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->system_count; i++)
+        n += w->systems[i].solver->render_point_count(w->systems[i].state);
+    return n;
 }
 
 GR_API double gr_world_get_substep(const gr_world *w)
@@ -277,7 +275,20 @@ GR_API gr_status gr_world_get_counters(const gr_world *w, gr_counters *out)
     c.grain_count = w->grains.count;
     c.body_count = w->bodies.count;
     c.material_count = w->materials.count;
-    w->solver->contact_counts(w->solver_state, &c.contact_count, &c.body_contact_count, &c.neighbor_rebuilds);
+    for (uint32_t i = 0; i < w->system_count; i++) { /* every system's, summed */
+        const gr_system *sys = &w->systems[i];
+        uint64_t pairs, body_pairs, rebuilds;
+        sys->solver->contact_counts(sys->state, &pairs, &body_pairs, &rebuilds);
+        c.contact_count += pairs;
+        c.body_contact_count += body_pairs;
+        c.neighbor_rebuilds += rebuilds;
+        if (sys->solver->sleep_counts) {
+            uint32_t sleeping, frozen;
+            sys->solver->sleep_counts(sys->state, &sleeping, &frozen);
+            c.sleeping_count += sleeping;
+            c.frozen_count += frozen;
+        }
+    }
     c.step_count = w->step_count;
     c.substep_count = w->substep_count;
     c.time = w->time;
@@ -286,21 +297,23 @@ GR_API gr_status gr_world_get_counters(const gr_world *w, gr_counters *out)
     c.bytes_peak = w->mem.peak;
     c.allocation_count = w->mem.count;
     c.grains_removed = w->grains_removed;
-    if (w->solver->sleep_counts)
-        w->solver->sleep_counts(w->solver_state, &c.sleeping_count, &c.frozen_count);
     memcpy(out, &c, out->size < sizeof c ? out->size : sizeof c);
     return GR_OK;
 }
 
-/* A solver's def into a caller's struct of `size` bytes (checked): the world's own, or the
- * defaults of another solver. Only the first `size` bytes are written; the size stays. */
+/* A solver's def into a caller's struct of `size` bytes (checked): that of the world's first
+ * system of this solver, or the solver's defaults when it has none. Only the first `size`
+ * bytes are written; the size stays. */
 static void copy_solver_def(const gr_world *w, const gr_solver_vtable *s, void *out)
 {
     uint32_t size;
     memcpy(&size, out, sizeof size);
     gr_def_buffer def;
-    if (s == w->solver)
-        memcpy(&def, w->solver_def, s->def_size);
+    uint32_t i = 0;
+    while (i < w->system_count && w->systems[i].solver != s)
+        i++;
+    if (i < w->system_count)
+        memcpy(&def, w->systems[i].def, s->def_size);
     else
         gr_def_defaults_full(s->def_kind, &def);
     memcpy(out, &def, size < s->def_size ? size : s->def_size);
@@ -363,6 +376,40 @@ GR_API gr_status gr_world_get_solver_def(const gr_world *w, gr_def_kind kind, vo
     return GR_OK;
 }
 
+GR_API gr_status gr_world_add_system(gr_world *w, gr_solver_kind kind, const void *user_def, uint32_t *out)
+{
+    static const char f[] = "gr_world_add_system";
+    GR_CHECK(gr_check_world(w, f));
+    if (kind == GR_SOLVER_DEFAULT)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "solver: name the solver (GR_SOLVER_DEFAULT names none)");
+    const gr_solver_vtable *solver = gr_solver_find(kind);
+    if (!solver) {
+        GR_CHECK(gr_check_enum(w, (uint32_t)kind, 4, f, "solver"));
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "solver %u is not built", (unsigned)kind);
+    }
+    gr_def_buffer def;
+    gr_def_defaults_full(solver->def_kind, &def);
+    if (user_def)
+        GR_CHECK(gr_def_read(w, solver->def_kind, user_def, &def, f, "solver_def"));
+    GR_CHECK(gr_validate_solver_def(w, solver, &def, f));
+    GR_CHECK(gr_world_attach_system(w, solver, &def, out, f));
+    return GR_OK;
+}
+
+GR_API uint32_t gr_world_get_system_count(const gr_world *w) { return w ? w->system_count : 0; }
+
+GR_API gr_status gr_world_get_system_solver(const gr_world *w, uint32_t system, gr_solver_kind *out)
+{
+    static const char f[] = "gr_world_get_system_solver";
+    GR_CHECK(gr_check_world(w, f));
+    if (system >= w->system_count)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "system %u: the world holds %u", system, w->system_count);
+    if (!out)
+        return gr_fail(w, GR_ERROR_NULL_ARGUMENT, f, "out is NULL");
+    *out = w->systems[system].solver->kind;
+    return GR_OK;
+}
+
 GR_API gr_status gr_world_set_gravity(gr_world *w, gr_vec3 g)
 {
     static const char f[] = "gr_world_set_gravity";
@@ -370,6 +417,6 @@ GR_API gr_status gr_world_set_gravity(gr_world *w, gr_vec3 g)
     GR_CHECK(gr_check_vec(w, g, f, "gravity"));
     w->def.gravity = g;
     /* forces include gravity: refresh them at the next step */
-    w->solver->invalidate(w->solver_state);
+    gr_world_invalidate(w);
     return GR_OK;
 }

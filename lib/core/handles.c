@@ -40,20 +40,21 @@ void gr_grain_table_init(gr_grain_table *t)
     t->free_head = GR_INVALID_INDEX;
 }
 
-static void table_arrays(gr_grain_table *t, gr_array_ref out[5])
+static void table_arrays(gr_grain_table *t, gr_array_ref out[6])
 {
     out[0] = (gr_array_ref){(void **)&t->gen, sizeof(uint16_t)};
     out[1] = (gr_array_ref){(void **)&t->alive, sizeof(uint8_t)};
     out[2] = (gr_array_ref){(void **)&t->dense, sizeof(uint32_t)};
     out[3] = (gr_array_ref){(void **)&t->pos, sizeof(uint32_t)};
     out[4] = (gr_array_ref){(void **)&t->list, sizeof(uint32_t)};
+    out[5] = (gr_array_ref){(void **)&t->system, sizeof(uint8_t)};
 }
 
 void gr_grain_table_free(gr_grain_table *t, gr_mem *mem)
 {
-    gr_array_ref arrays[5];
+    gr_array_ref arrays[6];
     table_arrays(t, arrays);
-    gr_mem_free_arrays(mem, arrays, 5, t->cap);
+    gr_mem_free_arrays(mem, arrays, 6, t->cap);
     gr_grain_table_init(t);
 }
 
@@ -69,15 +70,15 @@ bool gr_grain_table_reserve(gr_grain_table *t, gr_mem *mem, uint32_t more)
     if (need_slots <= t->cap)
         return true;
     uint32_t new_cap = gr_grow_capacity(t->cap, (uint32_t)need_slots);
-    gr_array_ref arrays[5];
+    gr_array_ref arrays[6];
     table_arrays(t, arrays);
-    if (!gr_mem_grow_arrays(mem, arrays, 5, t->cap, new_cap, t->slot_count))
+    if (!gr_mem_grow_arrays(mem, arrays, 6, t->cap, new_cap, t->slot_count))
         return false;
     t->cap = new_cap;
     return true;
 }
 
-uint32_t gr_grain_table_take(gr_grain_table *t)
+uint32_t gr_grain_table_take(gr_grain_table *t, uint32_t system)
 {
     uint32_t s;
     if (t->free_head != GR_INVALID_INDEX) {
@@ -91,6 +92,7 @@ uint32_t gr_grain_table_take(gr_grain_table *t)
         t->gen[s] = 1;
     }
     t->alive[s] = 1;
+    t->system[s] = (uint8_t)system;
     t->dense[s] = GR_INVALID_INDEX;
     t->pos[s] = t->count;
     t->list[t->count++] = s;
@@ -115,4 +117,12 @@ void gr_grain_table_release(gr_grain_table *t, uint32_t s)
     t->gen[s]++;
     t->pos[s] = t->free_head;
     t->free_head = s;
+}
+
+uint32_t gr_grain_table_count_system(const gr_grain_table *t, uint32_t system)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < t->count; k++)
+        n += t->system[t->list[k]] == system;
+    return n;
 }

@@ -62,6 +62,7 @@ typedef struct gr_grain_table {
     uint32_t *dense;
     uint32_t *pos;  ///< live: index in list; free: next free slot; retired: GR_INVALID_INDEX
     uint32_t *list;
+    uint8_t *system; ///< live: the index of the system that owns the grain (gr_world's systems)
 } gr_grain_table;
 
 void gr_grain_table_init(gr_grain_table *t);
@@ -69,10 +70,14 @@ void gr_grain_table_free(gr_grain_table *t, gr_mem *mem);
 /// Ensure room for `more` additional grains. All or nothing. False when the grains and the
 /// retired slots would exceed GR_MAX_GRAINS, or out of memory.
 bool gr_grain_table_reserve(gr_grain_table *t, gr_mem *mem, uint32_t more);
-/// Take a slot (after a successful reserve); appends it to the bulk list.
-uint32_t gr_grain_table_take(gr_grain_table *t);
+/// Take a slot for a grain of `system` (after a successful reserve); appends it to the bulk list.
+uint32_t gr_grain_table_take(gr_grain_table *t, uint32_t system);
 /// Release a live slot: generation bumped (or the slot retired), removed from the list by swap.
 void gr_grain_table_release(gr_grain_table *t, uint32_t slot);
+/// Whether a live slot's grain belongs to `system`.
+static inline bool gr_grain_of(const gr_grain_table *t, uint32_t slot, uint32_t system) { return t->system[slot] == system; }
+/// Live grains of `system` (a walk over the bulk list).
+uint32_t gr_grain_table_count_system(const gr_grain_table *t, uint32_t system);
 /// Whether a dead slot is retired (its generation is spent).
 static inline bool gr_slot_retired(uint16_t gen, uint8_t alive) { return !alive && gen == GR_HANDLE_GEN_MAX; }
 

@@ -70,6 +70,9 @@ typedef struct gr_solver_env {
     const uint64_t *seed;                 ///< the world's random seed
     const gr_vec3 *bounds_min, *bounds_max; ///< grains leaving these are removed by the world
     const void *def;                      ///< the solver's own def (gr_dem_def, gr_pbd_def), validated
+    /// Which of the world's systems this solver is: its grains are the live slots with
+    /// grains->system[slot] == system (a world may hold several systems, each one solver).
+    uint32_t system;
     const struct gr_kernels *kernels;     ///< the vectorised kernels for this CPU (simd/simd_kernels.h)
 } gr_solver_env;
 
@@ -123,6 +126,9 @@ typedef struct gr_solver_vtable {
     gr_status (*load)(void *state, struct gr_stream_reader *r);
     /// Something outside the solver changed: bodies (added/removed/teleported) or materials.
     void (*invalidate)(void *state);
+    /// The solver moves dynamic bodies with its grains (DEM, PBD). A world holds at most one
+    /// such system: the others meet bodies as moving boundaries.
+    bool integrates_bodies;
     /// The solver represents dynamic, host-owned and mesh bodies by surface particles: the
     /// world covers them (bodies/body_cover.c) before body_added. False: bodies keep their
     /// shapes only (gr_body_distance, gr_body_contains), as a grid solver wants them.

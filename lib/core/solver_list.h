@@ -15,6 +15,13 @@
 #define GR_SOLVER_LIST_EXTRA(X)
 #endif
 
+/* The built-in couplings between systems of two kinds, X(table) each (core/coupling.h): none
+ * yet (the terrain will couple with DEM and PBD). A build may append its own, as the tests do. */
+#define GR_COUPLING_LIST(X) GR_COUPLING_LIST_EXTRA(X)
+#ifndef GR_COUPLING_LIST_EXTRA
+#define GR_COUPLING_LIST_EXTRA(X)
+#endif
+
 /// How many solvers are built: the list's length.
 #define GR_SOLVER_COUNT_ONE_(kind, table) +1
 enum { GR_SOLVER_BUILTIN_COUNT = 0 GR_SOLVER_LIST(GR_SOLVER_COUNT_ONE_) };

@@ -189,7 +189,8 @@ static gr_status check_clumps(dem_state *st, gr_stream_reader *r)
             continue;
         }
         LOAD_CHECK(st->c_body[c] == GR_INVALID_INDEX && st->c_fixed[c] == 0, "a clump grain is marked as a body");
-        LOAD_CHECK(st->c_slot[c] < t->slot_count && t->alive[st->c_slot[c]] && t->dense[st->c_slot[c]] == GR_INVALID_INDEX,
+        LOAD_CHECK(st->c_slot[c] < t->slot_count && t->alive[st->c_slot[c]] && gr_grain_of(t, st->c_slot[c], env->system) &&
+                       t->dense[st->c_slot[c]] == GR_INVALID_INDEX,
                    "a clump's grain slot is not live or is taken twice");
         t->dense[st->c_slot[c]] = DEM_CLUMP_BIT | c;
     }
@@ -245,14 +246,16 @@ static gr_status check_spheres(dem_state *st, gr_stream_reader *r)
         live_spheres++;
         if (m != GR_INVALID_INDEX)
             continue;
-        LOAD_CHECK(slot < t->slot_count && t->alive[slot] && t->dense[slot] == GR_INVALID_INDEX,
-                   "a sphere's grain slot is not live or is taken twice");
+        LOAD_CHECK(slot < t->slot_count && t->alive[slot] && gr_grain_of(t, slot, env->system) &&
+                       t->dense[slot] == GR_INVALID_INDEX,
+                   "a sphere's grain slot is not live, not of this system, or taken twice");
         t->dense[slot] = i;
     }
     LOAD_CHECK(dead == st->n_dead, "the count of removed spheres is wrong");
     LOAD_CHECK(live_spheres == st->render_count, "the render point count is wrong");
     for (uint32_t k = 0; k < t->count; k++)
-        LOAD_CHECK(t->dense[t->list[k]] != GR_INVALID_INDEX, "a live grain has no sphere or clump");
+        LOAD_CHECK(!gr_grain_of(t, t->list[k], env->system) || t->dense[t->list[k]] != GR_INVALID_INDEX,
+                   "a live grain has no sphere or clump");
     return GR_OK;
 }
 

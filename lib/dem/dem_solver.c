@@ -239,6 +239,8 @@ static void dem_read_render_points(const void *state, uint32_t first, uint32_t c
     const gr_grain_table *t = st->env.grains;
     uint32_t point = 0, written = 0;
     for (uint32_t k = 0; k < t->count && written < count; k++) {
+        if (!gr_grain_of(t, t->list[k], st->env.system))
+            continue; /* another system's */
         const uint32_t d = t->dense[t->list[k]];
         uint32_t sphere = d, spheres = 1, member0 = 0;
         if (d & DEM_CLUMP_BIT) {
@@ -311,6 +313,7 @@ const gr_solver_vtable gr_dem_solver = {
     .save = dem_save,
     .load = dem_load,
     .invalidate = dem_invalidate,
+    .integrates_bodies = true,
     .body_particles = true,
     .body_added = dem_body_added,
     .body_removed = dem_body_removed,

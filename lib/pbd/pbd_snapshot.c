@@ -223,7 +223,7 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
                    "a particle-covered body has no record");
     /* particles: owners and grain slots consistent with the records and the grain table */
     gr_grain_table *t = env->grains;
-    LOAD_CHECK(n_grains == t->count, "the grain count differs from the live grain slots");
+    LOAD_CHECK(n_grains == gr_grain_table_count_system(t, env->system), "the grain count differs from the live grain slots");
     uint32_t grains = 0;
     st->r_min = INFINITY;
     st->r_max = 0;
@@ -237,8 +237,9 @@ gr_status pbd_load(void *state, gr_stream_reader *r)
         const uint32_t o = st->owner[i];
         if (o == GR_INVALID_INDEX) {
             const uint32_t slot = st->slot[i];
-            LOAD_CHECK(slot < t->slot_count && t->alive[slot] && t->dense[slot] == GR_INVALID_INDEX,
-                       "a grain's slot is not live or is taken twice");
+            LOAD_CHECK(slot < t->slot_count && t->alive[slot] && gr_grain_of(t, slot, env->system) &&
+                           t->dense[slot] == GR_INVALID_INDEX,
+                       "a grain's slot is not live, not of this system, or taken twice");
             LOAD_CHECK(st->inv_m[i] > 0 && st->r[i] <= 1e3, "a grain's radius or mass is out of range");
             t->dense[slot] = i;
             grains++;

@@ -331,10 +331,14 @@ static void pbd_read_render_points(const void *state, uint32_t first, uint32_t c
         return;
     }
     const gr_grain_table *t = st->env.grains;
-    for (uint32_t k = 0; k < count; k++) {
-        const uint32_t i = t->dense[t->list[first + k]];
+    const bool all_own = st->n_grains == t->count; /* else skip other systems' grains */
+    for (uint32_t k = 0, seen = 0, at = 0; k < count; at++) {
+        const uint32_t slot = all_own ? t->list[first + k] : t->list[at];
+        if (!all_own && (!gr_grain_of(t, slot, st->env.system) || seen++ < first))
+            continue;
+        const uint32_t i = t->dense[slot];
         const float p[4] = {(float)st->x[i].x, (float)st->x[i].y, (float)st->x[i].z, (float)st->r[i]};
-        memcpy((char *)dst + (size_t)k * stride, p, sizeof p);
+        memcpy((char *)dst + (size_t)k++ * stride, p, sizeof p);
     }
 }
 
@@ -389,6 +393,7 @@ const gr_solver_vtable gr_pbd_solver = {
     .save = pbd_save,
     .load = pbd_load,
     .invalidate = pbd_invalidate,
+    .integrates_bodies = true,
     .body_particles = true,
     .body_added = pbd_body_added,
     .body_removed = pbd_body_removed,

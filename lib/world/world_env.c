@@ -3,7 +3,7 @@
 #include "../simd/simd_kernels.h"
 #include "world.h"
 
-gr_solver_env gr_world_solver_env(gr_world *world)
+gr_solver_env gr_world_solver_env(gr_world *world, uint32_t system, const void *def)
 {
     /* Pointers into the world: a snapshot load swaps the stores' contents in place, so a
      * solver created before it still sees the world it belongs to. */
@@ -18,7 +18,8 @@ gr_solver_env gr_world_solver_env(gr_world *world)
         .seed = &world->def.seed,
         .bounds_min = &world->def.bounds_min,
         .bounds_max = &world->def.bounds_max,
-        .def = world->solver_def,
+        .def = def,
+        .system = system,
         .kernels = world->kernels,
     };
 }

@@ -3,6 +3,7 @@
  * bodies, let the solver step, then apply its report: clock, counters, body forces, host
  * impulses, world bounds, and the wording of any failure. */
 #include <math.h>
+#include <stdio.h>
 
 #include "../core/vec3.h"
 #include "world.h"
@@ -11,13 +12,30 @@ double gr_world_max_substep(const gr_world *w)
 {
     if (w->def.substep > 0)
         return w->def.substep;
-    return w->solver->stable_substep(w->solver_state);
+    double h = INFINITY; /* the shortest of the systems' */
+    for (uint32_t i = 0; i < w->system_count; i++) {
+        const double hi = w->systems[i].solver->stable_substep(w->systems[i].state);
+        if (hi < h || i == 0)
+            h = hi;
+    }
+    return h;
 }
 
 static bool has_bounds(const gr_world *w)
 {
     const gr_vec3 a = w->def.bounds_min, b = w->def.bounds_max;
     return a.x != b.x || a.y != b.y || a.z != b.z;
+}
+
+/* The world's side of gr_coupling_ops. */
+static gr_status couple_add_grains(void *world, uint32_t system, gr_grain_init *grains, uint32_t count)
+{
+    return gr_world_add_grains((gr_world *)world, system, grains, count);
+}
+
+static void couple_remove_grains(void *world, const uint32_t *slots, uint32_t count)
+{
+    gr_world_remove_grains((gr_world *)world, slots, count);
 }
 
 /* Remove grains outside the world bounds. Walks the bulk list backwards so that the
@@ -33,15 +51,13 @@ static void remove_out_of_bounds(gr_world *w)
         uint32_t begin = end > 256 ? end - 256 : 0;
         for (uint32_t k = begin; k < end; k++)
             dense[k - begin] = t->dense[t->list[k]];
-        w->solver->read_field(w->solver_state, GR_FIELD_POSITION, dense, end - begin, pos);
+        gr_world_grain_field(w, GR_FIELD_POSITION, t->list + begin, dense, end - begin, pos, NULL);
         for (uint32_t k = end; k-- > begin;) {
             const double *p = pos + 4 * (size_t)(k - begin);
             if (p[0] >= lo.x && p[0] <= hi.x && p[1] >= lo.y && p[1] <= hi.y && p[2] >= lo.z && p[2] <= hi.z)
                 continue;
-            uint32_t slot = t->list[k];
-            uint32_t d = t->dense[slot];
-            w->solver->remove_grains(w->solver_state, &d, 1);
-            gr_grain_table_release(t, slot);
+            const uint32_t slot = t->list[k];
+            gr_world_remove_grains(w, &slot, 1);
             w->grains_removed++;
         }
         end = begin;
@@ -107,19 +123,43 @@ static void restore_host_states(gr_world *w)
     }
 }
 
-/* The force and torque a body reports: the average over the step of what the grains gave it. */
-static void set_body_forces(gr_world *w, const gr_step_report *rep)
+/* The force and torque a body reports: the average over the step of what the grains gave it,
+ * summed over the systems (*set: an earlier system's report set them this step). */
+static void set_body_forces(gr_world *w, const gr_step_report *rep, bool *set)
 {
     if (!(rep->impulse_time > 0))
         return;
+    const bool first = !*set;
+    *set = true;
     const double inv = 1.0 / rep->impulse_time;
     for (uint32_t a = 0; a < w->bodies.count; a++) {
         const uint32_t slot = w->bodies.active[a];
         if (slot < rep->impulse_slots) {
-            w->bodies.data[slot].force = v3_scale(rep->body_impulse[2 * (size_t)slot], inv);
-            w->bodies.data[slot].torque = v3_scale(rep->body_impulse[2 * (size_t)slot + 1], inv);
+            gr_body_data *b = &w->bodies.data[slot];
+            const gr_vec3 force = v3_scale(rep->body_impulse[2 * (size_t)slot], inv);
+            const gr_vec3 torque = v3_scale(rep->body_impulse[2 * (size_t)slot + 1], inv);
+            b->force = first ? force : v3_add(b->force, force);
+            b->torque = first ? torque : v3_add(b->torque, torque);
         }
     }
+}
+
+/* Run the couplings between the systems, once each, after a completed step. */
+static gr_status run_couplings(gr_world *w, double dt, uint32_t *failed)
+{
+    const gr_solver_env env = gr_world_solver_env(w, 0, w->systems[0].def);
+    const gr_coupling_ops ops = {w, couple_add_grains, couple_remove_grains};
+    for (uint32_t c = 0; c < w->coupling_count; c++) {
+        const gr_world_coupling *wc = &w->couplings[c];
+        const gr_system *a = &w->systems[wc->a], *b = &w->systems[wc->b];
+        const gr_coupling_call call = {&env, {a->solver, a->state, wc->a}, {b->solver, b->state, wc->b}, &ops, dt};
+        const gr_status s = wc->table->exchange(&call);
+        if (s != GR_OK) {
+            *failed = c;
+            return s;
+        }
+    }
+    return GR_OK;
 }
 
 static void push_host_impulses(gr_world *w, double dt, double fall)
@@ -164,27 +204,51 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
             return hs;
         }
     }
-    /* the world's clock and counters are written here, from what the solver reports (exact
+    /* the world's clock and counters are written here, from what the solvers report (exact
      * integrators move a free-falling body by g dt^2 / 2; a solver whose integrator differs
-     * says so in fall) */
+     * says so in fall). The systems step one after the other over dt; `rep` gathers theirs. */
     gr_step_report rep = {.time = t0, .last_substep = w->last_substep, .fall = 0.5 * dt * dt,
                           .blowup_slot = GR_INVALID_INDEX};
-    /* an adaptive integrator takes the step whole and chooses its own steps (the split above still
-     * bounds its work: GR_MAX_SUBSTEPS_PER_STEP) */
-    const bool adaptive = w->solver->adaptive && w->solver->adaptive(w->solver_state);
-    /* (as n h, not dt: the bits of the integrations before the adaptive flag; the world's clock
-     * still reads t0 + dt) */
-    gr_status s = adaptive ? w->solver->step(w->solver_state, 1, h * (double)n, &rep)
-                           : w->solver->step(w->solver_state, n, h, &rep);
-    /* the step length the messages name: the substep, or the integrator's last own step */
-    const double shown = adaptive ? rep.last_substep : h;
+    gr_status s = GR_OK;
+    uint32_t failed = 0;  /* the system that failed */
+    bool moved = false;   /* any system completed a substep */
+    bool forces_set = false;
+    double shown = h;     /* the step length the messages name */
+    for (uint32_t i = 0; i < w->system_count && s == GR_OK; i++) {
+        const gr_system *sys = &w->systems[i];
+        gr_step_report r = {.time = t0, .last_substep = w->last_substep, .fall = 0.5 * dt * dt,
+                            .blowup_slot = GR_INVALID_INDEX};
+        /* an adaptive integrator takes the step whole and chooses its own steps (the split
+         * above still bounds its work: GR_MAX_SUBSTEPS_PER_STEP) */
+        const bool adaptive = sys->solver->adaptive && sys->solver->adaptive(sys->state);
+        /* (as n h, not dt: the bits of the integrations before the adaptive flag; the world's
+         * clock still reads t0 + dt) */
+        s = adaptive ? sys->solver->step(sys->state, 1, h * (double)n, &r) : sys->solver->step(sys->state, n, h, &r);
+        if (s != GR_OK) {
+            failed = i;
+            shown = adaptive ? r.last_substep : h;
+        }
+        moved = moved || s == GR_OK || r.substeps != 0;
+        set_body_forces(w, &r, &forces_set);
+        if (i == 0) {
+            rep = r;
+        } else {
+            rep.time = r.time < rep.time ? r.time : rep.time;
+            rep.substeps = r.substeps > rep.substeps ? r.substeps : rep.substeps;
+            if (rep.blowup_slot == GR_INVALID_INDEX && !rep.blowups)
+                rep.blowup_slot = r.blowup_slot;
+            rep.blowups += r.blowups;
+            if (sys->solver->integrates_bodies)
+                rep.fall = r.fall; /* the free fall of the system that moves the bodies */
+        }
+    }
+    uint32_t failed_coupling = 0;
+    const gr_status cs = s == GR_OK && w->coupling_count ? run_couplings(w, dt, &failed_coupling) : GR_OK;
     w->time = rep.time;
     w->last_substep = rep.last_substep;
     w->substep_count += rep.substeps;
-    set_body_forces(w, &rep);
     /* A solver fails before its first substep with nothing moved (every allocation of it comes
      * first), or after completed substeps with the world at the end of the last of them. */
-    const bool moved = s == GR_OK || rep.substeps != 0;
     if (!moved && w->def.host.get_state)
         restore_host_states(w);
     if (w->def.host.apply_impulse && moved && (s == GR_OK || s == GR_ERROR_UNSTABLE))
@@ -197,6 +261,10 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
         if (has_bounds(w))
             remove_out_of_bounds(w);
     }
+    /* with several systems, the messages name the one that failed */
+    char who[64] = "";
+    if (w->system_count > 1)
+        snprintf(who, sizeof who, "system %u (%s): ", failed, w->systems[failed].solver->name);
     if (s == GR_ERROR_UNSTABLE) {
         /* the bodies' reported forces stay finite too (a blown-up grain may have pushed one) */
         for (uint32_t a = 0; a < w->bodies.count; a++) {
@@ -206,25 +274,28 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
         }
         if (rep.blowup_slot < w->grains.slot_count && w->grains.alive[rep.blowup_slot])
             return gr_fail(w, s, f,
-                           "%u grain(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s), the first at "
+                           "%s%u grain(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s), the first at "
                            "index %u; stopped at their last finite state (substep %g s; set a smaller "
                            "gr_world_def.substep)",
-                           rep.blowups, GR_MAX_SPEED, w->grains.pos[rep.blowup_slot], shown);
+                           who, rep.blowups, GR_MAX_SPEED, w->grains.pos[rep.blowup_slot], shown);
         if (!rep.blowups)
             return gr_fail(w, s, f,
-                           "the adaptive step size fell below its floor (substep %g s): the state is too stiff or "
+                           "%sthe adaptive step size fell below its floor (substep %g s): the state is too stiff or "
                            "absurd; the world is at its last accepted state",
-                           shown);
+                           who, shown);
         return gr_fail(w, s, f,
-                       "%u grain(s) or body particle(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s); "
+                       "%s%u grain(s) or body particle(s) blew up (non-finite, or faster than GR_MAX_SPEED = %g m/s); "
                        "stopped at their last finite state (substep %g s; set a smaller gr_world_def.substep)",
-                       rep.blowups, GR_MAX_SPEED, shown);
+                       who, rep.blowups, GR_MAX_SPEED, shown);
     }
     if (s != GR_OK && !moved)
-        return gr_fail(w, s, f, "%s before the first substep; nothing was stepped", gr_status_string(s));
+        return gr_fail(w, s, f, "%s%s before the first substep; nothing was stepped", who, gr_status_string(s));
     if (s != GR_OK)
-        return gr_fail(w, s, f, "%s during the step; the world is consistent at the end of its last completed "
-                       "substep, t = %g s", gr_status_string(s), w->time);
+        return gr_fail(w, s, f, "%s%s during the step; the world is consistent at the end of its last completed "
+                       "substep, t = %g s", who, gr_status_string(s), w->time);
+    if (cs != GR_OK)
+        return gr_fail(w, cs, f, "the %s coupling failed after the step (%s); every grain is in one system",
+                       w->couplings[failed_coupling].table->name, gr_status_string(cs));
     return GR_OK;
 }
 

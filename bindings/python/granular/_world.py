@@ -501,6 +501,27 @@ class World:
         self._check(lib.gr_world_get_solver_def(self.ptr, int(k), byref(d)))
         return d
 
+    def add_system(self, solver, solver_def=None) -> int:
+        """``gr_world_add_system``: another solver with grains of its own, beside the world's
+        (system 0). ``solver_def`` is that solver's def struct or None (defaults). Returns the
+        system's index, for ``add_grain(..., system=i)`` and fills."""
+        k = _enum(ffi.SolverKind, solver, "solver")
+        out = c_uint32()
+        self._check(lib.gr_world_add_system(self.ptr, int(k), None if solver_def is None else byref(solver_def),
+                                            byref(out)))
+        return out.value
+
+    @property
+    def system_count(self) -> int:
+        """``gr_world_get_system_count``."""
+        return int(lib.gr_world_get_system_count(self.ptr))
+
+    def system_solver(self, system: int):
+        """``gr_world_get_system_solver``: the solver kind of a system."""
+        out = ffi.c_enum()
+        self._check(lib.gr_world_get_system_solver(self.ptr, system, byref(out)))
+        return ffi.SolverKind(out.value)
+
     def counters(self) -> dict:
         """``gr_world_get_counters`` as a dict (every field but ``size``)."""
         ptr = self.ptr
@@ -666,10 +687,11 @@ class World:
 
     def add_grain(
         self, position=(0.0, 0.0, 0.0), radius=None, *, velocity=None, angular_velocity=None, orientation=None,
-        material=None, shape=None, clump=None,
+        material=None, shape=None, clump=None, system=0,
     ) -> int:
         """Add one grain (``gr_add_grain``); returns its handle. ``shape``: a GrainShape (or its
-        name); with ``clump`` (a template handle) the shape is GR_GRAIN_CLUMP."""
+        name); with ``clump`` (a template handle) the shape is GR_GRAIN_CLUMP. ``system``: the
+        system that gets it (0, the world's own; see :meth:`add_system`)."""
         d = ffi.gr_grain_def.init(
             **_kwargs(
                 position=position, radius=radius, velocity=velocity, angular_velocity=angular_velocity,
@@ -682,12 +704,14 @@ class World:
             d.clump = ffi.gr_clump(_u64(clump, "clump"))
             if shape is None:
                 d.shape = ffi.GrainShape.CLUMP
+        d.system = system
         out = ffi.gr_grain()
         self._check(lib.gr_add_grain(self.ptr, byref(d), byref(out)))
         return out.id
 
     def add_grains(
-        self, positions, radius=None, *, velocities=None, angular_velocities=None, orientations=None, material=None
+        self, positions, radius=None, *, velocities=None, angular_velocities=None, orientations=None, material=None,
+        system=0,
     ):
         """Add many grains at once, all or nothing (``gr_add_grains``).
 
@@ -697,13 +721,16 @@ class World:
             velocities, angular_velocities: (n, 3) array-likes (default 0).
             orientations: (n, 4) quaternions (x, y, z, w) (default identity).
             material: one material handle or n of them (default: the default material).
+            system: the system that gets them (default 0, the world's own).
 
         Returns:
             the n handles: a ``numpy.uint64`` array, or a list of ints without numpy.
         """
         ptr = self.ptr
         if _np is not None:
-            return self._add_grains_numpy(ptr, positions, radius, velocities, angular_velocities, orientations, material)
+            return self._add_grains_numpy(
+                ptr, positions, radius, velocities, angular_velocities, orientations, material, system
+            )
         positions = [tuple(p) for p in positions]
         n = len(positions)
         if n == 0:
@@ -712,6 +739,7 @@ class World:
             raise ValueError("too many grains for one call")
         defs = (ffi.gr_grain_def * n)()
         template = ffi.gr_grain_def.init()
+        template.system = system
 
         def column(values, what):
             if values is None:
@@ -748,7 +776,7 @@ class World:
         self._check(lib.gr_add_grains(ptr, defs, n, out))
         return [h.id for h in out]
 
-    def _add_grains_numpy(self, ptr, positions, radius, velocities, angular_velocities, orientations, material):
+    def _add_grains_numpy(self, ptr, positions, radius, velocities, angular_velocities, orientations, material, system):
         np = _np
         pos = np.asarray(positions, dtype=np.float64)
         if pos.size == 0:
@@ -760,7 +788,9 @@ class World:
             raise ValueError("too many grains for one call")
         dt = _grain_def_dtype()
         defs = np.empty(n, dtype=dt)
-        template = np.frombuffer(bytes(ffi.gr_grain_def.init()), dtype=np.uint8)
+        proto = ffi.gr_grain_def.init()
+        proto.system = system
+        template = np.frombuffer(bytes(proto), dtype=np.uint8)
         defs.view(np.uint8).reshape(n, dt.itemsize)[:] = template
         defs["position"] = pos
 
@@ -807,7 +837,7 @@ class World:
 
     def _fill(
         self, mesh, lo, hi, radius=None, *, pattern=None, radius_max=None, spacing=None, jitter=None, velocity=None,
-        max_count=None, attempts=None, seed=None, avoid_overlap=None, material=None, return_handles=False,
+        max_count=None, attempts=None, seed=None, avoid_overlap=None, material=None, return_handles=False, system=0,
         shape=None, clump=None,
     ):
         ptr = self.ptr
@@ -827,6 +857,7 @@ class World:
                 d.shape = ffi.GrainShape.CLUMP
         if avoid_overlap is not None:
             d.avoid_overlap = 1 if avoid_overlap else 0
+        d.system = system
         before = lib.gr_world_get_grain_count(ptr)
         added = c_uint32()
         first = ffi.gr_grain()
@@ -919,6 +950,12 @@ class World:
         """``gr_grain_get_index``: the grain's index in bulk order (until the next add/remove)."""
         out = c_uint32()
         self._check(lib.gr_grain_get_index(self.ptr, _grain(grain), byref(out)))
+        return out.value
+
+    def grain_system(self, grain) -> int:
+        """``gr_grain_get_system``: the system that owns the grain."""
+        out = c_uint32()
+        self._check(lib.gr_grain_get_system(self.ptr, _grain(grain), byref(out)))
         return out.value
 
     # ---- bulk --------------------------------------------------------------------------

@@ -663,6 +663,7 @@ class gr_grain_def(_Def):
         ("angular_velocity", gr_vec3),
         ("orientation", gr_quat),
         ("clump", gr_clump),
+        ("system", c_uint32),
     ]
 
 
@@ -729,7 +730,7 @@ class gr_fill_def(_Def):
         ("attempts", c_uint32),
         ("seed", c_uint64),
         ("avoid_overlap", c_uint32),
-        ("reserved0", c_uint32),
+        ("system", c_uint32),
         ("shape", c_enum),
         ("reserved1", c_uint32),
         ("clump", gr_clump),
@@ -905,6 +906,9 @@ _PROTOTYPES = [
     ("gr_world_get_def", c_enum, [gr_world_p, _P(gr_world_def), _P(gr_dem_def)]),
     ("gr_world_get_pbd_def", c_enum, [gr_world_p, _P(gr_pbd_def)]),
     ("gr_world_get_solver_def", c_enum, [gr_world_p, c_enum, c_void_p]),
+    ("gr_world_add_system", c_enum, [gr_world_p, c_enum, c_void_p, _P(c_uint32)]),
+    ("gr_world_get_system_count", c_uint32, [gr_world_p]),
+    ("gr_world_get_system_solver", c_enum, [gr_world_p, c_uint32, _P(c_enum)]),
     ("gr_world_set_gravity", c_enum, [gr_world_p, gr_vec3]),
     ("gr_world_get_user_data", c_void_p, [gr_world_p]),
     ("gr_world_get_grain_count", c_uint32, [gr_world_p]),
@@ -932,6 +936,7 @@ _PROTOTYPES = [
     ("gr_grain_get_radius", c_enum, [gr_world_p, gr_grain, _P(c_double)]),
     ("gr_grain_get_material", c_enum, [gr_world_p, gr_grain, _P(gr_material)]),
     ("gr_grain_get_index", c_enum, [gr_world_p, gr_grain, _P(c_uint32)]),
+    ("gr_grain_get_system", c_enum, [gr_world_p, gr_grain, _P(c_uint32)]),
     ("gr_read_grains", c_enum, [gr_world_p, c_enum, c_enum, c_uint32, c_uint32, c_void_p, c_size_t]),
     ("gr_write_grains", c_enum, [gr_world_p, c_enum, c_enum, c_uint32, c_uint32, c_void_p, c_size_t]),
     ("gr_read_render_points", c_enum, [gr_world_p, c_uint32, c_uint32, _P(c_float), c_size_t]),
@@ -1140,7 +1145,7 @@ _EXPECTED_DEFAULTS = {
         "jitter": 0.5,
         "attempts": 50,
         "avoid_overlap": 1,
-        "reserved0": 0,
+        "system": 0,
         "shape": GrainShape.SPHERE,
         "clump": 0,
     },

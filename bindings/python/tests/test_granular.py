@@ -1217,3 +1217,24 @@ def test_body_user_data_setter():
         b.remove()
         with pytest.raises(granular.StaleHandleError):
             b.user_data = 1
+
+
+def test_systems_of_a_world():
+    with granular.World() as w:
+        assert w.system_count == 1
+        assert w.system_solver(0) == granular.SolverKind.DEM
+        g = w.add_grain(position=(0, 1, 0), radius=0.01)
+        assert w.grain_system(g) == 0
+        # a second body-moving system, and a pair this build does not couple: refused
+        with pytest.raises(granular.UnsupportedError):
+            w.add_system(granular.SolverKind.PBD)
+        assert w.system_count == 1
+        with pytest.raises(granular.InvalidArgumentError):
+            w.add_grain(position=(0, 1, 0), radius=0.01, system=1)
+        with pytest.raises(granular.InvalidArgumentError):
+            w.add_grains([(0, 1, 0), (0, 2, 0)], 0.01, system=1)
+        with pytest.raises(granular.InvalidArgumentError):
+            w.fill_box((0, 0, 0), (0.05, 0.05, 0.05), 0.005, system=2)
+        assert w.grain_count == 1
+        with pytest.raises(granular.InvalidArgumentError):
+            w.system_solver(1)
