@@ -407,6 +407,54 @@ static void test_systems_bodies_and_fill(void)
     gr_world_destroy(w);
 }
 
+/* A step that fails in one system leaves the systems at most one substep apart, and the world's
+ * clock at the last substep all completed: out of memory at every allocation of a step of a
+ * null world (its grain falls freely: its height tells its time) with a DEM system whose grains
+ * need lists. */
+static void test_systems_failure_keeps_clock(void)
+{
+    int failures = 0;
+    for (long long k = 0; k < 400; k++) {
+        tu_alloc a;
+        tu_alloc_init(&a);
+        const gr_allocator al = tu_allocator(&a);
+        gr_world_def wd;
+        gr_world_def_init(&wd, GR_SOLVER_NULL_TEST);
+        wd.allocator = al;
+        gr_world *w;
+        CHECK_OK(NULL, gr_world_create(&wd, &w));
+        CHECK_OK(w, gr_world_add_system(w, GR_SOLVER_DEM, NULL, NULL));
+        const gr_grain probe = add(w, 0, (gr_vec3){0, 10, 0}, (gr_vec3){0, 0, 0});
+        for (int g = 0; g < 40; g++)
+            add(w, 1, (gr_vec3){0.021 * (g % 7), 0.5 + 0.021 * (g / 7), 0}, (gr_vec3){0, 0, 0});
+        const double h = gr_world_get_substep(w);
+        a.fail_at = a.calls + k;
+        a.fail_once = 1;
+        const gr_status s = gr_step(w, 20 * h);
+        const double t = gr_world_get_time(w);
+        gr_grain_state st;
+        CHECK_OK(w, gr_grain_get_state(w, probe, &st));
+        const double t_null = sqrt(2 * (10 - st.position.y) / 9.81);
+        if (!(t_null >= t - 1e-9 && t_null <= t + h + 1e-9)) {
+            printf("  allocation %lld: %s; clock %g s, the null system at %g s (substep %g s)\n", k,
+                   gr_world_last_error(w), t, t_null, h);
+            CHECK(0);
+        }
+        const int failed = s != GR_OK;
+        if (failed && failures == 0)
+            printf("  %s\n", gr_world_last_error(w));
+        failures += failed;
+        if (failed)
+            CHECK(s == GR_ERROR_OUT_OF_MEMORY);
+        gr_world_destroy(w);
+        CHECK(a.live == 0);
+        if (!failed && a.failures == 0)
+            break; /* past the step's last allocation */
+    }
+    printf("  %d failing steps checked\n", failures);
+    CHECK(failures > 0);
+}
+
 /* Out of memory at every allocation of adding a system, grains to it, a coupled step and a
  * snapshot: each call fails cleanly, the world as it was, nothing leaked. */
 static int oom_scenario(tu_alloc *a, int *unchanged_violations)
@@ -495,6 +543,7 @@ int main(int argc, char **argv)
         {"systems_snapshot", test_systems_snapshot},
         {"systems_bodies_and_fill", test_systems_bodies_and_fill},
         {"systems_out_of_memory", test_systems_out_of_memory},
+        {"systems_failure_keeps_clock", test_systems_failure_keeps_clock},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -113,7 +113,7 @@ GR_API gr_status gr_world_get_solver_def(const gr_world *world, gr_def_kind kind
 /// Add a system: another solver, with grains of its own, beside the world's own solver
 /// (system 0, gr_world_def.solver). Grains choose their system (gr_grain_def.system,
 /// gr_fill_def.system); bodies, materials, gravity and the clock are shared, and the systems
-/// step one after the other over each gr_step. Two systems share a world only where the
+/// step substep by substep, each in turn. Two systems share a world only where the
 /// library couples their solvers (the coupling runs after every step and moves material
 /// between them); at most one system moves the dynamic bodies. `solver_def` is that solver's
 /// def struct (its size field set by its _init), NULL for the defaults; it is checked and

@@ -9,30 +9,6 @@ GR_API uint32_t gr_get_version(void) { return GR_VERSION_NUMBER; }
 GR_API const char *gr_get_version_string(void) { return GR_VERSION_STRING; }
 GR_API uint32_t gr_get_precision(void) { return (uint32_t)sizeof(double); }
 
-GR_API const char *gr_status_string(gr_status s)
-{
-    switch (s) {
-    case GR_OK: return "ok";
-    case GR_ERROR_NULL_ARGUMENT: return "a required pointer is NULL";
-    case GR_ERROR_INVALID_ARGUMENT: return "an argument is out of its valid range";
-    case GR_ERROR_NOT_FINITE: return "a number is NaN or infinite";
-    case GR_ERROR_UNKNOWN_ENUM: return "unknown enum value";
-    case GR_ERROR_STRUCT_SIZE: return "def struct not initialised (size field)";
-    case GR_ERROR_TOO_MANY: return "count beyond the library's limits";
-    case GR_ERROR_INVALID_HANDLE: return "null or unknown handle";
-    case GR_ERROR_STALE_HANDLE: return "stale handle (object removed)";
-    case GR_ERROR_WRONG_WORLD: return "handle of another world";
-    case GR_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case GR_ERROR_UNSUPPORTED: return "not supported by this solver or build";
-    case GR_ERROR_BUSY: return "world is busy (inside gr_step)";
-    case GR_ERROR_IO: return "read or write callback failed";
-    case GR_ERROR_CORRUPT_DATA: return "corrupt or truncated data";
-    case GR_ERROR_VERSION: return "unsupported version";
-    case GR_ERROR_UNSTABLE: return "simulation became unstable (non-finite state)";
-    default: return "unknown status";
-    }
-}
-
 /* A substep limit: finite, at least GR_MIN_SUBSTEP (0 allowed when zero_ok: automatic), so
  * that no def, given or loaded, asks one gr_step for an unbounded number of substeps. */
 gr_status gr_check_substep_limit(const gr_world *w, double v, bool zero_ok, const char *f, const char *what)

@@ -32,7 +32,7 @@ typedef struct gr_coupling_ops {
 /// first. On failure (out of memory) every grain is still in exactly one system: nothing is
 /// lost or doubled, though part of the exchange may have happened.
 typedef struct gr_coupling_call {
-    const gr_solver_env *env;   ///< the world's stores (allocator, grain table, bodies, ...)
+    const gr_solver_env *env;   ///< the world's stores (allocator, grain table, bodies, ...); no def or system
     gr_coupling_side a, b;
     const gr_coupling_ops *ops;
     double dt;
@@ -43,9 +43,5 @@ typedef struct gr_coupling_vtable {
     gr_solver_kind a, b;  ///< the two kinds it couples (a system of kind a with one of kind b)
     gr_status (*exchange)(const gr_coupling_call *call);
 } gr_coupling_vtable;
-
-/// The coupling between systems of kinds a and b (in either order; *swapped says that the
-/// table's `a` is kind b), or NULL when none is built.
-const gr_coupling_vtable *gr_coupling_find(gr_solver_kind a, gr_solver_kind b, bool *swapped);
 
 #endif /* GR_CORE_COUPLING_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The solver interface: a table of functions per solver kind, registered once in
- * solver_registry.c. The API layer validates every argument and resolves handles first, so a
+ * world/solver_registry.c. The API layer validates every argument and resolves handles first, so a
  * solver sees only valid input. Grains are addressed by the solver's own dense index, which
  * it publishes in env->grains->dense[slot]. Capabilities a solver lacks are NULL slots and
  * answer GR_ERROR_UNSUPPORTED from the API layer. */
@@ -151,12 +151,5 @@ typedef struct gr_solver_vtable {
     /// solve. NULL: the solver has no sleeping.
     void (*sleep_counts)(const void *state, uint32_t *sleeping, uint32_t *frozen);
 } gr_solver_vtable;
-
-/// The table for a solver kind, or NULL when that solver is not built.
-const gr_solver_vtable *gr_solver_find(gr_solver_kind kind);
-/// The built solver whose def struct is of this kind, or NULL.
-const gr_solver_vtable *gr_solver_find_def(gr_def_kind kind);
-/// The index-th built-in solver (0 .. GR_SOLVER_BUILTIN_COUNT - 1, solver_list.h), or NULL.
-const gr_solver_vtable *gr_solver_at(uint32_t index);
 
 #endif /* GR_CORE_SOLVER_H */

@@ -67,29 +67,6 @@ static gr_vec3 momentum_from(gr_quat q, gr_vec3 inertia, gr_vec3 w)
     return quat_rotate(q, v3(wl.x * inertia.x, wl.y * inertia.y, wl.z * inertia.z));
 }
 
-/* Clump pose and velocity from the body; false for a static body (its pose never changes
- * within a step). */
-static bool pose_from_body(dem_state *st, uint32_t c, const gr_body_data *b)
-{
-    gr_vec3 x;
-    gr_quat q;
-    gr_body_principal_pose(b, &x, &q);
-    st->c_x[c] = x;
-    st->c_q[c] = q;
-    st->c_w[c] = b->angular_velocity;
-    st->c_v[c] = v3_add(b->linear_velocity, v3_cross(b->angular_velocity, v3_sub(x, b->position)));
-    return b->motion != GR_MOTION_STATIC;
-}
-
-bool dem_sync_body_clump(dem_state *st, uint32_t c)
-{
-    const gr_body_data *b = &st->env.bodies->data[st->c_body[c]];
-    if (!pose_from_body(st, c, b))
-        return false;
-    dem_place_members(st, c);
-    return true;
-}
-
 gr_status dem_body_added(void *state, uint32_t bs)
 {
     dem_state *st = (dem_state *)state;
@@ -109,7 +86,7 @@ gr_status dem_body_added(void *state, uint32_t bs)
 
     const bool fixed = dem_body_is_fixed(b);
     const uint32_t c = st->nc++;
-    pose_from_body(st, c, b);
+    dem_clump_pose_from_body(st, c, b);
     st->c_m[c] = b->mass;
     st->c_inertia[c] = b->inertia;
     st->c_L[c] = momentum_from(st->c_q[c], b->inertia, st->c_w[c]);
@@ -222,16 +199,11 @@ void dem_body_moved(void *state, uint32_t bs)
     const bool mass_changed = mass_from_body(st, c, b);
     if (!mass_changed && body_as_clump_says(st, c, b))
         return; /* set to the pose and velocity it has: nothing to redo (bit-identical) */
-    pose_from_body(st, c, b);
+    dem_clump_pose_from_body(st, c, b);
     st->c_L[c] = momentum_from(st->c_q[c], st->c_inertia[c], st->c_w[c]);
     dem_place_members(st, c);
     st->need_rebuild = true;
     st->forces_stale = true;
-}
-
-bool dem_body_is_fixed(const gr_body_data *b)
-{
-    return b->motion == GR_MOTION_STATIC || b->motion == GR_MOTION_KINEMATIC;
 }
 
 void dem_sync_bodies_in(dem_state *st)
@@ -242,7 +214,7 @@ void dem_sync_bodies_in(dem_state *st)
         const uint32_t c = clump_of(st, bodies->active[a]);
         if (c == GR_INVALID_INDEX || (!st->c_fixed[c] && b->motion != GR_MOTION_HOST))
             continue;
-        pose_from_body(st, c, b);
+        dem_clump_pose_from_body(st, c, b);
         if (!st->c_fixed[c])
             st->c_L[c] = momentum_from(st->c_q[c], st->c_inertia[c], st->c_w[c]);
         dem_place_members(st, c);

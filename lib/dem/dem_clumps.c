@@ -10,82 +10,36 @@
  * Members sit at fixed body-frame offsets: x_k = x + R b_k, v_k = v + w x (x_k - x). */
 #include <math.h>
 
+#include "../bodies/body_store.h"
 #include "../core/blowup.h"
 #include "../geom/clump_store.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"
 
-/* ---- storage ------------------------------------------------------------------------- */
+/* ---- body clumps ------------------------------------------------------------------------------ */
 
-static void clump_arrays(dem_state *st, gr_array_ref *a, size_t *n)
+bool dem_clump_pose_from_body(dem_state *st, uint32_t c, const gr_body_data *b)
 {
-    size_t k = 0;
-    a[k++] = (gr_array_ref){(void **)&st->c_x, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->c_v, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->c_w, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->c_L, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->c_f, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->c_t, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->c_q, sizeof(gr_quat)};
-    a[k++] = (gr_array_ref){(void **)&st->c_m, sizeof(double)};
-    a[k++] = (gr_array_ref){(void **)&st->c_inertia, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->c_radius, sizeof(double)};
-    a[k++] = (gr_array_ref){(void **)&st->c_first, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->c_count, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->c_slot, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->c_mat, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->c_body, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->c_fixed, sizeof(uint8_t)};
-    a[k++] = (gr_array_ref){(void **)&st->c_frame, sizeof(gr_quat)};
-    a[k++] = (gr_array_ref){(void **)&st->c_fa_first, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->c_fa_count, sizeof(uint32_t)};
-    *n = k;
+    gr_vec3 x;
+    gr_quat q;
+    gr_body_principal_pose(b, &x, &q);
+    st->c_x[c] = x;
+    st->c_q[c] = q;
+    st->c_w[c] = b->angular_velocity;
+    st->c_v[c] = v3_add(b->linear_velocity, v3_cross(b->angular_velocity, v3_sub(x, b->position)));
+    return b->motion != GR_MOTION_STATIC;
 }
 
-enum { MEMBER_ARRAYS = 3 };
-
-static void member_arrays(dem_state *st, gr_array_ref *a)
+bool dem_sync_body_clump(dem_state *st, uint32_t c)
 {
-    a[0] = (gr_array_ref){(void **)&st->m_sphere, sizeof(uint32_t)};
-    a[1] = (gr_array_ref){(void **)&st->m_offset, sizeof(gr_vec3)};
-    a[2] = (gr_array_ref){(void **)&st->m_clump, sizeof(uint32_t)};
-}
-
-gr_status dem_reserve_clumps(dem_state *st, uint32_t clumps, uint32_t members)
-{
-    gr_array_ref a[24];
-    size_t n;
-    uint32_t ccap = st->c_cap, mcap = st->m_cap;
-    if ((uint64_t)st->nc + clumps > st->c_cap) {
-        ccap = gr_grow_capacity(st->c_cap, st->nc + clumps);
-        clump_arrays(st, a, &n);
-        if (!gr_mem_grow_arrays(st->mem, a, n, st->c_cap, ccap, st->nc))
-            return GR_ERROR_OUT_OF_MEMORY;
-        st->c_cap = ccap;
-    }
-    if ((uint64_t)st->nm + members > st->m_cap) {
-        mcap = gr_grow_capacity(st->m_cap, st->nm + members);
-        member_arrays(st, a);
-        if (!gr_mem_grow_arrays(st->mem, a, MEMBER_ARRAYS, st->m_cap, mcap, st->nm))
-            return GR_ERROR_OUT_OF_MEMORY; /* the clump arrays grew: harmless extra capacity */
-        st->m_cap = mcap;
-    }
-    return GR_OK;
-}
-
-bool dem_reserve_fixed_active(dem_state *st)
-{
-    if (st->nm <= st->fa_cap)
-        return true;
-    const uint32_t cap = gr_grow_capacity(st->fa_cap, st->nm);
-    uint32_t *a = (uint32_t *)gr_mem_alloc(st->mem, sizeof(uint32_t) * cap);
-    if (!a)
+    const gr_body_data *b = &st->env.bodies->data[st->c_body[c]];
+    if (!dem_clump_pose_from_body(st, c, b))
         return false;
-    gr_mem_free(st->mem, st->fa_member, sizeof(uint32_t) * st->fa_cap);
-    st->fa_member = a;
-    st->fa_cap = cap;
+    dem_place_members(st, c);
     return true;
 }
+
+/* ---- fixed clumps' active members ------------------------------------------------------------ */
 
 void dem_update_fixed_active(dem_state *st)
 {
@@ -119,20 +73,6 @@ void dem_update_fixed_active(dem_state *st)
                 st->fa_member[k++] = m;
         st->c_fa_count[c] = k - st->c_fa_first[c];
     }
-}
-
-void dem_free_clumps(dem_state *st)
-{
-    gr_array_ref a[24];
-    size_t n;
-    clump_arrays(st, a, &n);
-    gr_mem_free_arrays(st->mem, a, n, st->c_cap);
-    member_arrays(st, a);
-    gr_mem_free_arrays(st->mem, a, MEMBER_ARRAYS, st->m_cap);
-    gr_mem_free(st->mem, st->fa_member, sizeof(uint32_t) * st->fa_cap);
-    st->fa_member = NULL;
-    st->fa_cap = 0;
-    st->c_cap = st->m_cap = st->nc = st->nm = st->nc_dead = 0;
 }
 
 /* ---- rotation helpers ------------------------------------------------------------------- */
@@ -535,8 +475,8 @@ void dem_sort_clumps(dem_state *st)
             morder[m++] = k;
     unsigned char *tmp = st->spare; /* 32 bytes per sphere: room for any record below */
     gr_array_ref a[24];
-    member_arrays(st, a);
-    for (int k = 0; k < MEMBER_ARRAYS; k++) {
+    dem_member_arrays(st, a);
+    for (int k = 0; k < DEM_MEMBER_ARRAYS; k++) {
         const size_t size = a[k].elem_size;
         unsigned char *base = (unsigned char *)*a[k].ptr;
         for (uint32_t i = 0; i < nm; i++)
@@ -544,7 +484,7 @@ void dem_sort_clumps(dem_state *st)
         memcpy(base, tmp, nm * size);
     }
     size_t na;
-    clump_arrays(st, a, &na);
+    dem_clump_arrays(st, a, &na);
     for (size_t k = 0; k < na; k++) {
         const size_t size = a[k].elem_size;
         unsigned char *base = (unsigned char *)*a[k].ptr;

@@ -219,10 +219,32 @@ void dem_def_save(const void *def, struct gr_stream_writer *w);
 bool dem_def_load(void *def, struct gr_stream_reader *r);
 void dem_law_init(dem_law *law, const gr_dem_def *def);
 
-/* dem_rebuild.c */
-gr_status dem_rebuild(dem_state *st);
+/* dem_store.c: the storage primitives (the bottom of the solver's files) */
 gr_status dem_reserve_particles(dem_state *st, uint32_t cap);
 void dem_free_particles(dem_state *st);
+gr_status dem_reserve_clumps(dem_state *st, uint32_t clumps, uint32_t members);
+void dem_free_clumps(dem_state *st);
+/// The clump arrays (at most 24; *n of them) and the DEM_MEMBER_ARRAYS member arrays, each with
+/// its element size: what grows, frees and permutes them together.
+void dem_clump_arrays(dem_state *st, gr_array_ref *a, size_t *n);
+enum { DEM_MEMBER_ARRAYS = 3 };
+void dem_member_arrays(dem_state *st, gr_array_ref *a);
+/// Room for the active member lists of fixed clumps (before a rebuild changes anything).
+bool dem_reserve_fixed_active(dem_state *st);
+
+/* dem_rkf45_store.c */
+/// RKF45's room for n grains and lists of nb, bc entries (dem_rebuild reserves it up front).
+gr_status dem_rkf45_reserve(dem_state *st, uint32_t n, uint32_t nb, uint32_t bc);
+void dem_free_rkf(dem_state *st);
+
+/* dem_blowups.c */
+/// Adds the blown-up grains of nblocks blocks (block_bad layout) to the world's count.
+void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks);
+/// After a blow-up: no non-finite force, torque, contact history or motion bound is left.
+void dem_scrub_blowup(dem_state *st);
+
+/* dem_rebuild.c */
+gr_status dem_rebuild(dem_state *st);
 /// Set uniform_material: the material every grain has, or GR_INVALID_INDEX.
 void dem_update_uniform_material(dem_state *st);
 void dem_free_slabs(dem_state *st);
@@ -233,17 +255,11 @@ void dem_free_lists(dem_state *st);
 /* dem_clumps.c */
 /// Encoding of a clump in the grain table's dense index.
 #define DEM_CLUMP_BIT 0x80000000u
-gr_status dem_reserve_clumps(dem_state *st, uint32_t clumps, uint32_t members);
-void dem_free_clumps(dem_state *st);
 /// Append a clump grain of template `tmpl` with its member spheres (after reserving).
 void dem_add_clump(dem_state *st, const gr_grain_init *g, uint32_t tmpl);
 /// Kick (k1 then k2 times F/M) and, when h > 0, drift the clumps and place their members.
 /// Returns the largest squared displacement of a member since the last rebuild.
 double dem_integrate_clumps(dem_state *st, double k1, double k2, double h);
-/// Adds the blown-up grains of nblocks blocks (block_bad layout) to the world's count.
-void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks);
-/// After a blow-up: no non-finite force, torque, contact history or motion bound is left.
-void dem_scrub_blowup(dem_state *st);
 /// F = M g + member forces, T = member torques and moments, per clump.
 void dem_reduce_clumps(dem_state *st);
 /// Members' positions and velocities from their clump's state.
@@ -252,13 +268,17 @@ void dem_place_members(dem_state *st, uint32_t c);
 void dem_compact_clumps(dem_state *st);
 /// Clumps and member records in the order of their spheres (after a rebuild's permutation).
 void dem_sort_clumps(dem_state *st);
-/// Room for the active member lists of fixed clumps (before a rebuild changes anything).
-bool dem_reserve_fixed_active(dem_state *st);
 /// The members of fixed clumps that appear in the neighbour list (after a rebuild or a load):
 /// a static wall's other particles cost nothing per substep.
 void dem_update_fixed_active(dem_state *st);
 void dem_clump_read(const dem_state *st, uint32_t c, gr_field field, double *out);
 void dem_clump_write(dem_state *st, uint32_t c, gr_field field, const double *in);
+/// A body's clump takes the body's pose and velocity; false for a static body (its pose
+/// never changes within a step).
+bool dem_clump_pose_from_body(dem_state *st, uint32_t c, const struct gr_body_data *b);
+/// A fixed body clump: pose and velocity from its body (clump integration pass); false for a
+/// static body (nothing moved).
+bool dem_sync_body_clump(dem_state *st, uint32_t c);
 
 /* dem_bodies.c */
 /// Slot of a body's particle spheres and of its clump (alive, but not a grain).
@@ -272,13 +292,13 @@ void dem_free_body_map(dem_state *st);
 /// body_clump[] sized for the world's body slots, all empty (snapshot load fills it).
 gr_status dem_reset_body_map(dem_state *st);
 /// Static and kinematic bodies: clumps that take their pose from the body.
-bool dem_body_is_fixed(const struct gr_body_data *b);
+static inline bool dem_body_is_fixed(const struct gr_body_data *b)
+{
+    return b->motion == GR_MOTION_STATIC || b->motion == GR_MOTION_KINEMATIC;
+}
 /// Start of a step: fixed clumps and host-owned bodies' clumps take their body's pose and
 /// velocity (teleports, the host's new state).
 void dem_sync_bodies_in(dem_state *st);
-/// A fixed body clump: pose and velocity from its body (clump integration pass); false for a
-/// static body (nothing moved).
-bool dem_sync_body_clump(dem_state *st, uint32_t c);
 /// Dynamic bodies take their clump's pose and velocity.
 void dem_write_back_bodies(dem_state *st);
 /// Add the contact force and torque on every particle-covered body over a substep of h.
@@ -290,9 +310,6 @@ gr_status dem_step(void *state, uint32_t n, double h, gr_step_report *report);
 /* dem_rkf45.c */
 /// Advance by T seconds with the adaptive RKF45 integrator.
 gr_status dem_step_rkf45(dem_state *st, double T, gr_step_report *report);
-/// RKF45's room for n grains and lists of nb, bc entries (dem_rebuild reserves it up front).
-gr_status dem_rkf45_reserve(dem_state *st, uint32_t n, uint32_t nb, uint32_t bc);
-void dem_free_rkf(dem_state *st);
 
 /* dem_forces.c */
 /// Contact forces at the current state: contact histories advance by h (0: not at all), and

@@ -13,67 +13,6 @@ enum { REBUILD_BLOCK = 512 };
 
 /* ---- capacity --------------------------------------------------------------------------- */
 
-static void particle_arrays(dem_state *st, gr_array_ref *a, size_t *n)
-{
-    size_t k = 0;
-    a[k++] = (gr_array_ref){(void **)&st->xr, sizeof(dem_xr)};
-    a[k++] = (gr_array_ref){(void **)&st->v, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->w, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->f, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->t, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->x_ref, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->q, sizeof(gr_quat)};
-    a[k++] = (gr_array_ref){(void **)&st->m, sizeof(double)};
-    a[k++] = (gr_array_ref){(void **)&st->inv_m, sizeof(double)};
-    a[k++] = (gr_array_ref){(void **)&st->inv_i, sizeof(double)};
-    a[k++] = (gr_array_ref){(void **)&st->mat, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->slot, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->member, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->sampled, sizeof(uint8_t)};
-    a[k++] = (gr_array_ref){(void **)&st->up_x, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->up_r, sizeof(double)};
-    a[k++] = (gr_array_ref){(void **)&st->up_owner, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->up_x0, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->up_v, sizeof(gr_vec3)};
-    a[k++] = (gr_array_ref){(void **)&st->spare, 32};
-    a[k++] = (gr_array_ref){(void **)&st->cell_tmp, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->perm, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->sorted_fixed, sizeof(uint8_t)};
-    a[k++] = (gr_array_ref){(void **)&st->nb_start, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->nb_start_old, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->bc_start, sizeof(uint32_t)};
-    a[k++] = (gr_array_ref){(void **)&st->bc_start_old, sizeof(uint32_t)};
-    *n = k;
-}
-
-/* Every per-grain array has cap + 1 elements (the CSR starts need one more). */
-gr_status dem_reserve_particles(dem_state *st, uint32_t need)
-{
-    if (need <= st->cap)
-        return GR_OK;
-    uint32_t cap = gr_grow_capacity(st->cap, need);
-    gr_array_ref a[32];
-    size_t n;
-    particle_arrays(st, a, &n);
-    if (!gr_mem_grow_arrays(st->mem, a, n, st->cap ? st->cap + 1 : 0, cap + 1, st->cap ? st->n + 1 : 0))
-        return GR_ERROR_OUT_OF_MEMORY;
-    if (st->cap == 0) {
-        st->nb_start[0] = 0;
-        st->bc_start[0] = 0;
-    }
-    st->cap = cap;
-    return GR_OK;
-}
-
-void dem_free_particles(dem_state *st)
-{
-    gr_array_ref a[32];
-    size_t n;
-    particle_arrays(st, a, &n);
-    gr_mem_free_arrays(st->mem, a, n, st->cap ? st->cap + 1 : 0);
-    st->cap = 0;
-}
-
 /* Grow the "old" (next) list buffers to hold `need` entries; contents are not kept. */
 static bool reserve_next_lists(dem_state *st, uint32_t nb_need, uint32_t bc_need)
 {

@@ -121,21 +121,6 @@ static gr_status reserve_blocks(dem_state *st)
     return GR_OK;
 }
 
-void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks)
-{
-    gr_step_report *rep = st->report;
-    for (uint32_t b = 0; b < nblocks; b++) {
-        if (!block_bad[2 * b + 1])
-            continue;
-        /* the first pass that found any tells (later passes see the same grains again) */
-        if (!st->blowup_pass) {
-            if (rep->blowup_slot == GR_INVALID_INDEX)
-                rep->blowup_slot = block_bad[2 * b]; /* first in block order: deterministic */
-            rep->blowups += block_bad[2 * b + 1];
-        }
-    }
-}
-
 /* Largest squared displacement since the last rebuild (INFINITY if a grain blew up: it was
  * stopped, see gr_blown_up). */
 static double integrate(dem_state *st, double kick1, double kick2, double h, double turn)
@@ -151,37 +136,6 @@ static double integrate(dem_state *st, double kick1, double kick2, double h, dou
         for (uint32_t b = 0; b < nblocks; b++)
             m = st->block_max[b] > m ? st->block_max[b] : m;
     return m;
-}
-
-/* ---- after a blow-up ------------------------------------------------------------------------ */
-
-static void zero_non_finite(gr_vec3 *a, uint32_t n)
-{
-    for (uint32_t k = 0; k < n; k++)
-        if (!v3_finite(a[k]))
-            a[k] = v3(0, 0, 0);
-}
-
-void dem_scrub_blowup(dem_state *st)
-{
-    /* what the stopped grains' contacts left behind (forces of clump members and fixed
-     * bodies' particles, contact histories, motion bounds) must not stay non-finite: the
-     * state is saved and stepped on. Only after a blow-up: one pass over the arrays. */
-    zero_non_finite(st->f, st->n);
-    zero_non_finite(st->t, st->n);
-    zero_non_finite(st->c_f, st->nc);
-    zero_non_finite(st->c_t, st->nc);
-    zero_non_finite(st->nb_hist, st->nb_count);
-    zero_non_finite(st->bc_hist, st->bc_count);
-    if (st->nb_roll)
-        zero_non_finite(st->nb_roll, st->nb_count);
-    if (st->bc_roll)
-        zero_non_finite(st->bc_roll, st->bc_count);
-    for (uint32_t k = 0; k < st->body_slots; k++)
-        if (!isfinite(st->body_bound[k]) || !isfinite(st->body_reach[k])) {
-            st->body_bound[k] = st->body_reach[k] = 0;
-            st->need_rebuild = true; /* (the rebuild sets both again) */
-        }
 }
 
 /* ---- the step ------------------------------------------------------------------------------ */

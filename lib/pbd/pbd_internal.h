@@ -316,12 +316,18 @@ static inline bool pbd_asleep(const pbd_state *st, uint32_t i)
     return st->par.sleep_threshold > 0 && st->calm[i] > st->par.sleep_time;
 }
 
-/* pbd_solver.c */
+/* pbd_store.c: the storage primitives (the bottom of the solver's files) */
 gr_status pbd_reserve_particles(pbd_state *st, uint32_t need);
+void pbd_free_particles(pbd_state *st);
 /// The movable list (and pos_of cleared for every particle) after particles came or went.
 void pbd_refresh_movable(pbd_state *st);
 void pbd_compact(pbd_state *st);
 gr_status pbd_update_materials(pbd_state *st);
+/// Room for `pairs` warm-start records (the current ones kept). All or nothing.
+gr_status pbd_reserve_warm_start(pbd_state *st, uint32_t pairs);
+/// Storage indices were renumbered (old i -> map[i], GR_INVALID_INDEX: gone; n_old of them):
+/// the warm-start records follow.
+void pbd_warm_start_renumber(pbd_state *st, const uint32_t *map, uint32_t n_old);
 static inline const double *pbd_mu(const pbd_state *st, uint32_t a, uint32_t b)
 {
     return st->mu + 2 * ((size_t)a * st->pair_dim + b);
@@ -416,11 +422,6 @@ static inline uint32_t pbd_exact_slot(pbd_exact_acc *ea, uint32_t key, bool open
 
 /// Room for the solve of this substep's lists (blocks, warm-start records). All or nothing.
 gr_status pbd_solve_reserve(pbd_state *st);
-/// Room for `pairs` warm-start records (the current ones kept). All or nothing.
-gr_status pbd_reserve_warm_start(pbd_state *st, uint32_t pairs);
-/// Storage indices were renumbered (old i -> map[i], GR_INVALID_INDEX: gone; n_old of them):
-/// the warm-start records follow.
-void pbd_warm_start_renumber(pbd_state *st, const uint32_t *map, uint32_t n_old);
 /// Start of the solve after the lists: multipliers from the warm start, the colouring, and
 /// the stabilisation at x.
 void pbd_solve_begin(pbd_state *st, double h);
@@ -436,9 +437,6 @@ void pbd_rigid_predict(pbd_state *st, double h);
 void pbd_rigid_sweep(pbd_state *st, double h, bool warm, bool reverse);
 /// After the sweeps: body particles at the final pose, the bodies' contact impulses.
 void pbd_rigid_end(pbd_state *st, double h);
-/// (pbd_solve.c) Packed particle s moved by more than the tolerance outside the colour sweeps:
-/// its block and their neighbours are swept again.
-void pbd_solve_mark(pbd_state *st, uint32_t s);
 
 /* pbd_bodies.c */
 gr_status pbd_body_added(void *state, uint32_t slot);

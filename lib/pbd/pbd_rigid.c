@@ -21,6 +21,7 @@
 #include "../core/blowup.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_marks.h"
 
 /* ---- poses ----------------------------------------------------------------------------------- */
 

@@ -32,6 +32,7 @@
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_marks.h"
 
 typedef struct gs_ctx {
     pbd_state *st;
@@ -97,72 +98,6 @@ static void build_blocks(pbd_state *st)
 
 /* ---- the active set ------------------------------------------------------------------------ */
 
-/* Block `block` and its 26 neighbours are swept in the coming sweep: a particle of the block
- * moved, and its contacts reach into the neighbouring cells, hence blocks. */
-static void mark_around(pbd_state *st, uint32_t block)
-{
-    const gr_cell_grid *g = &st->grid;
-    const int32_t d0 = (g->dims[0] + 1) / 2, d1 = (g->dims[1] + 1) / 2, d2 = (g->dims[2] + 1) / 2;
-    const int32_t b2 = (int32_t)(block % (uint32_t)d2), b1 = (int32_t)(block / (uint32_t)d2 % (uint32_t)d1),
-                  b0 = (int32_t)(block / (uint32_t)d2 / (uint32_t)d1);
-    const uint32_t stamp = st->gs_stamp;
-    for (int32_t a = GR_MAX(b0 - 1, 0); a <= GR_MIN(b0 + 1, d0 - 1); a++)
-        for (int32_t b = GR_MAX(b1 - 1, 0); b <= GR_MIN(b1 + 1, d1 - 1); b++)
-            for (int32_t k = GR_MAX(b2 - 1, 0); k <= GR_MIN(b2 + 1, d2 - 1); k++) {
-                const uint32_t o = ((uint32_t)a * (uint32_t)d1 + (uint32_t)b) * (uint32_t)d2 + (uint32_t)k;
-                st->gs_mark[o] = stamp;
-            }
-    st->gs_hot++;
-}
-
-void pbd_solve_mark(pbd_state *st, uint32_t s)
-{
-    mark_around(st, st->gs_block_of[s]);
-}
-
-/* The next sweep's stamp (a wrap clears the marks: stamp 0 is never used). */
-static void next_stamp(pbd_state *st)
-{
-    if (++st->gs_stamp == 0) {
-        for (uint32_t k = 0; k < st->gs_mark_cap; k++)
-            st->gs_mark[k] = 0;
-        st->gs_stamp = 1;
-    }
-    st->gs_hot = 0;
-}
-
-/* Room for `pairs` warm-start records, old and new (the old ones kept). */
-gr_status pbd_reserve_warm_start(pbd_state *st, uint32_t pairs)
-{
-    if (pairs > st->ws_cap) {
-        /* the new records: the old ones are read while these are written */
-        const uint32_t cap = gr_grow_capacity(st->ws_cap, pairs);
-        const gr_array_ref arrays[] = {{(void **)&st->wn_other, sizeof(uint32_t)},
-                                       {(void **)&st->wn_ln, sizeof(double)},
-                                       {(void **)&st->wn_lt, sizeof(gr_vec3)}};
-        if (!gr_mem_grow_arrays(st->mem, arrays, GR_COUNTOF(arrays), st->ws_cap, cap, 0))
-            return GR_ERROR_OUT_OF_MEMORY;
-        const gr_array_ref old[] = {{(void **)&st->ws_other, sizeof(uint32_t)},
-                                    {(void **)&st->ws_ln, sizeof(double)},
-                                    {(void **)&st->ws_lt, sizeof(gr_vec3)}};
-        if (!gr_mem_grow_arrays(st->mem, old, GR_COUNTOF(old), st->ws_cap, cap, st->ws_count)) {
-            /* (the new arrays stay larger: harmless, freed with the rest) */
-            const gr_array_ref back[] = {{(void **)&st->wn_other, sizeof(uint32_t)},
-                                         {(void **)&st->wn_ln, sizeof(double)},
-                                         {(void **)&st->wn_lt, sizeof(gr_vec3)}};
-            gr_mem_free_arrays(st->mem, back, GR_COUNTOF(back), cap);
-            const gr_array_ref again[] = {{(void **)&st->wn_other, sizeof(uint32_t)},
-                                          {(void **)&st->wn_ln, sizeof(double)},
-                                          {(void **)&st->wn_lt, sizeof(gr_vec3)}};
-            if (!gr_mem_grow_arrays(st->mem, again, GR_COUNTOF(again), 0, st->ws_cap, 0))
-                st->ws_cap = 0, st->ws_count = 0, st->ws_n = 0; /* (cannot happen: smaller) */
-            return GR_ERROR_OUT_OF_MEMORY;
-        }
-        st->ws_cap = cap;
-    }
-    return GR_OK;
-}
-
 gr_status pbd_solve_reserve(pbd_state *st)
 {
     /* at most one block per movable particle; the warm-start records at most one per pair */
@@ -198,31 +133,6 @@ gr_status pbd_solve_reserve(pbd_state *st)
     if (need > UINT32_MAX)
         return GR_ERROR_OUT_OF_MEMORY;
     return pbd_reserve_warm_start(st, (uint32_t)need);
-}
-
-void pbd_warm_start_renumber(pbd_state *st, const uint32_t *map, uint32_t n_old)
-{
-    if (!st->ws_n)
-        return;
-    uint32_t n_new = 0;
-    for (uint32_t i = 0; i < n_old; i++) {
-        const uint32_t j = map[i];
-        if (j == GR_INVALID_INDEX)
-            continue;
-        /* (j <= i: the ranges move forward, each read before it is overwritten) */
-        st->ws_start[j] = i < st->ws_n ? st->ws_start[i] : 0;
-        st->ws_end[j] = i < st->ws_n ? st->ws_end[i] : 0;
-        n_new = j + 1;
-    }
-    for (uint32_t e = 0; e < st->ws_count; e++) {
-        const uint32_t o = st->ws_other[e];
-        if (!(o & PBD_WS_EXACT)) {
-            const uint32_t j = o & ~PBD_WS_HIT;
-            st->ws_other[e] = j < n_old && map[j] != GR_INVALID_INDEX ? map[j] | (o & PBD_WS_HIT)
-                                                                      : GR_INVALID_INDEX; /* (never matches: gone) */
-        }
-    }
-    st->ws_n = n_new;
 }
 
 void pbd_free_solve(pbd_state *st)
@@ -999,12 +909,12 @@ void pbd_solve_iterate(pbd_state *st, double h)
         c.first = it == 0;
         c.reverse = it & 1u;
         sweep(st, &c);
-        next_stamp(st);
+        pbd_marks_next_sweep(st);
         uint32_t swept = 0;
         for (uint32_t b = 0; b < nblocks; b++) {
             swept += st->gs_resid[b] >= 0;
             if (st->gs_resid[b] > st->gs_tol)
-                mark_around(st, st->gs_blocks[b]);
+                pbd_marks_around(st, st->gs_blocks[b]);
         }
         st->block_sweeps += swept;
         pbd_rigid_sweep(st, h, c.first, c.reverse);

@@ -11,6 +11,7 @@
 #include "../core/materials.h"
 #include "../core/solver.h"
 #include "../core/tasks.h"
+#include "solver_registry.h"
 
 /// One system of a world: a solver, its state and its def. System 0 is the world's own
 /// (gr_world_def.solver); gr_world_add_system adds the others.
@@ -42,6 +43,8 @@ struct gr_world {
     uint32_t system_count;  ///< >= 1 once created
     gr_world_coupling couplings[GR_MAX_SYSTEMS * (GR_MAX_SYSTEMS - 1) / 2];
     uint32_t coupling_count;
+    gr_vec3 *impulse_sum;   ///< [2 impulse_cap] what several systems gave the bodies over a step
+    uint32_t impulse_cap;
     double time;
     double last_substep;
     uint64_t step_count;

@@ -123,23 +123,17 @@ static void restore_host_states(gr_world *w)
     }
 }
 
-/* The force and torque a body reports: the average over the step of what the grains gave it,
- * summed over the systems (*set: an earlier system's report set them this step). */
-static void set_body_forces(gr_world *w, const gr_step_report *rep, bool *set)
+/* The force and torque a body reports: the average over the step of what the grains gave it. */
+static void set_body_forces(gr_world *w, const gr_step_report *rep)
 {
     if (!(rep->impulse_time > 0))
         return;
-    const bool first = !*set;
-    *set = true;
     const double inv = 1.0 / rep->impulse_time;
     for (uint32_t a = 0; a < w->bodies.count; a++) {
         const uint32_t slot = w->bodies.active[a];
         if (slot < rep->impulse_slots) {
-            gr_body_data *b = &w->bodies.data[slot];
-            const gr_vec3 force = v3_scale(rep->body_impulse[2 * (size_t)slot], inv);
-            const gr_vec3 torque = v3_scale(rep->body_impulse[2 * (size_t)slot + 1], inv);
-            b->force = first ? force : v3_add(b->force, force);
-            b->torque = first ? torque : v3_add(b->torque, torque);
+            w->bodies.data[slot].force = v3_scale(rep->body_impulse[2 * (size_t)slot], inv);
+            w->bodies.data[slot].torque = v3_scale(rep->body_impulse[2 * (size_t)slot + 1], inv);
         }
     }
 }
@@ -147,7 +141,7 @@ static void set_body_forces(gr_world *w, const gr_step_report *rep, bool *set)
 /* Run the couplings between the systems, once each, after a completed step. */
 static gr_status run_couplings(gr_world *w, double dt, uint32_t *failed)
 {
-    const gr_solver_env env = gr_world_solver_env(w, 0, w->systems[0].def);
+    const gr_solver_env env = gr_world_solver_env(w, GR_INVALID_INDEX, NULL); /* (the stores: no system's) */
     const gr_coupling_ops ops = {w, couple_add_grains, couple_remove_grains};
     for (uint32_t c = 0; c < w->coupling_count; c++) {
         const gr_world_coupling *wc = &w->couplings[c];
@@ -179,6 +173,97 @@ static void push_host_impulses(gr_world *w, double dt, double fall)
     }
 }
 
+/* One system: it takes the n substeps in one call (an adaptive integrator takes the step whole
+ * and chooses its own steps; the split still bounds its work: GR_MAX_SUBSTEPS_PER_STEP). */
+static gr_status step_system(gr_world *w, uint32_t n, double h, gr_step_report *rep, bool *moved, double *shown)
+{
+    const gr_system *sys = &w->systems[0];
+    const bool adaptive = sys->solver->adaptive && sys->solver->adaptive(sys->state);
+    /* (as n h, not dt: the bits of the integrations before the adaptive flag; the world's
+     * clock still reads t0 + dt) */
+    const gr_status s = adaptive ? sys->solver->step(sys->state, 1, h * (double)n, rep)
+                                 : sys->solver->step(sys->state, n, h, rep);
+    *shown = adaptive ? rep->last_substep : h;
+    *moved = s == GR_OK || rep->substeps != 0;
+    set_body_forces(w, rep);
+    return s;
+}
+
+/* Room for the body impulses the systems give over a step (world-owned: several systems add
+ * theirs). */
+static bool reserve_impulses(gr_world *w)
+{
+    const uint32_t slots = w->bodies.slot_count;
+    if (slots <= w->impulse_cap)
+        return true;
+    const uint32_t cap = gr_grow_capacity(w->impulse_cap, slots);
+    gr_vec3 *a = (gr_vec3 *)gr_mem_alloc(&w->mem, sizeof(gr_vec3) * 2 * (size_t)cap);
+    if (!a)
+        return false;
+    gr_mem_free(&w->mem, w->impulse_sum, sizeof(gr_vec3) * 2 * (size_t)w->impulse_cap);
+    w->impulse_sum = a;
+    w->impulse_cap = cap;
+    return true;
+}
+
+/* Several systems: substep by substep, each system in turn, so that the systems are never
+ * more than one substep apart. A system that fails stops the step; the systems before it have
+ * taken the substep it failed in, and the world's clock reads the last substep they all
+ * completed. The body forces are the sum of the systems' impulses over the time covered. */
+static gr_status step_interleaved(gr_world *w, uint32_t n, double h, gr_step_report *rep, uint32_t *failed,
+                                  bool *moved)
+{
+    const double t0 = rep->time;
+    const uint32_t slots = w->bodies.slot_count;
+    for (size_t k = 0; k < 2 * (size_t)slots; k++)
+        w->impulse_sum[k] = v3(0, 0, 0);
+    double covered = 0, fall = 0;
+    bool mover = false; /* a system moves the bodies: its integrator's fall counts */
+    gr_status s = GR_OK;
+    uint32_t done = 0;
+    for (uint32_t j = 0; j < n && s == GR_OK; j++) {
+        const double tj = t0 + (double)j * h;
+        bool pushed = false;
+        for (uint32_t i = 0; i < w->system_count && s == GR_OK; i++) {
+            const gr_system *sys = &w->systems[i];
+            gr_step_report r = {.time = tj, .last_substep = rep->last_substep, .fall = 0.5 * h * h,
+                                .blowup_slot = GR_INVALID_INDEX};
+            s = sys->solver->step(sys->state, 1, h, &r);
+            if (s != GR_OK)
+                *failed = i;
+            *moved = *moved || s == GR_OK || r.substeps != 0;
+            if (rep->blowup_slot == GR_INVALID_INDEX && !rep->blowups)
+                rep->blowup_slot = r.blowup_slot;
+            rep->blowups += r.blowups;
+            if (r.substeps && (i == 0 || r.last_substep < rep->last_substep))
+                rep->last_substep = r.last_substep;
+            if (sys->solver->integrates_bodies && r.substeps) {
+                mover = true;
+                fall += r.fall + h * (tj - t0); /* this window's share of sum h_k t_k */
+            }
+            if (r.impulse_time > 0) {
+                pushed = true;
+                const uint32_t m = r.impulse_slots < slots ? r.impulse_slots : slots;
+                for (size_t k = 0; k < 2 * (size_t)m; k++)
+                    w->impulse_sum[k] = v3_add(w->impulse_sum[k], r.body_impulse[k]);
+            }
+        }
+        if (s == GR_OK)
+            done = j + 1;
+        if (pushed)
+            covered += h;
+    }
+    rep->time = t0 + (double)done * h;
+    rep->substeps = done;
+    if (mover)
+        rep->fall = fall;
+    if (covered > 0) {
+        const gr_step_report sum = {.body_impulse = w->impulse_sum, .impulse_slots = slots, .impulse_time = covered};
+        set_body_forces(w, &sum);
+    }
+    return s;
+}
+
 gr_status gr_world_step(gr_world *w, double dt, const char *f)
 {
     double hmax = gr_world_max_substep(w);
@@ -196,6 +281,8 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
     uint32_t n = (uint32_t)nd;
     double h = dt / (double)n;
     const double t0 = w->time;
+    if (w->system_count > 1 && !reserve_impulses(w))
+        return gr_fail(w, GR_ERROR_OUT_OF_MEMORY, f, "allocating the body impulses failed; nothing was stepped");
     w->busy = true;
     if (w->def.host.get_state) {
         gr_status hs = pull_host_states(w, f);
@@ -206,42 +293,14 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
     }
     /* the world's clock and counters are written here, from what the solvers report (exact
      * integrators move a free-falling body by g dt^2 / 2; a solver whose integrator differs
-     * says so in fall). The systems step one after the other over dt; `rep` gathers theirs. */
+     * says so in fall) */
     gr_step_report rep = {.time = t0, .last_substep = w->last_substep, .fall = 0.5 * dt * dt,
                           .blowup_slot = GR_INVALID_INDEX};
-    gr_status s = GR_OK;
     uint32_t failed = 0;  /* the system that failed */
     bool moved = false;   /* any system completed a substep */
-    bool forces_set = false;
     double shown = h;     /* the step length the messages name */
-    for (uint32_t i = 0; i < w->system_count && s == GR_OK; i++) {
-        const gr_system *sys = &w->systems[i];
-        gr_step_report r = {.time = t0, .last_substep = w->last_substep, .fall = 0.5 * dt * dt,
-                            .blowup_slot = GR_INVALID_INDEX};
-        /* an adaptive integrator takes the step whole and chooses its own steps (the split
-         * above still bounds its work: GR_MAX_SUBSTEPS_PER_STEP) */
-        const bool adaptive = sys->solver->adaptive && sys->solver->adaptive(sys->state);
-        /* (as n h, not dt: the bits of the integrations before the adaptive flag; the world's
-         * clock still reads t0 + dt) */
-        s = adaptive ? sys->solver->step(sys->state, 1, h * (double)n, &r) : sys->solver->step(sys->state, n, h, &r);
-        if (s != GR_OK) {
-            failed = i;
-            shown = adaptive ? r.last_substep : h;
-        }
-        moved = moved || s == GR_OK || r.substeps != 0;
-        set_body_forces(w, &r, &forces_set);
-        if (i == 0) {
-            rep = r;
-        } else {
-            rep.time = r.time < rep.time ? r.time : rep.time;
-            rep.substeps = r.substeps > rep.substeps ? r.substeps : rep.substeps;
-            if (rep.blowup_slot == GR_INVALID_INDEX && !rep.blowups)
-                rep.blowup_slot = r.blowup_slot;
-            rep.blowups += r.blowups;
-            if (sys->solver->integrates_bodies)
-                rep.fall = r.fall; /* the free fall of the system that moves the bodies */
-        }
-    }
+    const gr_status s = w->system_count == 1 ? step_system(w, n, h, &rep, &moved, &shown)
+                                             : step_interleaved(w, n, h, &rep, &failed, &moved);
     uint32_t failed_coupling = 0;
     const gr_status cs = s == GR_OK && w->coupling_count ? run_couplings(w, dt, &failed_coupling) : GR_OK;
     w->time = rep.time;
@@ -290,6 +349,10 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
     }
     if (s != GR_OK && !moved)
         return gr_fail(w, s, f, "%s%s before the first substep; nothing was stepped", who, gr_status_string(s));
+    if (s != GR_OK && w->system_count > 1)
+        return gr_fail(w, s, f, "%s%s during the step; the systems before it took the substep it failed in, the "
+                       "others stopped before it: the world's clock reads the last substep all completed, t = %g s",
+                       who, gr_status_string(s), w->time);
     if (s != GR_OK)
         return gr_fail(w, s, f, "%s%s during the step; the world is consistent at the end of its last completed "
                        "substep, t = %g s", who, gr_status_string(s), w->time);

@@ -31,6 +31,9 @@ void gr_world_free_systems(gr_world *w)
     }
     w->system_count = 0;
     w->coupling_count = 0;
+    gr_mem_free(&w->mem, w->impulse_sum, sizeof(gr_vec3) * 2 * (size_t)w->impulse_cap);
+    w->impulse_sum = NULL;
+    w->impulse_cap = 0;
 }
 
 /* Whether a system of `solver` may join: a free place, at most one system moving bodies, body
@@ -120,12 +123,27 @@ gr_status gr_world_add_grains(gr_world *w, uint32_t system, gr_grain_init *g, ui
 
 void gr_world_remove_grains(gr_world *w, const uint32_t *slots, uint32_t count)
 {
-    for (uint32_t k = 0; k < count; k++) {
-        const gr_system *sys = gr_grain_system(w, slots[k]);
-        const uint32_t d = w->grains.dense[slots[k]];
-        sys->solver->remove_grains(sys->state, &d, 1);
-        gr_grain_table_release(&w->grains, slots[k]);
+    /* each system's grains in calls of up to a chunk (a solver may compact at every call: the
+     * dense indices are read just before each call) */
+    enum { CHUNK = 256 };
+    uint32_t dense[CHUNK];
+    for (uint32_t i = 0; i < w->system_count; i++) {
+        const gr_system *sys = &w->systems[i];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < count; k++) {
+            if (w->grains.system[slots[k]] != i)
+                continue;
+            dense[n++] = w->grains.dense[slots[k]];
+            if (n == CHUNK) {
+                sys->solver->remove_grains(sys->state, dense, n);
+                n = 0;
+            }
+        }
+        if (n)
+            sys->solver->remove_grains(sys->state, dense, n);
     }
+    for (uint32_t k = 0; k < count; k++)
+        gr_grain_table_release(&w->grains, slots[k]);
 }
 
 void gr_world_grain_field(const gr_world *w, gr_field field, const uint32_t *slots, const uint32_t *dense, uint32_t n,

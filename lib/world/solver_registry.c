@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Built-in solvers, one table each (solver_list.h). A kind that is not listed answers
+/* The solvers and couplings a build has, one table each (core/solver_list.h): the world layer
+ * holds the list, since it names tables of the layers below. A kind that is not listed answers
  * GR_ERROR_UNSUPPORTED. */
-#include "coupling.h"
-#include "solver.h"
+#include "solver_registry.h"
 
 #define GR_SOLVER_DECLARE(kind, table) extern const gr_solver_vtable table;
 GR_SOLVER_LIST(GR_SOLVER_DECLARE)
