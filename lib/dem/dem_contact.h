@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "../simd/contact_law.h"
+
 #include "../core/vec3.h"
 #include "dem_internal.h"
 
@@ -39,6 +41,31 @@ static inline double dem_pow(double x, double p)
     return pow(x, p);
 }
 
+/* The normal laws besides Hertz (eqs. 7-15), written once for both scalar paths (dem_contact_laws
+ * here, the batch loop of dem_forces.c); Hertz is simd/contact_law.h's. c1, c2: the pair's
+ * coefficients (dem_forces.c, pair_coeffs); vn: the normal relative velocity (< 0 approaching). */
+typedef struct dem_normal {
+    double kn, gamma_n, fn, kt, gamma_t;
+} dem_normal;
+
+static GR_FORCE_INLINE dem_normal dem_normal_linear(const dem_law *law, double c1, double c2, double delta, double meff,
+                                                    double vn)
+{
+    const double kr = law->lin_kr > 0 ? law->lin_kr : c1 * meff;
+    const double kd = law->lin_kr > 0 ? law->lin_kd : c2 * meff;
+    return (dem_normal){.kn = kr, .gamma_n = kd, .fn = kr * delta - kd * vn, .kt = law->kt_ratio * kr, .gamma_t = kd};
+}
+
+static GR_FORCE_INLINE dem_normal dem_normal_nonlinear(const dem_law *law, double c1, double delta, double reff, double vn)
+{
+    const double kr = law->nl_kr > 0 ? law->nl_kr : c1 * sqrt(reff);
+    const double xb = dem_pow(delta, law->nl_b), xa = dem_pow(delta, law->nl_a);
+    const double kn = kr * xb / delta; /* secant stiffness */
+    const double gamma_n = law->nl_kd * xa;
+    return (dem_normal){.kn = kn, .gamma_n = gamma_n, .fn = kr * xb - gamma_n * vn, .kt = law->kt_ratio * kn,
+                        .gamma_t = gamma_n};
+}
+
 /* The law enums are passed separately so that specialised callers (constants) let the compiler
  * drop every branch of the laws they do not use. */
 static GR_FORCE_INLINE void dem_contact_laws(const dem_law *law, gr_normal_law normal, gr_tangential_law tangential,
@@ -48,40 +75,23 @@ static GR_FORCE_INLINE void dem_contact_laws(const dem_law *law, gr_normal_law n
     const gr_vec3 n = c->n;
     const double delta = c->delta;
     const double vn = v3_dot(c->vrel, n);
-    const double xdot = -vn; /* overlap rate, > 0 while approaching */
 
     /* ---- normal force (eq. 7-15) ---- */
     double kn, fn, gamma_n, kt, gamma_t;
     switch (normal) {
     case GR_NORMAL_LINEAR: {
-        double kr = law->lin_kr > 0 ? law->lin_kr : pp->kr_per_m * c->meff;
-        double kd = law->lin_kr > 0 ? law->lin_kd : pp->kd_per_m * c->meff;
-        kn = kr;
-        gamma_n = kd;
-        fn = kr * delta + kd * xdot;
-        kt = law->kt_ratio * kr;
-        gamma_t = kd;
+        const dem_normal o = dem_normal_linear(law, pp->kr_per_m, pp->kd_per_m, delta, c->meff, vn);
+        kn = o.kn, gamma_n = o.gamma_n, fn = o.fn, kt = o.kt, gamma_t = o.gamma_t;
         break;
     }
     case GR_NORMAL_NONLINEAR: {
-        double kr = law->nl_kr > 0 ? law->nl_kr : pp->hertz_kr * sqrt(c->reff);
-        double xb = dem_pow(delta, law->nl_b);
-        double xa = dem_pow(delta, law->nl_a);
-        kn = kr * xb / delta; /* secant stiffness */
-        gamma_n = law->nl_kd * xa;
-        fn = kr * xb + gamma_n * xdot;
-        kt = law->kt_ratio * kn;
-        gamma_t = gamma_n;
+        const dem_normal o = dem_normal_nonlinear(law, pp->hertz_kr, delta, c->reff, vn);
+        kn = o.kn, gamma_n = o.gamma_n, fn = o.fn, kt = o.kt, gamma_t = o.gamma_t;
         break;
     }
-    default: { /* Hertz-Mindlin with Tsuji-type damping from e (LIGGGHTS "hertz") */
-        double a = sqrt(c->reff * delta);
-        double sam = sqrt(a * c->meff);
-        kn = pp->kn_coef * a;
-        gamma_n = pp->gn_coef * sam;
-        fn = kn * delta + gamma_n * xdot;
-        kt = pp->st_coef * a;
-        gamma_t = pp->gt_coef * sam;
+    default: { /* Hertz-Mindlin with Tsuji-type damping from e (LIGGGHTS "hertz"): the vector kernels' law */
+        const double reff = c->reff, meff = c->meff;
+        GR_CONTACT_HERTZ(double, sqrt, pp->kn_coef, pp->gn_coef, pp->st_coef, pp->gt_coef, kn, gamma_n, fn, kt, gamma_t);
         break;
     }
     }

@@ -12,6 +12,7 @@
 #include "../core/vec3.h"
 #include "dem_contact.h"
 #include "dem_batch.h"
+#include "../simd/contact_law.h"
 #include "dem_internal.h"
 
 
@@ -68,73 +69,43 @@ static GR_FORCE_INLINE void pair_coeffs(struct gr_contact_batch *b, uint32_t k, 
 }
 
 /* Evaluate every contact of the batch: the same arithmetic as dem_contact_laws, written as a
- * loop without data-dependent control flow so that it vectorises. */
+ * loop without data-dependent control flow so that it vectorises. Hertz, the history spring and
+ * EPSD rolling are the vector kernels' own expressions (simd/contact_law.h). */
+#define SCALAR(x) (x)
+#define SELECT(m, a, b) ((m) ? (a) : (b))
 static GR_FORCE_INLINE void batch_laws(struct gr_contact_batch *restrict b, const dem_law *law, law_consts lc, double h)
 {
     const uint32_t n = b->n;
     /* loop invariants in locals: no aliasing doubt, no branches left in the loop */
     const bool clamp = law->clamp;
-    const double lin_kr = law->lin_kr, lin_kd = law->lin_kd, kt_ratio = law->kt_ratio;
-    const double nl_kr = law->nl_kr, nl_kd = law->nl_kd, nl_a = law->nl_a, nl_b = law->nl_b;
     const double shear_damping = law->shear_damping, coulomb_eps = law->coulomb_eps;
     /* no dashpots at h = 0 (a contact sliding at the cap would take the sticking branch:
      * dem_contact_laws); x 1.0 leaves them bit for bit */
     const double damp_on = h > 0 ? 1.0 : 0.0;
     const double roll_damping = law->roll_damping * damp_on;
     for (uint32_t k = 0; k < n; k++) {
-        const double dist = sqrt(b->d2[k]);
-        const double inv = 1.0 / dist;
-        const double nx = b->dx[k] * inv, ny = b->dy[k] * inv, nz = b->dz[k] * inv;
-        const double rsum = b->ri[k] + b->rj[k];
-        const double delta = rsum - dist;
-        const double ai = b->ri[k] - 0.5 * delta, aj = b->rj[k] - 0.5 * delta;
-        /* velocity of i's contact point relative to j's */
-        const double rwx = b->wix[k] * ai + b->wjx[k] * aj;
-        const double rwy = b->wiy[k] * ai + b->wjy[k] * aj;
-        const double rwz = b->wiz[k] * ai + b->wjz[k] * aj;
-        const double vrx = b->vx[k] - (rwy * nz - rwz * ny);
-        const double vry = b->vy[k] - (rwz * nx - rwx * nz);
-        const double vrz = b->vz[k] - (rwx * ny - rwy * nx);
-        const double vn = vrx * nx + vry * ny + vrz * nz;
-        const double reff = b->ri[k] * b->rj[k] / rsum;
-        const double meff = b->mi[k] * b->mj[k] / (b->mi[k] + b->mj[k]);
-
+        GR_CONTACT_GEOMETRY(double, SCALAR, sqrt, b->d2[k], b->dx[k], b->dy[k], b->dz[k], b->ri[k], b->rj[k], b->vx[k],
+                            b->vy[k], b->vz[k], b->wix[k], b->wiy[k], b->wiz[k], b->wjx[k], b->wjy[k], b->wjz[k],
+                            b->mi[k], b->mj[k]);
         double kn, fn, gamma_n, kt, gamma_t;
         switch (lc.normal) {
         case GR_NORMAL_LINEAR: {
-            const double kr = lin_kr > 0 ? lin_kr : b->c1[k] * meff;
-            const double kd = lin_kr > 0 ? lin_kd : b->c2[k] * meff;
-            kn = kr;
-            gamma_n = kd;
-            fn = kr * delta - kd * vn;
-            kt = kt_ratio * kr;
-            gamma_t = kd;
+            const dem_normal o = dem_normal_linear(law, b->c1[k], b->c2[k], delta, meff, vn);
+            kn = o.kn, gamma_n = o.gamma_n, fn = o.fn, kt = o.kt, gamma_t = o.gamma_t;
             break;
         }
         case GR_NORMAL_NONLINEAR: {
-            const double kr = nl_kr > 0 ? nl_kr : b->c1[k] * sqrt(reff);
-            const double xb = dem_pow(delta, nl_b), xa = dem_pow(delta, nl_a);
-            kn = kr * xb / delta;
-            gamma_n = nl_kd * xa;
-            fn = kr * xb - gamma_n * vn;
-            kt = kt_ratio * kn;
-            gamma_t = gamma_n;
+            const dem_normal o = dem_normal_nonlinear(law, b->c1[k], delta, reff, vn);
+            kn = o.kn, gamma_n = o.gamma_n, fn = o.fn, kt = o.kt, gamma_t = o.gamma_t;
             break;
         }
         default: {
-            const double a = sqrt(reff * delta);
-            const double sam = sqrt(a * meff);
-            kn = b->c1[k] * a;
-            gamma_n = b->c2[k] * sam;
-            fn = kn * delta - gamma_n * vn;
-            kt = b->c3[k] * a;
-            gamma_t = b->c4[k] * sam;
+            GR_CONTACT_HERTZ(double, sqrt, b->c1[k], b->c2[k], b->c3[k], b->c4[k], kn, gamma_n, fn, kt, gamma_t);
             break;
         }
         }
         fn = (clamp & (fn < 0)) ? 0.0 : fn; /* no short-circuit: keeps the loop branch-free */
         const double fn_abs = fabs(fn);
-        const double vtx = vrx - vn * nx, vty = vry - vn * ny, vtz = vrz - vn * nz;
 
         double ftx, fty, ftz;
         switch (lc.tangential) {
@@ -167,25 +138,13 @@ static GR_FORCE_INLINE void batch_laws(struct gr_contact_batch *restrict b, cons
             break;
         }
         default: { /* history spring, projected, Coulomb-truncated */
-            double xx = b->hx[k] + vtx * h, xy = b->hy[k] + vty * h, xz = b->hz[k] + vtz * h;
-            const double xn = xx * nx + xy * ny + xz * nz;
-            xx -= xn * nx;
-            xy -= xn * ny;
-            xz -= xn * nz;
-            const double sx = -kt * xx, sy = -kt * xy, sz = -kt * xz;
-            const double ft2 = sx * sx + sy * sy + sz * sz;
-            const double fmax = b->mu[k] * fn_abs;
+            GR_CONTACT_HISTORY(double, SCALAR, sqrt, SCALAR, SELECT, b->hx[k], b->hy[k], b->hz[k], h, b->mu[k], fn_abs,
+                               gamma_t * damp_on);
             const int slide = ft2 > fmax * fmax;
             /* both branches computed, one selected: no control flow, the loop vectorises */
-            const double slide_scale = fmax / sqrt(ft2 > 0 ? ft2 : 1.0);
-            const double scale = slide_scale;
-            const double ikt_any = -1.0 / (kt > 0 ? kt : 1.0);
-            const double ikt = kt > 0 ? ikt_any : 0.0;
-            const double slx = sx * scale, sly = sy * scale, slz = sz * scale; /* sliding force */
-            const double gt = gamma_t * damp_on;
-            ftx = slide ? slx : sx - gt * vtx;
-            fty = slide ? sly : sy - gt * vty;
-            ftz = slide ? slz : sz - gt * vtz;
+            ftx = slide ? slx : stx;
+            fty = slide ? sly : sty;
+            ftz = slide ? slz : stz;
             /* the spring after sliding is where the capped force puts it (selected below) */
             b->hx[k] = xx;
             b->hy[k] = xy;
@@ -207,9 +166,7 @@ static GR_FORCE_INLINE void batch_laws(struct gr_contact_batch *restrict b, cons
         b->aj[k] = aj;
 
         if (lc.rolling != GR_ROLLING_NONE) {
-            const double wrx0 = b->wix[k] - b->wjx[k], wry0 = b->wiy[k] - b->wjy[k], wrz0 = b->wiz[k] - b->wjz[k];
-            const double wn = wrx0 * nx + wry0 * ny + wrz0 * nz;
-            const double wrx = wrx0 - wn * nx, wry = wry0 - wn * ny, wrz = wrz0 - wn * nz;
+            GR_CONTACT_ROLLING_VELOCITY(double, b->wix[k], b->wiy[k], b->wiz[k], b->wjx[k], b->wjy[k], b->wjz[k]);
             const double mur = b->mur[k];
             if (lc.rolling == GR_ROLLING_CDT) {
                 const double s = sqrt(wrx * wrx + wry * wry + wrz * wrz);
@@ -219,23 +176,8 @@ static GR_FORCE_INLINE void batch_laws(struct gr_contact_batch *restrict b, cons
                 b->my[k] = c * wry;
                 b->mz[k] = c * wrz;
             } else {
-                const double kr = 2.25 * kn * mur * mur * reff * reff;
-                double qx = b->mx[k] + kr * wrx * h, qy = b->my[k] + kr * wry * h, qz = b->mz[k] + kr * wrz * h;
-                const double qn = qx * nx + qy * ny + qz * nz;
-                qx -= qn * nx;
-                qy -= qn * ny;
-                qz -= qn * nz;
-                const double mmax = mur * reff * fn_abs;
-                const double m2 = qx * qx + qy * qy + qz * qz;
-                const int full = m2 > mmax * mmax;
-                const double full_scale = mmax / sqrt(m2 > 0 ? m2 : 1.0);
-                const double scale = full ? full_scale : 1.0;
-                qx *= scale;
-                qy *= scale;
-                qz *= scale;
-                const double ia = b->mi[k] * b->ri[k] * b->ri[k], ib = b->mj[k] * b->rj[k] * b->rj[k];
-                const double damp_any = roll_damping * 2.0 * sqrt(1.4 * ia * ib / (ia + ib) * kr);
-                const double damp = full ? 0.0 : damp_any;
+                GR_CONTACT_EPSD(double, SCALAR, sqrt, SCALAR, SELECT, b->mx[k], b->my[k], b->mz[k], h, mur, fn_abs,
+                                roll_damping, b->mi[k], b->mj[k]);
                 b->mx[k] = qx + damp * wrx;
                 b->my[k] = qy + damp * wry;
                 b->mz[k] = qz + damp * wrz;
