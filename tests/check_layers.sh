@@ -6,7 +6,8 @@ lib=$1
 allowed() {
     case $1 in
     core) echo "core" ;;
-    geom | grid | simd) echo "core" ;;
+    grid | simd) echo "core" ;;
+    geom) echo "core grid" ;;
     bodies) echo "core geom grid" ;;
     upsample) echo "core geom grid simd bodies" ;;
     dem | pbd) echo "core geom grid simd bodies upsample" ;;

@@ -8,16 +8,14 @@
 #include "../geom/mesh.h"
 #include "../geom/mesh_query.h"
 #include "../geom/region.h"
+#include "../grid/grid_index.h"
 #include "api_grains.h"
 #include "api_internal.h"
 
 /* A bucket grid of the spheres that a new grain must not overlap. */
 typedef struct fill_grid {
-    gr_vec3 lo;
-    double cell, inv;
-    int32_t dim[3];
-    uint32_t ncells;
-    uint32_t *head;  ///< [ncells] first sphere of a cell, or GR_INVALID_INDEX
+    gr_grid_index ix;
+    uint32_t *head;  ///< [ix.count] first sphere of a cell, or GR_INVALID_INDEX
     uint32_t *next;  ///< [cap] next sphere in the same cell
     gr_vec3 *pos;    ///< [cap]
     double *rad;     ///< [cap]
@@ -27,7 +25,7 @@ typedef struct fill_grid {
 
 static void fill_grid_free(fill_grid *g)
 {
-    gr_mem_free(g->mem, g->head, sizeof(uint32_t) * g->ncells);
+    gr_mem_free(g->mem, g->head, sizeof(uint32_t) * g->ix.count);
     gr_mem_free(g->mem, g->next, sizeof(uint32_t) * g->cap);
     gr_mem_free(g->mem, g->pos, sizeof(gr_vec3) * g->cap);
     gr_mem_free(g->mem, g->rad, sizeof(double) * g->cap);
@@ -37,34 +35,12 @@ static bool fill_grid_init(fill_grid *g, gr_mem *mem, gr_vec3 lo, gr_vec3 hi, do
 {
     memset(g, 0, sizeof *g);
     g->mem = mem;
-    g->lo = lo;
-    double ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
-    for (;;) {
-        double total = 1;
-        for (int a = 0; a < 3; a++)
-            total *= floor(ext[a] / cell) + 1;
-        if (total <= (double)(1u << 22))
-            break;
-        cell *= 1.25;
-    }
-    g->cell = cell;
-    g->inv = 1.0 / cell;
-    g->ncells = 1;
-    for (int a = 0; a < 3; a++) {
-        g->dim[a] = (int32_t)(floor(ext[a] / cell) + 1);
-        g->ncells *= (uint32_t)g->dim[a];
-    }
-    g->head = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * g->ncells);
+    g->ix = gr_grid_index_fit(lo, v3_sub(hi, lo), cell, (double)(1u << 22), GR_GRID_Z_SLOWEST);
+    g->head = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * g->ix.count);
     if (!g->head)
         return false;
-    memset(g->head, 0xff, sizeof(uint32_t) * g->ncells);
+    memset(g->head, 0xff, sizeof(uint32_t) * g->ix.count);
     return true;
-}
-
-static int32_t cell_coord(const fill_grid *g, double v, double lo, int a)
-{
-    double t = floor((v - lo) * g->inv);
-    return !(t >= 0) ? 0 : (t >= g->dim[a] ? g->dim[a] - 1 : (int32_t)t);
 }
 
 static bool fill_grid_add(fill_grid *g, gr_vec3 p, double r)
@@ -77,8 +53,8 @@ static bool fill_grid_add(fill_grid *g, gr_vec3 p, double r)
             return false;
         g->cap = cap;
     }
-    uint32_t c = ((uint32_t)cell_coord(g, p.z, g->lo.z, 2) * (uint32_t)g->dim[1] + (uint32_t)cell_coord(g, p.y, g->lo.y, 1)) *
-                     (uint32_t)g->dim[0] + (uint32_t)cell_coord(g, p.x, g->lo.x, 0);
+    const size_t c = gr_grid_index_at(&g->ix, gr_grid_index_clamp(&g->ix, p.x, 0), gr_grid_index_clamp(&g->ix, p.y, 1),
+                                      gr_grid_index_clamp(&g->ix, p.z, 2));
     g->pos[g->n] = p;
     g->rad[g->n] = r;
     g->next[g->n] = g->head[c];
@@ -90,15 +66,14 @@ static bool fill_grid_add(fill_grid *g, gr_vec3 p, double r)
 static bool fill_grid_overlaps(const fill_grid *g, gr_vec3 p, double r, double reach)
 {
     int32_t lo[3], hi[3];
-    double pv[3] = {p.x, p.y, p.z}, lov[3] = {g->lo.x, g->lo.y, g->lo.z};
     for (int a = 0; a < 3; a++) {
-        lo[a] = cell_coord(g, pv[a] - reach, lov[a], a);
-        hi[a] = cell_coord(g, pv[a] + reach, lov[a], a);
+        lo[a] = gr_grid_index_clamp(&g->ix, v3_get(p, a) - reach, a);
+        hi[a] = gr_grid_index_clamp(&g->ix, v3_get(p, a) + reach, a);
     }
     for (int32_t z = lo[2]; z <= hi[2]; z++)
         for (int32_t y = lo[1]; y <= hi[1]; y++)
             for (int32_t x = lo[0]; x <= hi[0]; x++) {
-                uint32_t c = ((uint32_t)z * (uint32_t)g->dim[1] + (uint32_t)y) * (uint32_t)g->dim[0] + (uint32_t)x;
+                const size_t c = gr_grid_index_at(&g->ix, x, y, z);
                 for (uint32_t k = g->head[c]; k != GR_INVALID_INDEX; k = g->next[k]) {
                     double s = r + g->rad[k];
                     if (v3_len2(v3_sub(p, g->pos[k])) < s * s)

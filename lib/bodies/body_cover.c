@@ -16,180 +16,16 @@
 #include "../geom/triangle.h"
 #include "../core/vec3.h"
 #include "../grid/cell_grid.h"
+#include "body_sdf.h"
 #include "body_store.h"
 
 enum { FLOATER_ITERATIONS = 100 };
-
-/* ---- signed distance of a mesh: narrow-band voxel grid --------------------------------------- */
-
-typedef struct mesh_sdf {
-    gr_vec3 lo;
-    double h, inv_h;
-    int32_t n[3];
-    float *d; ///< [n0 * n1 * n2] signed distance, clamped to +-band outside the band
-    double band;
-} mesh_sdf;
-
-/* The narrow band's exact distances, signed by the closest feature's pseudo-normal (mesh.h). */
-static gr_status build_sdf(gr_mem *mem, const gr_body_data *b, double h, double band, mesh_sdf *out)
-{
-    const gr_vec3 *v = b->mesh_vertices;
-    const uint32_t *idx = b->mesh_indices;
-    const uint32_t nv = b->mesh_vertex_count, nt = b->mesh_triangle_count;
-    memset(out, 0, sizeof *out);
-    gr_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t i = 0; i < nv; i++) {
-        lo = v3(GR_MIN(lo.x, v[i].x), GR_MIN(lo.y, v[i].y), GR_MIN(lo.z, v[i].z));
-        hi = v3(GR_MAX(hi.x, v[i].x), GR_MAX(hi.y, v[i].y), GR_MAX(hi.z, v[i].z));
-    }
-    /* keep the grid under 2^24 cells: coarser cells for huge meshes */
-    for (;;) {
-        double cells = 1;
-        for (int a = 0; a < 3; a++)
-            cells *= floor((v3_get(hi, a) - v3_get(lo, a) + 2 * band) / h) + 3;
-        if (cells <= (double)(1u << 24))
-            break;
-        h *= 1.25;
-    }
-    out->h = h;
-    out->inv_h = 1.0 / h;
-    out->band = band;
-    out->lo = v3(lo.x - band - h, lo.y - band - h, lo.z - band - h);
-    for (int a = 0; a < 3; a++)
-        out->n[a] = (int32_t)(floor((v3_get(hi, a) - v3_get(lo, a) + 2 * band) / h) + 3);
-    const size_t ncell = (size_t)out->n[0] * out->n[1] * out->n[2];
-    out->d = (float *)gr_mem_alloc(mem, sizeof(float) * ncell);
-    gr_vec3 *fn = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nt);
-    gr_vec3 *vn = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nv);
-    gr_vec3 *en = (gr_vec3 *)gr_mem_calloc(mem, sizeof(gr_vec3) * nt * 3);
-    uint32_t *owner = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * ncell);
-    float *best = (float *)gr_mem_alloc(mem, sizeof(float) * ncell);
-    bool closed; /* (bodies' meshes were checked closed) */
-    if (!out->d || !fn || !vn || !en || !owner || !best ||
-        gr_mesh_pseudo_normals(mem, v, nv, idx, nt, fn, en, vn, &closed) != GR_OK) {
-        gr_mem_free(mem, out->d, sizeof(float) * ncell);
-        gr_mem_free(mem, fn, sizeof(gr_vec3) * nt);
-        gr_mem_free(mem, vn, sizeof(gr_vec3) * nv);
-        gr_mem_free(mem, en, sizeof(gr_vec3) * nt * 3);
-        gr_mem_free(mem, owner, sizeof(uint32_t) * ncell);
-        gr_mem_free(mem, best, sizeof(float) * ncell);
-        out->d = NULL;
-        return GR_ERROR_OUT_OF_MEMORY;
-    }
-    for (size_t c = 0; c < ncell; c++) {
-        best[c] = INFINITY;
-        owner[c] = GR_INVALID_INDEX;
-    }
-    /* exact distances in each triangle's neighbourhood; remember the closest triangle */
-    const int reach = (int)ceil(band * out->inv_h) + 1;
-    for (uint32_t t = 0; t < nt; t++) {
-        const gr_vec3 a = v[idx[3 * t]], bb = v[idx[3 * t + 1]], cc = v[idx[3 * t + 2]];
-        /* the plane's distance bounds the triangle's from below: most cells of a large slanted
-         * triangle's box are far from its plane and need no closest point */
-        const gr_vec3 tn = v3_cross(v3_sub(bb, a), v3_sub(cc, a));
-        const double tl = v3_len(tn);
-        const gr_vec3 un = tl > 0 ? v3_scale(tn, 1.0 / tl) : v3(0, 0, 0);
-        int32_t i0[3], i1[3];
-        for (int ax = 0; ax < 3; ax++) {
-            const double mn = GR_MIN(v3_get(a, ax), GR_MIN(v3_get(bb, ax), v3_get(cc, ax)));
-            const double mx = GR_MAX(v3_get(a, ax), GR_MAX(v3_get(bb, ax), v3_get(cc, ax)));
-            i0[ax] = GR_MAX(0, (int32_t)floor((mn - v3_get(out->lo, ax)) * out->inv_h) - reach);
-            i1[ax] = GR_MIN(out->n[ax] - 1, (int32_t)floor((mx - v3_get(out->lo, ax)) * out->inv_h) + reach);
-        }
-        for (int32_t z = i0[2]; z <= i1[2]; z++)
-            for (int32_t y = i0[1]; y <= i1[1]; y++)
-                for (int32_t x = i0[0]; x <= i1[0]; x++) {
-                    const gr_vec3 p = v3(out->lo.x + x * h, out->lo.y + y * h, out->lo.z + z * h);
-                    const size_t c = ((size_t)z * out->n[1] + y) * out->n[0] + x;
-                    if (fabs(v3_dot(v3_sub(p, a), un)) > GR_MIN((double)best[c], band))
-                        continue;
-                    int region;
-                    const gr_vec3 q = gr_closest_on_triangle(p, a, bb, cc, &region);
-                    const double d = v3_len(v3_sub(p, q));
-                    if (d < best[c]) {
-                        best[c] = (float)d;
-                        owner[c] = t * 8 + (uint32_t)region;
-                    }
-                }
-    }
-    for (int32_t z = 0; z < out->n[2]; z++)
-        for (int32_t y = 0; y < out->n[1]; y++)
-            for (int32_t x = 0; x < out->n[0]; x++) {
-                const size_t c = ((size_t)z * out->n[1] + y) * out->n[0] + x;
-                if (owner[c] == GR_INVALID_INDEX || best[c] > band) {
-                    out->d[c] = NAN; /* outside the band: filled below */
-                    continue;
-                }
-                const uint32_t t = owner[c] / 8, region = owner[c] % 8;
-                const gr_vec3 p = v3(out->lo.x + x * h, out->lo.y + y * h, out->lo.z + z * h);
-                int rg;
-                const gr_vec3 q = gr_closest_on_triangle(p, v[idx[3 * t]], v[idx[3 * t + 1]], v[idx[3 * t + 2]], &rg);
-                gr_vec3 pn = region == 6 ? fn[t] : region >= 3 ? en[3 * t + (region - 3)] : vn[idx[3 * t + region]];
-                const double sgn = v3_dot(v3_sub(p, q), pn) >= 0 ? 1.0 : -1.0;
-                out->d[c] = (float)(sgn * best[c]);
-            }
-    /* beyond the band: the sign of the nearest banded neighbour along x, else outside */
-    for (int32_t z = 0; z < out->n[2]; z++)
-        for (int32_t y = 0; y < out->n[1]; y++) {
-            float last = (float)band;
-            for (int32_t x = 0; x < out->n[0]; x++) {
-                float *d = &out->d[((size_t)z * out->n[1] + y) * out->n[0] + x];
-                if (isnan(*d))
-                    *d = last > 0 ? (float)band : (float)-band;
-                else
-                    last = *d;
-            }
-        }
-    gr_mem_free(mem, fn, sizeof(gr_vec3) * nt);
-    gr_mem_free(mem, vn, sizeof(gr_vec3) * nv);
-    gr_mem_free(mem, en, sizeof(gr_vec3) * nt * 3);
-    gr_mem_free(mem, owner, sizeof(uint32_t) * ncell);
-    gr_mem_free(mem, best, sizeof(float) * ncell);
-    return GR_OK;
-}
-
-/* Trilinear value and gradient of the grid at p. */
-static double sdf_sample(const mesh_sdf *s, gr_vec3 p, gr_vec3 *grad)
-{
-    double f[3] = {(p.x - s->lo.x) * s->inv_h, (p.y - s->lo.y) * s->inv_h, (p.z - s->lo.z) * s->inv_h};
-    int32_t i[3];
-    double t[3];
-    for (int a = 0; a < 3; a++) {
-        double fl = floor(f[a]);
-        if (fl < 0)
-            fl = 0;
-        if (fl > s->n[a] - 2)
-            fl = s->n[a] - 2;
-        i[a] = (int32_t)fl;
-        t[a] = GR_MAX(0.0, GR_MIN(1.0, f[a] - fl));
-    }
-    double c[2][2][2];
-    for (int dz = 0; dz < 2; dz++)
-        for (int dy = 0; dy < 2; dy++)
-            for (int dx = 0; dx < 2; dx++)
-                c[dz][dy][dx] = s->d[((size_t)(i[2] + dz) * s->n[1] + (i[1] + dy)) * s->n[0] + (i[0] + dx)];
-    const double x0 = 1 - t[0], y0 = 1 - t[1], z0 = 1 - t[2];
-    double value = 0;
-    gr_vec3 g = {0, 0, 0};
-    for (int dz = 0; dz < 2; dz++)
-        for (int dy = 0; dy < 2; dy++)
-            for (int dx = 0; dx < 2; dx++) {
-                const double wx = dx ? t[0] : x0, wy = dy ? t[1] : y0, wz = dz ? t[2] : z0;
-                const double cv = c[dz][dy][dx];
-                value += cv * wx * wy * wz;
-                g.x += cv * (dx ? 1 : -1) * wy * wz;
-                g.y += cv * wx * (dy ? 1 : -1) * wz;
-                g.z += cv * wx * wy * (dz ? 1 : -1);
-            }
-    *grad = v3_scale(g, s->inv_h);
-    return value;
-}
 
 /* ---- floaters -------------------------------------------------------------------------------- */
 
 typedef struct cover_ctx {
     const gr_body_data *b;
-    const mesh_sdf *sdf; ///< meshes; NULL for analytic shapes
+    const gr_body_sdf *sdf; ///< meshes; NULL for analytic shapes
 } cover_ctx;
 
 /* Signed distance and unit normal at p (body frame). */
@@ -197,7 +33,7 @@ static double surface_distance(const cover_ctx *c, gr_vec3 p, gr_vec3 *n)
 {
     if (c->sdf) {
         gr_vec3 g;
-        const double d = sdf_sample(c->sdf, p, &g);
+        const double d = gr_body_sdf_sample(c->sdf, p, &g);
         const double l = v3_len(g);
         *n = l > 0 ? v3_scale(g, 1.0 / l) : v3(0, 1, 0);
         return d;
@@ -271,7 +107,7 @@ static double surface_area(const gr_body_data *b)
 
 /* Seeds (Bell: floor(D A / (pi r^2)) per triangle, plus one with the fractional probability),
  * then floater iterations. Writes b->particles / particle_count. */
-static gr_status place_particles(gr_body_data *b, gr_mem *mem, const mesh_sdf *sdf, uint64_t seed)
+static gr_status place_particles(gr_body_data *b, gr_mem *mem, const gr_body_sdf *sdf, uint64_t seed)
 {
     const double r = b->particle_radius, D = b->particle_density;
     const double per_area = D / (GR_PI * r * r);
@@ -474,11 +310,11 @@ gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr
         }
         b->particle_radius = bound / 16.0;
     }
-    mesh_sdf sdf;
+    gr_body_sdf sdf;
     memset(&sdf, 0, sizeof sdf);
     gr_status s = GR_OK;
     if (b->shape == GR_SHAPE_MESH)
-        s = build_sdf(mem, b, 0.5 * b->particle_radius, 3 * b->particle_radius + fabs(b->particle_offset), &sdf);
+        s = gr_body_sdf_build(&sdf, mem, b, 0.5 * b->particle_radius, 3 * b->particle_radius + fabs(b->particle_offset));
     /* an inward offset must leave an inner surface to float to */
     double inner = 0;
     switch (b->shape) {
@@ -486,7 +322,7 @@ gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr
     case GR_SHAPE_BOX: inner = GR_MIN(b->half_extents.x, GR_MIN(b->half_extents.y, b->half_extents.z)); break;
     default:
         if (s == GR_OK)
-            for (size_t k = 0; k < (size_t)sdf.n[0] * sdf.n[1] * sdf.n[2]; k++)
+            for (size_t k = 0; k < sdf.ix.count; k++)
                 inner = GR_MAX(inner, -(double)sdf.d[k]);
         break;
     }
@@ -497,8 +333,7 @@ gr_status gr_body_prepare(gr_body_data *b, gr_mem *mem, double density, const gr
     }
     if (s == GR_OK)
         s = place_particles(b, mem, b->shape == GR_SHAPE_MESH ? &sdf : NULL, seed);
-    if (sdf.d)
-        gr_mem_free(mem, sdf.d, sizeof(float) * (size_t)sdf.n[0] * sdf.n[1] * sdf.n[2]);
+    gr_body_sdf_free(&sdf, mem);
     if (s != GR_OK) {
         if (s == GR_ERROR_TOO_MANY)
             snprintf(err, errlen, "covering the body needs more than %u particles: raise particle_radius",

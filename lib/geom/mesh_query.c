@@ -12,15 +12,11 @@
 #define MESH_QUERY_MAX_CELLS (1u << 21)
 #define MESH_QUERY_MAX_ENTRIES (1u << 26)
 
-static int32_t coord(const gr_mesh_query *q, double x, double lo, int a)
-{
-    const double t = floor((x - lo) * q->inv);
-    return !(t >= 0) ? 0 : (t >= q->dim[a] ? q->dim[a] - 1 : (int32_t)t);
-}
+static int32_t coord(const gr_mesh_query *q, double x, int a) { return gr_grid_index_clamp(&q->ix, x, a); }
 
 static size_t cell_index(const gr_mesh_query *q, int32_t i, int32_t j, int32_t k)
 {
-    return ((size_t)k * (size_t)q->dim[1] + (size_t)j) * (size_t)q->dim[0] + (size_t)i;
+    return gr_grid_index_at(&q->ix, i, j, k);
 }
 
 /* Cell range a triangle's bounding box covers. */
@@ -30,8 +26,8 @@ static void tri_cells(const gr_mesh_query *q, uint32_t t, int32_t lo[3], int32_t
     for (int d = 0; d < 3; d++) {
         const double mn = GR_MIN(v3_get(a, d), GR_MIN(v3_get(b, d), v3_get(c, d)));
         const double mx = GR_MAX(v3_get(a, d), GR_MAX(v3_get(b, d), v3_get(c, d)));
-        lo[d] = coord(q, mn, v3_get(q->lo, d), d);
-        hi[d] = coord(q, mx, v3_get(q->lo, d), d);
+        lo[d] = coord(q, mn, d);
+        hi[d] = coord(q, mx, d);
     }
 }
 
@@ -100,23 +96,8 @@ gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, c
                          span * 1e-3);
     if (!(cell > 0))
         cell = 1.0;
-    for (;;) {
-        double total = 1;
-        for (int d = 0; d < 3; d++)
-            total *= floor(v3_get(ext, d) / cell) + 1;
-        if (total <= MESH_QUERY_MAX_CELLS)
-            break;
-        cell *= 1.25;
-    }
-    q->lo = lo;
-    q->cell = cell;
-    q->inv = 1.0 / cell;
-    q->ncells = 1;
-    for (int d = 0; d < 3; d++) {
-        q->dim[d] = (int32_t)(floor(v3_get(ext, d) / cell) + 1);
-        q->ncells *= (size_t)q->dim[d];
-    }
-    q->start = (uint32_t *)gr_mem_calloc(mem, sizeof(uint32_t) * (q->ncells + 1));
+    q->ix = gr_grid_index_fit(lo, ext, cell, MESH_QUERY_MAX_CELLS, GR_GRID_Z_SLOWEST);
+    q->start = (uint32_t *)gr_mem_calloc(mem, sizeof(uint32_t) * (q->ix.count + 1));
     q->stamp = (uint32_t *)gr_mem_calloc(mem, sizeof(uint32_t) * (nt ? nt : 1));
     if (!q->start || !q->stamp) {
         gr_mesh_query_free(q);
@@ -128,7 +109,7 @@ gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, c
         gr_mesh_query_free(q);
         return GR_ERROR_TOO_MANY;
     }
-    for (size_t c = 0; c < q->ncells; c++)
+    for (size_t c = 0; c < q->ix.count; c++)
         q->start[c + 1] += q->start[c];
     q->nentries = total;
     q->tris = (uint32_t *)gr_mem_alloc(mem, sizeof(uint32_t) * (total ? total : 1));
@@ -138,7 +119,7 @@ gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, c
     }
     bin_triangles(q, true);
     /* the fill pass moved each start to the next cell's: shift back */
-    for (size_t c = q->ncells; c > 0; c--)
+    for (size_t c = q->ix.count; c > 0; c--)
         q->start[c] = q->start[c - 1];
     q->start[0] = 0;
     if (!build_pseudo_normals(q)) {
@@ -150,7 +131,7 @@ gr_status gr_mesh_query_build(gr_mesh_query *q, gr_mem *mem, const gr_vec3 *v, c
 
 void gr_mesh_query_free(gr_mesh_query *q)
 {
-    gr_mem_free(q->mem, q->start, sizeof(uint32_t) * (q->ncells + 1));
+    gr_mem_free(q->mem, q->start, sizeof(uint32_t) * (q->ix.count + 1));
     gr_mem_free(q->mem, q->stamp, sizeof(uint32_t) * (q->nt ? q->nt : 1));
     gr_mem_free(q->mem, q->tris, sizeof(uint32_t) * (q->nentries ? q->nentries : 1));
     q->start = q->stamp = q->tris = NULL;
@@ -227,17 +208,18 @@ static int ray_crossing(const gr_mesh_query *q, uint32_t t, gr_vec3 p, double *y
 
 bool gr_mesh_query_inside(const gr_mesh_query *q, gr_vec3 p)
 {
-    const int32_t ci = (int32_t)floor((p.x - q->lo.x) * q->inv), ck = (int32_t)floor((p.z - q->lo.z) * q->inv);
-    if (!(ci >= 0 && ci < q->dim[0] && ck >= 0 && ck < q->dim[2] && p.y <= q->lo.y + q->cell * q->dim[1]))
+    const gr_grid_index *g = &q->ix;
+    const int32_t ci = (int32_t)floor((p.x - g->lo.x) * g->inv_cell), ck = (int32_t)floor((p.z - g->lo.z) * g->inv_cell);
+    if (!(ci >= 0 && ci < g->dims[0] && ck >= 0 && ck < g->dims[2] && p.y <= g->lo.y + g->cell * g->dims[1]))
         return false;
     int winding = 0;
-    for (int32_t j = coord(q, p.y, q->lo.y, 1); j < q->dim[1]; j++) {
+    for (int32_t j = coord(q, p.y, 1); j < g->dims[1]; j++) {
         const size_t c = cell_index(q, ci, j, ck);
         for (uint32_t s = q->start[c]; s < q->start[c + 1]; s++) {
             double y;
             const int x = ray_crossing(q, q->tris[s], p, &y);
             /* a triangle spanning several cells counts in the cell of its crossing only */
-            if (x && coord(q, y, q->lo.y, 1) == j)
+            if (x && coord(q, y, 1) == j)
                 winding += x;
         }
     }
@@ -254,11 +236,11 @@ double gr_mesh_query_depth(gr_mesh_query *q, gr_vec3 p, double limit)
     const uint32_t id = next_query(q);
     int32_t lo[3], hi[3];
     for (int d = 0; d < 3; d++) {
-        const double x = v3_get(p, d), l = v3_get(q->lo, d);
-        if (x + limit < l || x - limit > l + q->cell * q->dim[d])
+        const double x = v3_get(p, d), l = v3_get(q->ix.lo, d);
+        if (x + limit < l || x - limit > l + q->ix.cell * q->ix.dims[d])
             return (gr_mesh_query_inside(q, p) ? 1.0 : -1.0) * limit; /* the whole reach is outside the grid */
-        lo[d] = coord(q, x - limit, l, d);
-        hi[d] = coord(q, x + limit, l, d);
+        lo[d] = coord(q, x - limit, d);
+        hi[d] = coord(q, x + limit, d);
     }
     for (int32_t k = lo[2]; k <= hi[2]; k++)
         for (int32_t j = lo[1]; j <= hi[1]; j++)

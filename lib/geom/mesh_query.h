@@ -9,19 +9,18 @@
 #define GR_GEOM_MESH_QUERY_H
 
 #include "../core/alloc.h"
+#include "../grid/grid_index.h"
 
 typedef struct gr_mesh_query {
     const gr_vec3 *v;
     const uint32_t *idx;
     uint32_t nt;
-    gr_vec3 lo;
-    double cell, inv;
-    int32_t dim[3];
+    gr_grid_index ix; ///< the bins
     uint32_t *start;  ///< [cells + 1] CSR into tris
     uint32_t *tris;   ///< triangle ids per cell
     uint32_t *stamp;  ///< [nt] last query that visited the triangle
     uint32_t query;
-    size_t ncells, nentries;
+    size_t nentries;
     gr_mem *mem;
     /* angle-weighted pseudo-normals (Baerentzen and Aanaes 2005): the side of a point from its
      * closest feature, without a ray; only for a closed, consistently oriented mesh */

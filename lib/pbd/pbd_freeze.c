@@ -29,6 +29,7 @@
 
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
+#include "../grid/grid_index.h"
 #include "pbd_internal.h"
 
 /* Marks: a dense byte grid over the grains' box, padded by two cells (a mark beyond that cannot
@@ -39,32 +40,19 @@
 #define FREEZE_MIN_CELLS 4096u
 
 typedef struct freeze_grid {
-    gr_vec3 lo;
-    double inv_cell;
-    int32_t dims[3];
+    gr_grid_index ix;
     uint8_t *mark;
 } freeze_grid;
 
-static bool cell_of(const freeze_grid *g, gr_vec3 p, int32_t c[3])
-{
-    const double t[3] = {(p.x - g->lo.x) * g->inv_cell, (p.y - g->lo.y) * g->inv_cell, (p.z - g->lo.z) * g->inv_cell};
-    for (int d = 0; d < 3; d++) {
-        if (!(t[d] >= 0 && t[d] < (double)g->dims[d]))
-            return false;
-        c[d] = (int32_t)t[d];
-    }
-    return true;
-}
-
 static inline size_t cell_index(const freeze_grid *g, int32_t i, int32_t j, int32_t k)
 {
-    return ((size_t)i * (size_t)g->dims[1] + (size_t)j) * (size_t)g->dims[2] + (size_t)k;
+    return gr_grid_index_at(&g->ix, i, j, k);
 }
 
 static void mark_point(freeze_grid *g, gr_vec3 p)
 {
     int32_t c[3];
-    if (cell_of(g, p, c))
+    if (gr_grid_index_cell(&g->ix, p, c))
         g->mark[cell_index(g, c[0], c[1], c[2])] = 1;
 }
 
@@ -73,12 +61,12 @@ static void mark_ball(freeze_grid *g, gr_vec3 centre, double radius)
 {
     int32_t c0[3], c1[3];
     for (int d = 0; d < 3; d++) {
-        const double lo = (v3_get(centre, d) - radius - v3_get(g->lo, d)) * g->inv_cell;
-        const double hi = (v3_get(centre, d) + radius - v3_get(g->lo, d)) * g->inv_cell;
-        if (!(hi >= 0 && lo < (double)g->dims[d]))
+        const double lo = (v3_get(centre, d) - radius - v3_get(g->ix.lo, d)) * g->ix.inv_cell;
+        const double hi = (v3_get(centre, d) + radius - v3_get(g->ix.lo, d)) * g->ix.inv_cell;
+        if (!(hi >= 0 && lo < (double)g->ix.dims[d]))
             return; /* clear of the grid (or not finite) */
         c0[d] = lo < 0 ? 0 : (int32_t)lo;
-        c1[d] = hi >= (double)g->dims[d] ? g->dims[d] - 1 : (int32_t)hi;
+        c1[d] = hi >= (double)g->ix.dims[d] ? g->ix.dims[d] - 1 : (int32_t)hi;
     }
     for (int32_t i = c0[0]; i <= c1[0]; i++)
         for (int32_t j = c0[1]; j <= c1[1]; j++)
@@ -190,7 +178,7 @@ static void decide_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t i = st->mov[k];
         int32_t cc[3];
-        if (st->owner[i] != GR_INVALID_INDEX || !pbd_asleep(st, i) || !cell_of(c->g, st->x[i], cc))
+        if (st->owner[i] != GR_INVALID_INDEX || !pbd_asleep(st, i) || !gr_grid_index_cell(&c->g->ix, st->x[i], cc))
             continue;
         if (!block_marked(c->g, cc)) {
             st->flag[i] = PBD_FLAG_FROZEN;
@@ -251,10 +239,11 @@ static void freeze(pbd_state *st)
     }
     if (!(cells <= budget))
         return;
-    g.inv_cell = 1.0 / cell;
-    g.lo = v3_sub(lo, v3(FREEZE_PAD * cell, FREEZE_PAD * cell, FREEZE_PAD * cell));
+    int32_t dims[3];
     for (int d = 0; d < 3; d++)
-        g.dims[d] = (int32_t)floor((v3_get(hi, d) - v3_get(lo, d)) / cell) + 1 + 2 * FREEZE_PAD;
+        dims[d] = (int32_t)floor((v3_get(hi, d) - v3_get(lo, d)) / cell) + 1 + 2 * FREEZE_PAD;
+    g.ix = gr_grid_index_make(v3_sub(lo, v3(FREEZE_PAD * cell, FREEZE_PAD * cell, FREEZE_PAD * cell)), cell, dims,
+                              GR_GRID_X_SLOWEST);
     if (!reserve_cells(st, (size_t)cells))
         return; /* (an optimisation: without room nothing freezes) */
     g.mark = st->fz_mark;

@@ -33,6 +33,7 @@
 #include "../core/stream.h"
 #include "../core/vec3.h"
 #include "../geom/region.h"
+#include "../grid/grid_index.h"
 #include "upsample.h"
 
 /* Points per block of the parallel loops (any block gives the same results). */
@@ -114,23 +115,20 @@ static inline gr_vec3 point_v(const gr_upsample_point *p) { return v3(p->vx, p->
 
 /* Cells of the sampling lattice, with the accepted point of each (or GR_INVALID_INDEX). */
 typedef struct sample_lattice {
-    gr_vec3 lo;
-    double a;        ///< cell side
-    int32_t dims[3];
-    uint32_t *point; ///< [dims product]
-    size_t count;
+    gr_grid_index ix; ///< cells of side 2 r_H / sqrt 3, rows of z
+    uint32_t *point;  ///< [ix.count]
 } sample_lattice;
 
 static size_t lattice_index(const sample_lattice *L, int32_t i, int32_t j, int32_t k)
 {
-    return ((size_t)i * (size_t)L->dims[1] + (size_t)j) * (size_t)L->dims[2] + (size_t)k;
+    return gr_grid_index_at(&L->ix, i, j, k);
 }
 
 static bool lattice_cell(const sample_lattice *L, gr_vec3 p, int32_t c[3])
 {
-    const double q[3] = {(p.x - L->lo.x) / L->a, (p.y - L->lo.y) / L->a, (p.z - L->lo.z) / L->a};
+    const double q[3] = {(p.x - L->ix.lo.x) / L->ix.cell, (p.y - L->ix.lo.y) / L->ix.cell, (p.z - L->ix.lo.z) / L->ix.cell};
     for (int d = 0; d < 3; d++) {
-        if (!(q[d] >= 0) || q[d] >= (double)L->dims[d])
+        if (!(q[d] >= 0) || q[d] >= (double)L->ix.dims[d])
             return false;
         c[d] = (int32_t)q[d];
     }
@@ -151,12 +149,12 @@ static uint32_t points_near_cell(const gr_upsample *u, const sample_lattice *L, 
 {
     const size_t here = lattice_index(L, c[0], c[1], c[2]);
     uint32_t n = 0;
-    for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->dims[0] - 1); i++)
-        for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->dims[1] - 1); j++) {
+    for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->ix.dims[0] - 1); i++)
+        for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->ix.dims[1] - 1); j++) {
             const size_t row = lattice_index(L, i, j, 0);
             if (!older && row > here)
                 return n; /* the rows ahead are not filled yet */
-            for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->dims[2] - 1); k++) {
+            for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->ix.dims[2] - 1); k++) {
                 const uint32_t q = L->point[row + (size_t)k];
                 if (q >= u->n)
                     continue;
@@ -176,26 +174,25 @@ static uint32_t points_near_cell(const gr_upsample *u, const sample_lattice *L, 
  * go beyond). On failure the caller still closes it. */
 static gr_status lattice_open(gr_upsample *u, sample_lattice *L, gr_vec3 lo, gr_vec3 hi, double rh, double vol)
 {
-    L->a = 2.0 * rh / sqrt(3.0);
-    L->lo = lo;
-    L->point = NULL;
-    L->count = 0;
+    const double a = 2.0 * rh / sqrt(3.0);
+    memset(L, 0, sizeof *L);
+    int32_t dims[3];
     double cells = 1;
     for (int d = 0; d < 3; d++) {
-        L->dims[d] = (int32_t)GR_MAX(1.0, ceil((v3_get(hi, d) - v3_get(lo, d)) / L->a));
-        cells *= L->dims[d];
+        dims[d] = (int32_t)GR_MAX(1.0, ceil((v3_get(hi, d) - v3_get(lo, d)) / a));
+        cells *= dims[d];
     }
     if (cells > UP_MAX_SAMPLE_CELLS)
         return GR_ERROR_TOO_MANY;
-    L->count = (size_t)cells;
-    L->point = (uint32_t *)gr_mem_alloc(u->env.mem, sizeof(uint32_t) * L->count);
+    L->ix = gr_grid_index_make(lo, a, dims, GR_GRID_X_SLOWEST);
+    L->point = (uint32_t *)gr_mem_alloc(u->env.mem, sizeof(uint32_t) * L->ix.count);
     if (!L->point)
         return GR_ERROR_OUT_OF_MEMORY;
     const gr_status s = gr_upsample_reserve_points(
         u, (uint32_t)GR_MIN((double)u->n + 0.35 * vol / (4.0 / 3.0 * GR_PI * rh * rh * rh) + 64, (double)GR_MAX_GRAINS));
     if (s != GR_OK)
         return s;
-    for (size_t c = 0; c < L->count; c++)
+    for (size_t c = 0; c < L->ix.count; c++)
         L->point[c] = GR_INVALID_INDEX;
     for (uint32_t q = 0; q < u->n; q++) {
         int32_t c[3];
@@ -205,7 +202,7 @@ static gr_status lattice_open(gr_upsample *u, sample_lattice *L, gr_vec3 lo, gr_
     return GR_OK;
 }
 
-static void lattice_close(gr_upsample *u, sample_lattice *L) { gr_mem_free(u->env.mem, L->point, sizeof(uint32_t) * L->count); }
+static void lattice_close(gr_upsample *u, sample_lattice *L) { gr_mem_free(u->env.mem, L->point, sizeof(uint32_t) * L->ix.count); }
 
 /* The generator of this sampling pass (the world seed and the passes so far). */
 static gr_rng pass_rng(const gr_upsample *u) { return (gr_rng){(*u->env.seed) ^ (0x5851f42d4c957f2dull * (u->batches + 1))}; }
@@ -226,9 +223,9 @@ static gr_status keep_point(gr_upsample *u, sample_lattice *L, size_t cell, gr_v
 /* Is any accepted point within `dmin` of p? (cells within two of p's: 2 a >= dmin) */
 static bool too_close(const gr_upsample *u, const sample_lattice *L, gr_vec3 p, const int32_t c[3], double dmin)
 {
-    for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->dims[0] - 1); i++)
-        for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->dims[1] - 1); j++)
-            for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->dims[2] - 1); k++) {
+    for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->ix.dims[0] - 1); i++)
+        for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->ix.dims[1] - 1); j++)
+            for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->ix.dims[2] - 1); k++) {
                 const uint32_t q = L->point[lattice_index(L, i, j, k)];
                 if (q < u->n && v3_len2(v3_sub(point_x(&u->pt[q]), p)) < dmin * dmin)
                     return true;
@@ -341,11 +338,11 @@ typedef struct classify_ctx {
 static void classify(const classify_ctx *c, int32_t i0, int32_t j0, int32_t k0, int32_t size, bool near)
 {
     const sample_lattice *L = c->L;
-    if (i0 >= L->dims[0] || j0 >= L->dims[1] || k0 >= L->dims[2])
+    if (i0 >= L->ix.dims[0] || j0 >= L->ix.dims[1] || k0 >= L->ix.dims[2])
         return;
-    const double a = L->a;
-    const gr_vec3 centre = {L->lo.x + a * (i0 + 0.5 * size), L->lo.y + a * (j0 + 0.5 * size),
-                            L->lo.z + a * (k0 + 0.5 * size)};
+    const double a = L->ix.cell;
+    const gr_vec3 centre = {L->ix.lo.x + a * (i0 + 0.5 * size), L->ix.lo.y + a * (j0 + 0.5 * size),
+                            L->ix.lo.z + a * (k0 + 0.5 * size)};
     const double bh = size > 1 ? 0.8660254037844386 * a * size : 0.0; /* past the cells' centres */
     const double dc = gr_region_depth(c->r, centre, bh + c->hd + c->rh);
     uint8_t kind = 0xff;
@@ -365,9 +362,9 @@ static void classify(const classify_ctx *c, int32_t i0, int32_t j0, int32_t k0, 
     }
     if (kind != CELL_OUT && near)
         kind |= CELL_NEAR_BODY;
-    for (int32_t i = i0; i < GR_MIN(i0 + size, L->dims[0]); i++)
-        for (int32_t j = j0; j < GR_MIN(j0 + size, L->dims[1]); j++)
-            memset(c->cls + lattice_index(L, i, j, k0), kind, (size_t)(GR_MIN(k0 + size, L->dims[2]) - k0));
+    for (int32_t i = i0; i < GR_MIN(i0 + size, L->ix.dims[0]); i++)
+        for (int32_t j = j0; j < GR_MIN(j0 + size, L->ix.dims[1]); j++)
+            memset(c->cls + lattice_index(L, i, j, k0), kind, (size_t)(GR_MIN(k0 + size, L->ix.dims[2]) - k0));
 }
 
 
@@ -375,22 +372,22 @@ static void classify(const classify_ctx *c, int32_t i0, int32_t j0, int32_t k0, 
  * grown by the cell's half diagonal: each grain marks the cells of its ball's bounding box. */
 static void mark_cells(const gr_upsample_view *pv, sample_lattice *L, const uint32_t *grains, uint32_t count, double cover)
 {
-    const double half_diag = 0.8660254037844386 * L->a;
+    const double half_diag = 0.8660254037844386 * L->ix.cell;
     for (uint32_t k = 0; k < count; k++) {
         const uint32_t i = grains[k];
         const gr_vec3 x = pv->x[i];
         const double reach = cover * pv->r[i] + half_diag;
         int32_t lo[3], hi[3];
         for (int d = 0; d < 3; d++) {
-            const double o = v3_get(L->lo, d);
-            lo[d] = GR_MAX((int32_t)floor((v3_get(x, d) - reach - o) / L->a), 0);
-            hi[d] = GR_MIN((int32_t)floor((v3_get(x, d) + reach - o) / L->a), L->dims[d] - 1);
+            const double o = v3_get(L->ix.lo, d);
+            lo[d] = GR_MAX((int32_t)floor((v3_get(x, d) - reach - o) / L->ix.cell), 0);
+            hi[d] = GR_MIN((int32_t)floor((v3_get(x, d) + reach - o) / L->ix.cell), L->ix.dims[d] - 1);
         }
         for (int32_t a = lo[0]; a <= hi[0]; a++)
             for (int32_t b = lo[1]; b <= hi[1]; b++)
                 for (int32_t c = lo[2]; c <= hi[2]; c++) {
-                    const gr_vec3 centre = {L->lo.x + (a + 0.5) * L->a, L->lo.y + (b + 0.5) * L->a,
-                                            L->lo.z + (c + 0.5) * L->a};
+                    const gr_vec3 centre = {L->ix.lo.x + (a + 0.5) * L->ix.cell, L->ix.lo.y + (b + 0.5) * L->ix.cell,
+                                            L->ix.lo.z + (c + 0.5) * L->ix.cell};
                     uint32_t *cell = &L->point[lattice_index(L, a, b, c)];
                     if (*cell == GR_INVALID_INDEX && v3_len2(v3_sub(centre, x)) <= reach * reach)
                         *cell = UP_CELL_TRY;
@@ -424,20 +421,20 @@ static gr_status sample_group(gr_upsample *u, const gr_upsample_view *pv, const 
         mark_cells(pv, &L, grains, nnew, cover);
         gr_rng rng = *rngp;
         const uint32_t tries = u->par.candidates;
-        const double hd = 0.8660254037844386 * L.a;
+        const double hd = 0.8660254037844386 * L.ix.cell;
         enum { ROOM = 128 };
         gr_vec3 pts[ROOM];
         uint32_t near[ROOM];
-        for (int32_t i = 0; i < L.dims[0] && status == GR_OK; i++)
-            for (int32_t j = 0; j < L.dims[1] && status == GR_OK; j++)
-                for (int32_t k = 0; k < L.dims[2] && status == GR_OK; k++) {
+        for (int32_t i = 0; i < L.ix.dims[0] && status == GR_OK; i++)
+            for (int32_t j = 0; j < L.ix.dims[1] && status == GR_OK; j++)
+                for (int32_t k = 0; k < L.ix.dims[2] && status == GR_OK; k++) {
                     const size_t cell = lattice_index(&L, i, j, k);
                     if (L.point[cell] == GR_INVALID_INDEX || !(L.point[cell] & UP_CELL_TRY))
                         continue; /* no new grain's ball reaches it, or taken */
                     L.point[cell] = GR_INVALID_INDEX;
                     /* what the candidates are tested against, gathered once per cell */
                     const int32_t c[3] = {i, j, k};
-                    const gr_vec3 centre = {lo.x + L.a * (i + 0.5), lo.y + L.a * (j + 0.5), lo.z + L.a * (k + 0.5)};
+                    const gr_vec3 centre = {lo.x + L.ix.cell * (i + 0.5), lo.y + L.ix.cell * (j + 0.5), lo.z + L.ix.cell * (k + 0.5)};
                     const uint32_t np = points_near_cell(u, &L, c, older, pts, ROOM);
                     const uint32_t ng = grains_near_cell(pv, &g, grains, centre, hd, cover, near, ROOM);
                     /* (more than fit: points far smaller than the grains' spacing, or the other
@@ -446,7 +443,7 @@ static gr_status sample_group(gr_upsample *u, const gr_upsample_view *pv, const 
                     for (uint32_t t = 0; t < tries; t++) {
                         /* (one draw per declarator: an initializer list's order is unspecified) */
                         const double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
-                        const gr_vec3 p = {lo.x + L.a * (i + ux), lo.y + L.a * (j + uy), lo.z + L.a * (k + uz)};
+                        const gr_vec3 p = {lo.x + L.ix.cell * (i + ux), lo.y + L.ix.cell * (j + uy), lo.z + L.ix.cell * (k + uz)};
                         uint32_t owner = GR_INVALID_INDEX;
                         if (ng > ROOM) {
                             owner = containing_grain(pv, &g, grains, p, cover);
@@ -637,24 +634,24 @@ gr_status gr_upsample_fill_region(gr_upsample *u, const struct gr_region *region
         const bool older = first_new > 0;
         gr_rng rng = pass_rng(u);
         const uint32_t tries = u->par.candidates;
-        const double hd = 0.8660254037844386 * L.a;
+        const double hd = 0.8660254037844386 * L.ix.cell;
         /* every cell classified by blocks halving down to the region's surface: outside,
          * deep inside, or near the surface (its candidates ask), and near a body or not */
-        cls = (uint8_t *)gr_mem_alloc(u->env.mem, L.count);
+        cls = (uint8_t *)gr_mem_alloc(u->env.mem, L.ix.count);
         if (!cls) {
             status = GR_ERROR_OUT_OF_MEMORY;
         } else {
             classify_ctx cc = {u, &L, &r, hd, rh, cls};
-            for (int32_t i = 0; i < L.dims[0]; i += CLASSIFY_TOP)
-                for (int32_t j = 0; j < L.dims[1]; j += CLASSIFY_TOP)
-                    for (int32_t k = 0; k < L.dims[2]; k += CLASSIFY_TOP)
+            for (int32_t i = 0; i < L.ix.dims[0]; i += CLASSIFY_TOP)
+                for (int32_t j = 0; j < L.ix.dims[1]; j += CLASSIFY_TOP)
+                    for (int32_t k = 0; k < L.ix.dims[2]; k += CLASSIFY_TOP)
                         classify(&cc, i, j, k, CLASSIFY_TOP, true);
         }
         enum { ROOM = 128 };
         gr_vec3 pts[ROOM];
-        for (int32_t i = 0; i < L.dims[0] && status == GR_OK; i++)
-            for (int32_t j = 0; j < L.dims[1] && status == GR_OK; j++)
-                for (int32_t k = 0; k < L.dims[2] && status == GR_OK; k++) {
+        for (int32_t i = 0; i < L.ix.dims[0] && status == GR_OK; i++)
+            for (int32_t j = 0; j < L.ix.dims[1] && status == GR_OK; j++)
+                for (int32_t k = 0; k < L.ix.dims[2] && status == GR_OK; k++) {
                     const size_t cell = lattice_index(&L, i, j, k);
                     if (L.point[cell] != GR_INVALID_INDEX)
                         continue; /* an older point holds it */
@@ -666,7 +663,7 @@ gr_status gr_upsample_fill_region(gr_upsample *u, const struct gr_region *region
                     const uint32_t np = points_near_cell(u, &L, c, older, pts, ROOM);
                     for (uint32_t t = 0; t < tries; t++) {
                         const double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
-                        const gr_vec3 p = {r.lo.x + L.a * (i + ux), r.lo.y + L.a * (j + uy), r.lo.z + L.a * (k + uz)};
+                        const gr_vec3 p = {r.lo.x + L.ix.cell * (i + ux), r.lo.y + L.ix.cell * (j + uy), r.lo.z + L.ix.cell * (k + uz)};
                         if (check_each && gr_region_depth(&r, p, rh) < rh)
                             continue;
                         if (crowded(u, &L, p, c, pts, np, ROOM, rh) || ((kb & CELL_NEAR_BODY) && in_a_body(u, p, rh)))
@@ -676,7 +673,7 @@ gr_status gr_upsample_fill_region(gr_upsample *u, const struct gr_region *region
                     }
                 }
     }
-    gr_mem_free(u->env.mem, cls, L.count);
+    gr_mem_free(u->env.mem, cls, L.ix.count);
     lattice_close(u, &L);
     if (status != GR_OK) {
         u->n = first_new;
