@@ -4,7 +4,9 @@
 a solver the storage primitives are at the bottom and every file calls only downward, so each
 can be read, tested and replaced from the bottom up. Reads the library's static archive with
 nm: an edge a -> b when a.c uses a symbol b.c defines. Fails naming each cycle and its calls.
-Usage: check_file_cycles.py ARCHIVE"""
+Also, in the solver folders (lib/dem, lib/pbd), a header named for a source file declares
+that file's functions only (each function's declaration is where its definition is).
+Usage: check_file_cycles.py ARCHIVE [LIB_DIR]"""
 import collections
 import re
 import subprocess
@@ -97,9 +99,30 @@ for comp in components(set(folders)):
             if b in comp:
                 print(f"    {f}.c -> {g}.c ({s})")
 edges = edges_saved
+# headers of one file, in the solver folders
+if len(sys.argv) > 2:
+    import glob
+    import os
+
+    lib = sys.argv[2]
+    for folder in ("dem", "pbd"):
+        for h in sorted(glob.glob(os.path.join(lib, folder, "*.h"))):
+            base = os.path.basename(h)[:-2]
+            if not os.path.exists(os.path.join(lib, folder, base + ".c")):
+                continue
+            text = re.sub(r"/\*.*?\*/", " ", open(h).read(), flags=re.S)
+            text = re.sub(r"//[^\n]*", " ", text)
+            for m in re.finditer(r"^(?!static|typedef|#|extern|struct|enum|\s)[^;{}()]*?\b([a-z_][a-z0-9_]*)\s*\([^;{}]*\);",
+                                 text, flags=re.M):
+                name = m.group(1)
+                where = defs.get(name)
+                if where != f"{folder}_{base}":
+                    bad += 1
+                    print(f"lib/{folder}/{base}.h declares {name}, defined in "
+                          f"{(where.split('_', 1)[1] + '.c') if where else 'no file'}")
 if not defs:
     print("no symbols read from", archive)
     sys.exit(1)
 if bad == 0:
-    print(f"file cycles: none in {len(folders)} folders (every file calls only downward)")
+    print(f"file cycles: none in {len(folders)} folders (every file calls only downward); solver headers: one file each")
 sys.exit(1 if bad else 0)

@@ -6,6 +6,8 @@
 
 #include "../lib/geom/clump_store.h"
 #include "../lib/dem/dem_internal.h"
+#include "../lib/dem/dem_params.h"
+#include "../lib/dem/dem_rebuild.h"
 #include "../lib/world/world.h"
 #include "../lib/geom/mass_props.h"
 #include "../lib/core/vec3.h"

@@ -12,6 +12,8 @@
 #include "../lib/core/stream.h"
 #include "../lib/dem/dem_batch.h"
 #include "../lib/dem/dem_internal.h"
+#include "../lib/dem/dem_params.h"
+#include "../lib/dem/dem_rebuild.h"
 #include "../lib/world/world.h"
 #include "../lib/geom/mesh.h"
 #include "../lib/geom/mesh_query.h"

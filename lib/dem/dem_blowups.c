@@ -5,6 +5,7 @@
 
 #include "../core/vec3.h"
 #include "dem_internal.h"
+#include "dem_blowups.h"
 
 void dem_note_blowups(dem_state *st, const uint32_t *block_bad, uint32_t nblocks)
 {

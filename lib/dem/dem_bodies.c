@@ -21,6 +21,9 @@
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"
+#include "dem_bodies.h"
+#include "dem_store.h"
+#include "dem_clumps.h"
 
 static gr_status reserve_body_map(dem_state *st, uint32_t slots)
 {

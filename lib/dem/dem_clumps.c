@@ -15,6 +15,9 @@
 #include "../geom/clump_store.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"
+#include "dem_clumps.h"
+#include "dem_store.h"
+#include "dem_blowups.h"
 
 /* ---- body clumps ------------------------------------------------------------------------------ */
 

@@ -6,6 +6,7 @@
 
 #include "../core/stream.h"
 #include "dem_internal.h"
+#include "dem_def.h"
 
 void dem_def_defaults(void *def)
 {

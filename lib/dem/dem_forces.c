@@ -14,6 +14,8 @@
 #include "dem_batch.h"
 #include "../simd/contact_law.h"
 #include "dem_internal.h"
+#include "dem_forces.h"
+#include "dem_clumps.h"
 
 
 gr_status dem_reserve_batches(dem_state *st)

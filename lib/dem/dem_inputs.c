@@ -8,6 +8,7 @@
 
 #include "../core/vec3.h"
 #include "dem_internal.h"
+#include "dem_inputs.h"
 
 static dem_body_seen body_seen_now(const gr_body_store *bodies, uint32_t bs)
 {

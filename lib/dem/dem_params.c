@@ -3,6 +3,9 @@
 #include <math.h>
 
 #include "dem_internal.h"
+#include "dem_params.h"
+#include "dem_def.h"
+#include "dem_bodies.h"
 
 void dem_law_init(dem_law *law, const gr_dem_def *d)
 {

@@ -5,6 +5,7 @@
  * surfaces. */
 #include "../core/vec3.h"
 #include "dem_internal.h"
+#include "dem_points.h"
 
 /* A point on a surface of material m slides with that material's friction. */
 static double point_mu(const void *solver, uint32_t m)

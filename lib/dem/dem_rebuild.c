@@ -8,6 +8,10 @@
 
 #include "../core/vec3.h"
 #include "dem_internal.h"
+#include "dem_rebuild.h"
+#include "dem_store.h"
+#include "dem_rkf45_store.h"
+#include "dem_clumps.h"
 
 enum { REBUILD_BLOCK = 512 };
 

@@ -20,6 +20,15 @@
 #include "../core/vec3.h"
 #include "dem_internal.h"
 #include "dem_rkf45.h"
+#include "dem_params.h"
+#include "dem_points.h"
+#include "dem_rkf45_store.h"
+#include "dem_blowups.h"
+#include "dem_rebuild.h"
+#include "dem_clumps.h"
+#include "dem_bodies.h"
+#include "dem_forces.h"
+#include "dem_inputs.h"
 
 static const double C[STAGES] = {0.0, 1.0 / 4, 3.0 / 8, 12.0 / 13, 1.0, 1.0 / 2};
 static const double A[STAGES][STAGES - 1] = {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The RKF45 integrator's scratch: grown with the solver's arrays (dem_rebuild reserves it among
  * its allocations, so a step never fails after a rebuild), freed with the solver. */
-#include "dem_rkf45.h"
+#include "dem_internal.h"
+#include "dem_rkf45_store.h"
 
 void dem_free_rkf(dem_state *st)
 {

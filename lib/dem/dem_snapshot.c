@@ -7,6 +7,11 @@
 #include "../core/stream.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"
+#include "dem_snapshot.h"
+#include "dem_store.h"
+#include "dem_rebuild.h"
+#include "dem_clumps.h"
+#include "dem_bodies.h"
 
 #define DEM_SECTION_TAG 0x4d454431u /* "1DEM" */
 

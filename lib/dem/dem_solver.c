@@ -6,6 +6,17 @@
 #include "../simd/simd_kernels.h"
 #include "dem_batch.h"
 #include "dem_internal.h"
+#include "dem_params.h"
+#include "dem_points.h"
+#include "dem_def.h"
+#include "dem_store.h"
+#include "dem_rkf45_store.h"
+#include "dem_rebuild.h"
+#include "dem_clumps.h"
+#include "dem_bodies.h"
+#include "dem_step.h"
+#include "dem_forces.h"
+#include "dem_snapshot.h"
 
 static gr_status dem_create(const gr_solver_env *env, void **out)
 {

@@ -8,6 +8,16 @@
 #include "../core/blowup.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"
+#include "dem_step.h"
+#include "dem_params.h"
+#include "dem_points.h"
+#include "dem_blowups.h"
+#include "dem_rebuild.h"
+#include "dem_clumps.h"
+#include "dem_bodies.h"
+#include "dem_rkf45.h"
+#include "dem_forces.h"
+#include "dem_inputs.h"
 
 enum { INTEGRATE_BLOCK = 2048 };
 

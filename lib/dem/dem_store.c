@@ -2,6 +2,7 @@
 /* DEM storage: the sphere, clump and member arrays (grow, free) and the fixed clumps' active
  * members. The bottom of the solver's files: it calls none of them. */
 #include "dem_internal.h"
+#include "dem_store.h"
 
 static void particle_arrays(dem_state *st, gr_array_ref *a, size_t *n)
 {

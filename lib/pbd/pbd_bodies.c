@@ -11,6 +11,8 @@
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_bodies.h"
+#include "pbd_store.h"
 
 void pbd_free_bodies(pbd_state *st)
 {

@@ -7,6 +7,7 @@
 
 #include "../core/stream.h"
 #include "pbd_internal.h"
+#include "pbd_def.h"
 
 void pbd_def_defaults(void *def)
 {

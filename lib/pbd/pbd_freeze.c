@@ -31,6 +31,8 @@
 #include "../core/vec3.h"
 #include "../grid/grid_index.h"
 #include "pbd_internal.h"
+#include "pbd_freeze.h"
+#include "pbd_lists.h"
 
 /* Marks: a dense byte grid over the grains' box, padded by two cells (a mark beyond that cannot
  * reach a grain's block). Far-flung grains make it coarser, never larger than this many cells

@@ -20,6 +20,7 @@
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_lists.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif

@@ -3,6 +3,8 @@
  * "Upsampling"). */
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_points.h"
+#include "pbd_store.h"
 
 /* A point on a surface of material m slides with the material's own kinetic friction. */
 static double point_mu(const void *solver, uint32_t m) { return pbd_mu((const pbd_state *)solver, m, m)[1]; }

@@ -21,6 +21,10 @@
 #include "../core/blowup.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_rigid.h"
+#include "pbd_store.h"
+#include "pbd_solve.h"
+#include "pbd_bodies.h"
 #include "pbd_marks.h"
 
 /* ---- poses ----------------------------------------------------------------------------------- */

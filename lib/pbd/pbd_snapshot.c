@@ -7,6 +7,10 @@
 #include "../core/stream.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_snapshot.h"
+#include "pbd_store.h"
+#include "pbd_solve.h"
+#include "pbd_bodies.h"
 
 #define PBD_SECTION_TAG 0x44425031u /* "1PBD" */
 

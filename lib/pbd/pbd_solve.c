@@ -32,6 +32,9 @@
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_solve.h"
+#include "pbd_store.h"
+#include "pbd_rigid.h"
 #include "pbd_marks.h"
 
 typedef struct gs_ctx {

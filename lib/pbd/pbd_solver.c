@@ -5,6 +5,15 @@
 #include "../core/vec3.h"
 #include "../simd/simd_kernels.h"
 #include "pbd_internal.h"
+#include "pbd_store.h"
+#include "pbd_lists.h"
+#include "pbd_solve.h"
+#include "pbd_bodies.h"
+#include "pbd_points.h"
+#include "pbd_freeze.h"
+#include "pbd_step.h"
+#include "pbd_snapshot.h"
+#include "pbd_def.h"
 
 static void params_from_def(pbd_params *p, const gr_pbd_def *d)
 {

@@ -20,6 +20,14 @@
 #include "../core/blowup.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_step.h"
+#include "pbd_store.h"
+#include "pbd_lists.h"
+#include "pbd_solve.h"
+#include "pbd_rigid.h"
+#include "pbd_bodies.h"
+#include "pbd_points.h"
+#include "pbd_freeze.h"
 
 /* Most pieces the CFL rule cuts one substep into (an absurd speed, e.g. from a host's write,
  * must not stall gr_step: beyond this the step is taken with larger pieces). */

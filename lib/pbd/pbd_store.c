@@ -5,6 +5,7 @@
 
 #include "../core/vec3.h"
 #include "pbd_internal.h"
+#include "pbd_store.h"
 
 #define PARTICLE_ARRAYS(st)                                                                                       \
     {(void **)&(st)->x, sizeof(gr_vec3)}, {(void **)&(st)->xp, sizeof(gr_vec3)},                                  \
