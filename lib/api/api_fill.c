@@ -66,9 +66,10 @@ static bool fill_grid_add(fill_grid *g, gr_vec3 p, double r)
 static bool fill_grid_overlaps(const fill_grid *g, gr_vec3 p, double r, double reach)
 {
     int32_t lo[3], hi[3];
+    const double pv[3] = {p.x, p.y, p.z};
     for (int a = 0; a < 3; a++) {
-        lo[a] = gr_grid_index_clamp(&g->ix, v3_get(p, a) - reach, a);
-        hi[a] = gr_grid_index_clamp(&g->ix, v3_get(p, a) + reach, a);
+        lo[a] = gr_grid_index_clamp(&g->ix, pv[a] - reach, a);
+        hi[a] = gr_grid_index_clamp(&g->ix, pv[a] + reach, a);
     }
     for (int32_t z = lo[2]; z <= hi[2]; z++)
         for (int32_t y = lo[1]; y <= hi[1]; y++)

@@ -26,13 +26,21 @@ typedef struct gr_grid_index {
     int32_t dims[3];  ///< cells along x, y, z (each >= 1)
     size_t count;     ///< dims[0] dims[1] dims[2]
     gr_grid_order order;
+    double lo_axis[3];  ///< lo by axis (the lookups index it)
+    size_t stride[3];   ///< linear index = x stride[0] + y stride[1] + z stride[2]
 } gr_grid_index;
 
 /// An index of dims cells of edge `cell` from corner lo.
 static inline gr_grid_index gr_grid_index_make(gr_vec3 lo, double cell, const int32_t dims[3], gr_grid_order order)
 {
-    gr_grid_index g = {lo, cell, 1.0 / cell, {dims[0], dims[1], dims[2]}, 0, order};
-    g.count = (size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2];
+    gr_grid_index g = {lo, cell, 1.0 / cell, {dims[0], dims[1], dims[2]}, 0, order, {lo.x, lo.y, lo.z}, {0, 0, 0}};
+    const size_t d0 = (size_t)dims[0], d1 = (size_t)dims[1], d2 = (size_t)dims[2];
+    g.count = d0 * d1 * d2;
+    if (order == GR_GRID_X_SLOWEST) {
+        g.stride[0] = d1 * d2, g.stride[1] = d2, g.stride[2] = 1;
+    } else {
+        g.stride[0] = 1, g.stride[1] = d0, g.stride[2] = d0 * d1;
+    }
     return g;
 }
 
@@ -59,7 +67,7 @@ static inline gr_grid_index gr_grid_index_fit(gr_vec3 lo, gr_vec3 ext, double ce
 /// last cell, not a number: 0).
 static inline int32_t gr_grid_index_clamp(const gr_grid_index *g, double x, int a)
 {
-    const double t = floor((x - v3_get(g->lo, a)) * g->inv_cell);
+    const double t = floor((x - g->lo_axis[a]) * g->inv_cell);
     return !(t >= 0) ? 0 : (t >= g->dims[a] ? g->dims[a] - 1 : (int32_t)t);
 }
 
@@ -67,7 +75,7 @@ static inline int32_t gr_grid_index_clamp(const gr_grid_index *g, double x, int 
 static inline bool gr_grid_index_cell(const gr_grid_index *g, gr_vec3 p, int32_t c[3])
 {
     for (int a = 0; a < 3; a++) {
-        const double t = (v3_get(p, a) - v3_get(g->lo, a)) * g->inv_cell;
+        const double t = (v3_get(p, a) - g->lo_axis[a]) * g->inv_cell;
         if (!(t >= 0 && t < (double)g->dims[a]))
             return false;
         c[a] = (int32_t)t;
@@ -78,9 +86,7 @@ static inline bool gr_grid_index_cell(const gr_grid_index *g, gr_vec3 p, int32_t
 /// The linear index of cell (x, y, z).
 static inline size_t gr_grid_index_at(const gr_grid_index *g, int32_t x, int32_t y, int32_t z)
 {
-    return g->order == GR_GRID_X_SLOWEST
-               ? ((size_t)x * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[2] + (size_t)z
-               : ((size_t)z * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[0] + (size_t)x;
+    return (size_t)x * g->stride[0] + (size_t)y * g->stride[1] + (size_t)z * g->stride[2];
 }
 
 #endif /* GR_GRID_GRID_INDEX_H */
