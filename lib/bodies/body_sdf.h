@@ -38,10 +38,12 @@ static inline double gr_body_sdf_sample(const gr_body_sdf *s, gr_vec3 p, gr_vec3
         t[a] = GR_MAX(0.0, GR_MIN(1.0, f[a] - fl));
     }
     double c[2][2][2];
+    const float *corner = s->d + gr_grid_index_at(g_, i[0], i[1], i[2]);
+    const size_t sx = g_->stride[0], sy = g_->stride[1], sz = g_->stride[2];
     for (int dz = 0; dz < 2; dz++)
         for (int dy = 0; dy < 2; dy++)
             for (int dx = 0; dx < 2; dx++)
-                c[dz][dy][dx] = s->d[gr_grid_index_at(g_, i[0] + dx, i[1] + dy, i[2] + dz)];
+                c[dz][dy][dx] = corner[(size_t)dz * sz + (size_t)dy * sy + (size_t)dx * sx];
     const double x0 = 1 - t[0], y0 = 1 - t[1], z0 = 1 - t[2];
     double value = 0;
     gr_vec3 g = {0, 0, 0};
