@@ -203,7 +203,7 @@ static void test_systems_grains_and_bulk(void)
     CHECK(!gr_grain_is_valid(w, h[0]) && !gr_grain_is_valid(w, h[3]) && gr_grain_is_valid(w, h[6]));
     gr_grain_state st;
     CHECK_OK(w, gr_grain_get_state(w, h[6], &st));
-    CHECK(st.position.x == 0.05 * 6 && st.position.z == 0.125 * 0 + st.position.z);
+    CHECK(st.position.x == 0.05 * 6);
     /* a duplicate in a mixed removal changes nothing */
     gr_grain dup[3] = {h[2], h[6], h[2]};
     CHECK_STATUS(GR_ERROR_INVALID_ARGUMENT, gr_remove_grains(w, dup, 3));

@@ -179,16 +179,11 @@ GR_API gr_status gr_world_create(const gr_world_def *user_def, gr_world **out)
         return gr_fail(&probe, GR_ERROR_OUT_OF_MEMORY, func, "allocating the built-in grain shapes failed");
     }
     tmp->kernels = gr_kernels_pick();
-    /* (a stand-in logger: the message is worded once, for the caller, below) */
-    tmp->def.logger = (gr_logger){0};
-    s = gr_world_attach_system(tmp, gr_solver_find(def.solver), &solver_def, NULL, func);
+    s = gr_world_attach_system(tmp, gr_solver_find(def.solver), &solver_def, NULL, func); /* (worded there) */
     if (s != GR_OK) {
-        char why[sizeof tmp->last_error];
-        memcpy(why, tmp->last_error, sizeof why);
         gr_world_destroy(tmp);
-        return gr_fail(&probe, s, func, "%s", why + sizeof func + 1); /* (without "gr_world_create: ") */
+        return s;
     }
-    tmp->def.logger = def.logger;
     *out = tmp;
     return GR_OK;
 }

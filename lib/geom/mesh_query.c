@@ -12,12 +12,6 @@
 #define MESH_QUERY_MAX_CELLS (1u << 21)
 #define MESH_QUERY_MAX_ENTRIES (1u << 26)
 
-static int32_t coord(const gr_mesh_query *q, double x, int a) { return gr_grid_index_clamp(&q->ix, x, a); }
-
-static size_t cell_index(const gr_mesh_query *q, int32_t i, int32_t j, int32_t k)
-{
-    return gr_grid_index_at(&q->ix, i, j, k);
-}
 
 /* Cell range a triangle's bounding box covers. */
 static void tri_cells(const gr_mesh_query *q, uint32_t t, int32_t lo[3], int32_t hi[3])
@@ -26,8 +20,8 @@ static void tri_cells(const gr_mesh_query *q, uint32_t t, int32_t lo[3], int32_t
     for (int d = 0; d < 3; d++) {
         const double mn = GR_MIN(v3_get(a, d), GR_MIN(v3_get(b, d), v3_get(c, d)));
         const double mx = GR_MAX(v3_get(a, d), GR_MAX(v3_get(b, d), v3_get(c, d)));
-        lo[d] = coord(q, mn, d);
-        hi[d] = coord(q, mx, d);
+        lo[d] = gr_grid_index_clamp(&q->ix, mn, d);
+        hi[d] = gr_grid_index_clamp(&q->ix, mx, d);
     }
 }
 
@@ -43,9 +37,9 @@ static size_t bin_triangles(gr_mesh_query *q, bool place)
             for (int32_t j = a[1]; j <= b[1]; j++)
                 for (int32_t i = a[0]; i <= b[0]; i++) {
                     if (place)
-                        q->tris[q->start[cell_index(q, i, j, k)]++] = t;
+                        q->tris[q->start[gr_grid_index_at(&q->ix, i, j, k)]++] = t;
                     else
-                        q->start[cell_index(q, i, j, k) + 1]++;
+                        q->start[gr_grid_index_at(&q->ix, i, j, k) + 1]++;
                 }
         total += (size_t)(b[0] - a[0] + 1) * (size_t)(b[1] - a[1] + 1) * (size_t)(b[2] - a[2] + 1);
     }
@@ -213,13 +207,13 @@ bool gr_mesh_query_inside(const gr_mesh_query *q, gr_vec3 p)
     if (!(ci >= 0 && ci < g->dims[0] && ck >= 0 && ck < g->dims[2] && p.y <= g->lo.y + g->cell * g->dims[1]))
         return false;
     int winding = 0;
-    for (int32_t j = coord(q, p.y, 1); j < g->dims[1]; j++) {
-        const size_t c = cell_index(q, ci, j, ck);
+    for (int32_t j = gr_grid_index_clamp(&q->ix, p.y, 1); j < g->dims[1]; j++) {
+        const size_t c = gr_grid_index_at(&q->ix, ci, j, ck);
         for (uint32_t s = q->start[c]; s < q->start[c + 1]; s++) {
             double y;
             const int x = ray_crossing(q, q->tris[s], p, &y);
             /* a triangle spanning several cells counts in the cell of its crossing only */
-            if (x && coord(q, y, 1) == j)
+            if (x && gr_grid_index_clamp(&q->ix, y, 1) == j)
                 winding += x;
         }
     }
@@ -239,13 +233,13 @@ double gr_mesh_query_depth(gr_mesh_query *q, gr_vec3 p, double limit)
         const double x = v3_get(p, d), l = v3_get(q->ix.lo, d);
         if (x + limit < l || x - limit > l + q->ix.cell * q->ix.dims[d])
             return (gr_mesh_query_inside(q, p) ? 1.0 : -1.0) * limit; /* the whole reach is outside the grid */
-        lo[d] = coord(q, x - limit, d);
-        hi[d] = coord(q, x + limit, d);
+        lo[d] = gr_grid_index_clamp(&q->ix, x - limit, d);
+        hi[d] = gr_grid_index_clamp(&q->ix, x + limit, d);
     }
     for (int32_t k = lo[2]; k <= hi[2]; k++)
         for (int32_t j = lo[1]; j <= hi[1]; j++)
             for (int32_t i = lo[0]; i <= hi[0]; i++) {
-                const size_t c = cell_index(q, i, j, k);
+                const size_t c = gr_grid_index_at(&q->ix, i, j, k);
                 for (uint32_t s = q->start[c]; s < q->start[c + 1]; s++) {
                     const uint32_t t = q->tris[s];
                     if (q->stamp[t] == id)

@@ -4,7 +4,8 @@
  * laid out by one (the cell grid's counting sort, the fills' overlap buckets, the mesh query's
  * triangle bins, the mesh distance field, the freeze marks, the render points' sampling
  * lattice); each keeps its own sizing rule and contents. Coordinates are per world axis
- * (x, y, z); `order` says which axis varies slowest in the linear index. */
+ * (x, y, z); the order given at creation says which axis varies slowest in the linear index
+ * (the strides hold it). */
 #ifndef GR_GRID_GRID_INDEX_H
 #define GR_GRID_GRID_INDEX_H
 
@@ -25,7 +26,6 @@ typedef struct gr_grid_index {
     double inv_cell;  ///< 1 / cell
     int32_t dims[3];  ///< cells along x, y, z (each >= 1)
     size_t count;     ///< dims[0] dims[1] dims[2]
-    gr_grid_order order;
     double lo_axis[3];  ///< lo by axis (the lookups index it)
     size_t stride[3];   ///< linear index = x stride[0] + y stride[1] + z stride[2]
 } gr_grid_index;
@@ -33,7 +33,7 @@ typedef struct gr_grid_index {
 /// An index of dims cells of edge `cell` from corner lo.
 static inline gr_grid_index gr_grid_index_make(gr_vec3 lo, double cell, const int32_t dims[3], gr_grid_order order)
 {
-    gr_grid_index g = {lo, cell, 1.0 / cell, {dims[0], dims[1], dims[2]}, 0, order, {lo.x, lo.y, lo.z}, {0, 0, 0}};
+    gr_grid_index g = {lo, cell, 1.0 / cell, {dims[0], dims[1], dims[2]}, 0, {lo.x, lo.y, lo.z}, {0, 0, 0}};
     const size_t d0 = (size_t)dims[0], d1 = (size_t)dims[1], d2 = (size_t)dims[2];
     g.count = d0 * d1 * d2;
     if (order == GR_GRID_X_SLOWEST) {

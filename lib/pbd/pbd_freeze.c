@@ -46,16 +46,11 @@ typedef struct freeze_grid {
     uint8_t *mark;
 } freeze_grid;
 
-static inline size_t cell_index(const freeze_grid *g, int32_t i, int32_t j, int32_t k)
-{
-    return gr_grid_index_at(&g->ix, i, j, k);
-}
-
 static void mark_point(freeze_grid *g, gr_vec3 p)
 {
     int32_t c[3];
     if (gr_grid_index_cell(&g->ix, p, c))
-        g->mark[cell_index(g, c[0], c[1], c[2])] = 1;
+        g->mark[gr_grid_index_at(&g->ix, c[0], c[1], c[2])] = 1;
 }
 
 /* Every cell that a ball (centre, radius) overlaps, clipped to the grid. */
@@ -73,7 +68,7 @@ static void mark_ball(freeze_grid *g, gr_vec3 centre, double radius)
     for (int32_t i = c0[0]; i <= c1[0]; i++)
         for (int32_t j = c0[1]; j <= c1[1]; j++)
             for (int32_t k = c0[2]; k <= c1[2]; k++)
-                g->mark[cell_index(g, i, j, k)] = 1;
+                g->mark[gr_grid_index_at(&g->ix, i, j, k)] = 1;
 }
 
 /* Is any cell of the 3x3x3 block around c marked? (c is at least a cell inside the grid.) */
@@ -81,7 +76,7 @@ static bool block_marked(const freeze_grid *g, const int32_t c[3])
 {
     for (int32_t i = c[0] - 1; i <= c[0] + 1; i++)
         for (int32_t j = c[1] - 1; j <= c[1] + 1; j++) {
-            const uint8_t *row = g->mark + cell_index(g, i, j, c[2] - 1);
+            const uint8_t *row = g->mark + gr_grid_index_at(&g->ix, i, j, c[2] - 1);
             if (row[0] | row[1] | row[2])
                 return true;
         }

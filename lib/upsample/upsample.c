@@ -119,10 +119,6 @@ typedef struct sample_lattice {
     uint32_t *point;  ///< [ix.count]
 } sample_lattice;
 
-static size_t lattice_index(const sample_lattice *L, int32_t i, int32_t j, int32_t k)
-{
-    return gr_grid_index_at(&L->ix, i, j, k);
-}
 
 static bool lattice_cell(const sample_lattice *L, gr_vec3 p, int32_t c[3])
 {
@@ -147,11 +143,11 @@ static bool lattice_cell(const sample_lattice *L, gr_vec3 p, int32_t c[3])
 static uint32_t points_near_cell(const gr_upsample *u, const sample_lattice *L, const int32_t c[3], bool older,
                                  gr_vec3 *near, uint32_t room)
 {
-    const size_t here = lattice_index(L, c[0], c[1], c[2]);
+    const size_t here = gr_grid_index_at(&L->ix, c[0], c[1], c[2]);
     uint32_t n = 0;
     for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->ix.dims[0] - 1); i++)
         for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->ix.dims[1] - 1); j++) {
-            const size_t row = lattice_index(L, i, j, 0);
+            const size_t row = gr_grid_index_at(&L->ix, i, j, 0);
             if (!older && row > here)
                 return n; /* the rows ahead are not filled yet */
             for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->ix.dims[2] - 1); k++) {
@@ -197,7 +193,7 @@ static gr_status lattice_open(gr_upsample *u, sample_lattice *L, gr_vec3 lo, gr_
     for (uint32_t q = 0; q < u->n; q++) {
         int32_t c[3];
         if (lattice_cell(L, point_x(&u->pt[q]), c))
-            L->point[lattice_index(L, c[0], c[1], c[2])] = q;
+            L->point[gr_grid_index_at(&L->ix, c[0], c[1], c[2])] = q;
     }
     return GR_OK;
 }
@@ -226,7 +222,7 @@ static bool too_close(const gr_upsample *u, const sample_lattice *L, gr_vec3 p, 
     for (int32_t i = GR_MAX(c[0] - 2, 0); i <= GR_MIN(c[0] + 2, L->ix.dims[0] - 1); i++)
         for (int32_t j = GR_MAX(c[1] - 2, 0); j <= GR_MIN(c[1] + 2, L->ix.dims[1] - 1); j++)
             for (int32_t k = GR_MAX(c[2] - 2, 0); k <= GR_MIN(c[2] + 2, L->ix.dims[2] - 1); k++) {
-                const uint32_t q = L->point[lattice_index(L, i, j, k)];
+                const uint32_t q = L->point[gr_grid_index_at(&L->ix, i, j, k)];
                 if (q < u->n && v3_len2(v3_sub(point_x(&u->pt[q]), p)) < dmin * dmin)
                     return true;
             }
@@ -364,7 +360,7 @@ static void classify(const classify_ctx *c, int32_t i0, int32_t j0, int32_t k0, 
         kind |= CELL_NEAR_BODY;
     for (int32_t i = i0; i < GR_MIN(i0 + size, L->ix.dims[0]); i++)
         for (int32_t j = j0; j < GR_MIN(j0 + size, L->ix.dims[1]); j++)
-            memset(c->cls + lattice_index(L, i, j, k0), kind, (size_t)(GR_MIN(k0 + size, L->ix.dims[2]) - k0));
+            memset(c->cls + gr_grid_index_at(&L->ix, i, j, k0), kind, (size_t)(GR_MIN(k0 + size, L->ix.dims[2]) - k0));
 }
 
 
@@ -388,7 +384,7 @@ static void mark_cells(const gr_upsample_view *pv, sample_lattice *L, const uint
                 for (int32_t c = lo[2]; c <= hi[2]; c++) {
                     const gr_vec3 centre = {L->ix.lo.x + (a + 0.5) * L->ix.cell, L->ix.lo.y + (b + 0.5) * L->ix.cell,
                                             L->ix.lo.z + (c + 0.5) * L->ix.cell};
-                    uint32_t *cell = &L->point[lattice_index(L, a, b, c)];
+                    uint32_t *cell = &L->point[gr_grid_index_at(&L->ix, a, b, c)];
                     if (*cell == GR_INVALID_INDEX && v3_len2(v3_sub(centre, x)) <= reach * reach)
                         *cell = UP_CELL_TRY;
                 }
@@ -428,7 +424,7 @@ static gr_status sample_group(gr_upsample *u, const gr_upsample_view *pv, const 
         for (int32_t i = 0; i < L.ix.dims[0] && status == GR_OK; i++)
             for (int32_t j = 0; j < L.ix.dims[1] && status == GR_OK; j++)
                 for (int32_t k = 0; k < L.ix.dims[2] && status == GR_OK; k++) {
-                    const size_t cell = lattice_index(&L, i, j, k);
+                    const size_t cell = gr_grid_index_at(&L.ix, i, j, k);
                     if (L.point[cell] == GR_INVALID_INDEX || !(L.point[cell] & UP_CELL_TRY))
                         continue; /* no new grain's ball reaches it, or taken */
                     L.point[cell] = GR_INVALID_INDEX;
@@ -652,7 +648,7 @@ gr_status gr_upsample_fill_region(gr_upsample *u, const struct gr_region *region
         for (int32_t i = 0; i < L.ix.dims[0] && status == GR_OK; i++)
             for (int32_t j = 0; j < L.ix.dims[1] && status == GR_OK; j++)
                 for (int32_t k = 0; k < L.ix.dims[2] && status == GR_OK; k++) {
-                    const size_t cell = lattice_index(&L, i, j, k);
+                    const size_t cell = gr_grid_index_at(&L.ix, i, j, k);
                     if (L.point[cell] != GR_INVALID_INDEX)
                         continue; /* an older point holds it */
                     const uint8_t kb = cls[cell];
