@@ -3,6 +3,7 @@
 #include <granular/granular.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "test_util.h"
@@ -647,12 +648,43 @@ static void test_setters_keep_sliding_friction(void)
     CHECK(identical_ok);
 }
 
+/* The laws' DEFAULT values (0) are the laws they name: a pile under DEFAULT normal, tangential
+ * and rolling laws is bit for bit the pile under Hertz, the history spring and no rolling
+ * resistance (DEFAULT once ran the history branch without its selection pass, and EPSD's
+ * branch without its arrays: results hung on uninitialised memory). */
+static void test_default_laws_are_the_named_laws(void)
+{
+    static double x[2][4096][3];
+    uint32_t n[2] = {0, 0};
+    for (int named = 0; named < 2; named++) {
+        gr_dem_def dd;
+        gr_dem_def_init(&dd);
+        dd.normal_law = named ? GR_NORMAL_HERTZ : GR_NORMAL_DEFAULT;
+        dd.tangential_law = named ? GR_TANGENTIAL_HISTORY : GR_TANGENTIAL_DEFAULT;
+        dd.rolling_law = named ? GR_ROLLING_NONE : GR_ROLLING_DEFAULT;
+        gr_world_def wd;
+        gr_world_def_init(&wd, GR_SOLVER_DEM);
+        wd.solver_def = &dd;
+        gr_world *w;
+        CHECK_OK(NULL, gr_world_create(&wd, &w));
+        CHECK_OK(w, tu_pile(w, 0.03, 0.003, 300, NULL));
+        for (int i = 0; i < 60; i++)
+            CHECK_OK(w, gr_step(w, 1.0 / 600));
+        n[named] = gr_world_get_grain_count(w);
+        CHECK(n[named] > 50 && n[named] <= 4096);
+        CHECK_OK(w, gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n[named], x[named], 0));
+        gr_world_destroy(w);
+    }
+    CHECK(n[0] == n[1] && memcmp(x[0], x[1], sizeof(double) * 3 * n[0]) == 0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
         {"linear_restitution_and_contact_time", test_linear_restitution_and_contact_time},
         {"linear_speed_independent", test_linear_speed_independent},
         {"hertz_elastic_impact", test_hertz_elastic_impact},
+        {"default_laws_are_the_named_laws", test_default_laws_are_the_named_laws},
         {"hertz_damped_restitution", test_hertz_damped_restitution},
         {"nonlinear_speed_dependence", test_nonlinear_speed_dependence},
         {"clamped_normal_force", test_clamped_normal_force},

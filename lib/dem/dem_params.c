@@ -9,9 +9,12 @@
 
 void dem_law_init(dem_law *law, const gr_dem_def *d)
 {
-    law->normal = d->normal_law;
-    law->tangential = d->tangential_law;
-    law->rolling = d->rolling_law;
+    /* the enums' DEFAULT (0) named as the law it stands for: every switch and test on the laws
+     * sees one of the laws (a DEFAULT tangential law took the history branch without its
+     * selection pass, a DEFAULT rolling law EPSD's branch without its arrays) */
+    law->normal = d->normal_law == GR_NORMAL_DEFAULT ? GR_NORMAL_HERTZ : d->normal_law;
+    law->tangential = d->tangential_law == GR_TANGENTIAL_DEFAULT ? GR_TANGENTIAL_HISTORY : d->tangential_law;
+    law->rolling = d->rolling_law == GR_ROLLING_DEFAULT ? GR_ROLLING_NONE : d->rolling_law;
     law->clamp = d->clamp_normal_force != 0;
     law->lin_kr = d->linear_stiffness;
     law->lin_kd = d->linear_damping;
