@@ -52,7 +52,7 @@ bool gr_cell_grid_reserve(gr_cell_grid *g, gr_mem *mem, uint32_t points, uint32_
         if (!cs)
             return false;
         if (g->cell_start)
-            memcpy(cs, g->cell_start, sizeof(uint32_t) * ((size_t)g->ncells + 1)); /* the grid stays usable */
+            memcpy(cs, g->cell_start, sizeof(uint32_t) * (g->index.count + 1)); /* the grid stays usable */
         gr_mem_free(mem, g->cell_start, sizeof(uint32_t) * ((size_t)g->cap_cells + 1));
         g->cell_start = cs;
         g->cap_cells = cap;
@@ -147,14 +147,12 @@ bool gr_cell_grid_build_padded(gr_cell_grid *g, gr_mem *mem, const double *pos, 
             return false;
         g->cap_points = cap;
     }
-    g->origin = lo;
-    g->cell = cell;
-    g->inv_cell = 1.0 / cell;
+    const int32_t dims[3] = {(int32_t)dims_d[0], (int32_t)dims_d[1], (int32_t)dims_d[2]};
+    g->index = gr_grid_index_make_axes(lo, cell, dims, axis);
     for (int k = 0; k < 3; k++) {
         g->axis[k] = axis[k];
-        g->dims[k] = (int32_t)dims_d[axis[k]];
+        g->dims[k] = dims[axis[k]];
     }
-    g->ncells = ncells;
     g->n = n;
     g->clamped = clamped;
 

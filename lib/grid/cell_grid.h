@@ -10,18 +10,18 @@
 
 #include "../core/alloc.h"
 #include "../core/vec3.h"
+#include "grid_index.h"
 
 typedef struct gr_cell_grid {
-    gr_vec3 origin;      ///< min corner of the grid (of the points' bulk when outliers are far)
+    /// the cells: corner (of the points' bulk when outliers are far), edge (>= the requested
+    /// size), counts per world axis, linear order axis[0] slowest
+    gr_grid_index index;
     gr_vec3 lo, hi;      ///< the points' exact bounding box
-    double cell;         ///< cell edge [m], >= the requested size
-    double inv_cell;
-    int32_t dims[3];     ///< cells along axis[0], axis[1], axis[2]
+    int32_t dims[3];     ///< index.dims in major..minor order: cells along axis[0], axis[1], axis[2]
     int axis[3];         ///< world axes in major..minor order
-    uint32_t ncells;
     uint32_t n;          ///< points in the last build
     bool clamped;        ///< far outliers lie outside the grid (clamped into its edge cells)
-    uint32_t *cell_start;  ///< [ncells + 1]: sorted points of cell c are [cell_start[c], cell_start[c+1])
+    uint32_t *cell_start;  ///< [index.count + 1]: sorted points of cell c are [cell_start[c], cell_start[c+1])
     uint32_t *order;       ///< [n]: sorted position -> input index
     uint32_t *cell_of;     ///< [n]: input index -> cell
     uint32_t cap_cells;
@@ -46,14 +46,17 @@ bool gr_cell_grid_build_padded(gr_cell_grid *g, gr_mem *mem, const double *pos, 
 /// lists ask it for every particle every substep.)
 static inline void gr_cell_grid_coords(const gr_cell_grid *g, gr_vec3 p, int32_t c[3])
 {
-    const double d[3] = {p.x - g->origin.x, p.y - g->origin.y, p.z - g->origin.z};
+    const double d[3] = {p.x - g->index.lo.x, p.y - g->index.lo.y, p.z - g->index.lo.z};
     for (int k = 0; k < 3; k++) {
         /* truncation is floor for t >= 0, and dims is whole: the same cell as floor() without
          * its call (no SSE4.1 rounding in the baseline build; this ran per particle per pass) */
-        const double t = d[g->axis[k]] * g->inv_cell;
+        const double t = d[g->axis[k]] * g->index.inv_cell;
         c[k] = !(t >= 0) ? 0 : (t >= (double)g->dims[k] ? g->dims[k] - 1 : (int32_t)t);
     }
 }
+/// The number of cells.
+static inline uint32_t gr_cell_grid_cells(const gr_cell_grid *g) { return (uint32_t)g->index.count; }
+/// The linear index of cell coordinates c (major..minor order): index's order.
 static inline uint32_t gr_cell_grid_index(const gr_cell_grid *g, const int32_t c[3])
 {
     return ((uint32_t)c[0] * (uint32_t)g->dims[1] + (uint32_t)c[1]) * (uint32_t)g->dims[2] + (uint32_t)c[2];
@@ -92,8 +95,8 @@ static inline void gr_cell_grid_reach_cells(const gr_cell_grid *g, gr_vec3 p, do
                                             int32_t hi[3])
 {
     for (int d = 0; d < 3; d++) {
-        const double o = v3_get(g->origin, g->axis[d]), x = v3_get(p, g->axis[d]);
-        double a = floor((x - reach - o) * g->inv_cell), b = floor((x + reach - o) * g->inv_cell);
+        const double o = g->index.lo_axis[g->axis[d]], x = v3_get(p, g->axis[d]);
+        double a = floor((x - reach - o) * g->index.inv_cell), b = floor((x + reach - o) * g->index.inv_cell);
         const double top = (double)(g->dims[d] - 1);
         a = !(a >= 0) ? 0 : (a > top ? top : a);
         b = !(b >= 0) ? 0 : (b > top ? top : b);

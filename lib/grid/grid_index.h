@@ -30,18 +30,25 @@ typedef struct gr_grid_index {
     size_t stride[3];   ///< linear index = x stride[0] + y stride[1] + z stride[2]
 } gr_grid_index;
 
+/// An index of dims cells (per world axis) of edge `cell` from corner lo, whose linear order
+/// has world axis slowest_first[0] slowest and slowest_first[2] fastest.
+static inline gr_grid_index gr_grid_index_make_axes(gr_vec3 lo, double cell, const int32_t dims[3],
+                                                    const int slowest_first[3])
+{
+    gr_grid_index g = {lo, cell, 1.0 / cell, {dims[0], dims[1], dims[2]}, 0, {lo.x, lo.y, lo.z}, {0, 0, 0}};
+    const size_t fast = (size_t)dims[slowest_first[2]], mid = (size_t)dims[slowest_first[1]];
+    g.count = (size_t)dims[slowest_first[0]] * mid * fast;
+    g.stride[slowest_first[2]] = 1;
+    g.stride[slowest_first[1]] = fast;
+    g.stride[slowest_first[0]] = mid * fast;
+    return g;
+}
+
 /// An index of dims cells of edge `cell` from corner lo.
 static inline gr_grid_index gr_grid_index_make(gr_vec3 lo, double cell, const int32_t dims[3], gr_grid_order order)
 {
-    gr_grid_index g = {lo, cell, 1.0 / cell, {dims[0], dims[1], dims[2]}, 0, {lo.x, lo.y, lo.z}, {0, 0, 0}};
-    const size_t d0 = (size_t)dims[0], d1 = (size_t)dims[1], d2 = (size_t)dims[2];
-    g.count = d0 * d1 * d2;
-    if (order == GR_GRID_X_SLOWEST) {
-        g.stride[0] = d1 * d2, g.stride[1] = d2, g.stride[2] = 1;
-    } else {
-        g.stride[0] = 1, g.stride[1] = d0, g.stride[2] = d0 * d1;
-    }
-    return g;
+    static const int x_slowest[3] = {0, 1, 2}, z_slowest[3] = {2, 1, 0};
+    return gr_grid_index_make_axes(lo, cell, dims, order == GR_GRID_X_SLOWEST ? x_slowest : z_slowest);
 }
 
 /// Cells of at least `cell` covering [lo, lo + ext] (floor(ext / cell) + 1 per axis), the edge

@@ -758,10 +758,10 @@ static void fill_cache(const advect_ctx *c, uint32_t key, hr_cache *k)
     cc[2] = (int32_t)(key % (uint32_t)g->dims[2]);
     cc[1] = (int32_t)(key / (uint32_t)g->dims[2] % (uint32_t)g->dims[1]);
     cc[0] = (int32_t)(key / ((uint32_t)g->dims[2] * (uint32_t)g->dims[1]));
-    gr_vec3 centre = g->origin;
+    gr_vec3 centre = g->index.lo;
     for (int d = 0; d < 3; d++)
-        v3_set(&centre, g->axis[d], v3_get(g->origin, g->axis[d]) + ((double)cc[d] + 0.5) * g->cell);
-    const double spread = 0.8660254037844386 * g->cell;
+        v3_set(&centre, g->axis[d], g->index.lo_axis[g->axis[d]] + ((double)cc[d] + 0.5) * g->index.cell);
+    const double spread = 0.8660254037844386 * g->index.cell;
     const double reach = c->support + spread, breach = c->body_reach + spread, rh = u->par.radius;
     const float r2 = (float)(reach * reach), b2 = (float)(breach * breach);
     const float ox = (float)centre.x, oy = (float)centre.y, oz = (float)centre.z;
@@ -841,9 +841,9 @@ static uint32_t point_key(const gr_cell_grid *g, gr_vec3 p)
     uint32_t key = 0;
     for (int d = 0; d < 3; d++) {
         /* (truncation is floor here: t >= 0, and dims is whole) */
-        const double t = (v3_get(p, g->axis[d]) - v3_get(g->origin, g->axis[d])) * g->inv_cell;
+        const double t = (v3_get(p, g->axis[d]) - g->index.lo_axis[g->axis[d]]) * g->index.inv_cell;
         if (!(t >= 0 && t < (double)g->dims[d]))
-            return g->ncells;
+            return gr_cell_grid_cells(g);
         key = key * (uint32_t)g->dims[d] + (uint32_t)t;
     }
     return key;
@@ -940,7 +940,7 @@ static void push_from_bodies(const advect_ctx *c, const hr_cache *k, uint32_t ke
      * every body particle that can reach into the cell), else from the grid around it
      * (outside the grid there are none, unless outliers were clamped into it) */
     const uint32_t now = point_key(&u->grid, x);
-    if (now == u->grid.ncells && !u->grid.clamped) {
+    if (now == gr_cell_grid_cells(&u->grid) && !u->grid.clamped) {
         /* nothing near */
     } else if (k && !k->body_overflow && now == key) {
         push_from_cached_bodies(u, pv, k, rh, &x, &v);
@@ -1050,7 +1050,7 @@ static void advect_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
     const advect_ctx *c = (const advect_ctx *)vctx;
     gr_upsample *u = c->u;
     const gr_upsample_view *pv = c->pv;
-    const uint32_t outside = u->grid.ncells;
+    const uint32_t outside = gr_cell_grid_cells(&u->grid);
     hr_cache cache;
     cache.n = cache.nbody = 0;
     cache.still = cache.overflow = cache.body_overflow = false;
@@ -1225,7 +1225,7 @@ static void map_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worker)
 static gr_status sort_points(gr_upsample *u)
 {
     gr_tasks *tasks = u->env.tasks;
-    const uint32_t keys = u->grid.ncells + 1;
+    const uint32_t keys = gr_cell_grid_cells(&u->grid) + 1;
     const uint32_t chunks = GR_MAX(GR_MIN(tasks->worker_count, u->n / 4096u), 1u);
     const uint64_t need = (uint64_t)keys * chunks;
     if (need > UINT32_MAX)
@@ -1361,10 +1361,10 @@ gr_status gr_upsample_advect(gr_upsample *u, const gr_upsample_view *pv, double 
     /* the lanes' constants (they test the exact bodies' reach; the one-point code pushes) */
     c.lanes = pv->exact_count <= UP_LANE_EXACT;
     c.blend = (gr_point_blend_consts){{c.g.x, c.g.y, c.g.z}, c.dt, c.inv_dense, c.rest2, d->radius, false,
-                                    exact_moving, pv->exact_count, c.exact, {0, 1, 2}, {0}, u->grid.inv_cell, {0}};
+                                    exact_moving, pv->exact_count, c.exact, {0, 1, 2}, {0}, u->grid.index.inv_cell, {0}};
     for (int a = 0; a < 3; a++) {
         c.blend.axis[a] = u->grid.axis[a];
-        c.blend.origin[a] = v3_get(u->grid.origin, u->grid.axis[a]);
+        c.blend.origin[a] = u->grid.index.lo_axis[u->grid.axis[a]];
     }
     for (uint32_t e = 0; c.lanes && e < pv->exact_count; e++) {
         const gr_exact_body *ex = &pv->exact[e];
