@@ -8,7 +8,7 @@
 #include "../geom/mesh.h"
 #include "../geom/mesh_query.h"
 #include "../geom/region.h"
-#include "../grid/grid_index.h"
+#include "../grid/poisson_cells.h"
 #include "api_grains.h"
 #include "api_internal.h"
 
@@ -171,6 +171,64 @@ static bool push(gr_mem *mem, init_list *l, const gr_grain_init *g)
     return true;
 }
 
+/* A Poisson fill, for the sampler's hooks: each cell tries `attempts` uniform candidates and
+ * keeps the first whose sphere is inside the region and overlaps nothing. A mesh region is
+ * classified once per cell from its centre's depth (exact distances are O(triangles)). */
+typedef struct fill_sampling {
+    gr_world *w;
+    const gr_fill_def *d;
+    const fill_region *R;
+    const gr_grid_index *cells;
+    fill_grid *grid;
+    init_list *list;
+    gr_grain_init *g;    ///< the grain being placed (radius drawn per cell)
+    uint32_t limit;
+    uint32_t clump;
+    double rmin, rmax, reach, half_diag;
+    bool mesh;
+    bool check_each;     ///< the current cell is near the mesh's surface
+    gr_status status;
+} fill_sampling;
+
+static gr_sample_verdict fill_cell(void *vctx, const int32_t c[3], size_t cell, gr_rng *rng)
+{
+    (void)cell;
+    fill_sampling *s = (fill_sampling *)vctx;
+    if (s->list->n >= s->limit)
+        return GR_SAMPLE_STOP;
+    s->check_each = true;
+    if (s->mesh) {
+        const double a = s->cells->cell;
+        const gr_vec3 centre = v3(s->R->lo.x + a * (c[0] + 0.5), s->R->lo.y + a * (c[1] + 0.5), s->R->lo.z + a * (c[2] + 0.5));
+        const double dc = region_depth(s->R, centre, s->half_diag + s->rmax);
+        if (dc + s->half_diag < s->rmin)
+            return GR_SAMPLE_NO; /* no sphere centred in this cell fits inside */
+        s->check_each = dc - s->half_diag < s->rmax;
+    }
+    s->g->radius = s->rmax > s->rmin ? s->rmin + (s->rmax - s->rmin) * gr_rng_uniform(rng) : s->rmin;
+    return GR_SAMPLE_YES;
+}
+
+static gr_sample_verdict fill_candidate(void *vctx, const int32_t c[3], size_t cell, gr_vec3 p, gr_rng *rng)
+{
+    (void)c, (void)cell;
+    fill_sampling *s = (fill_sampling *)vctx;
+    gr_grain_init *g = s->g;
+    g->position = p;
+    if ((s->check_each || !s->mesh) && region_depth(s->R, p, g->radius) < g->radius)
+        return GR_SAMPLE_NO;
+    if (fill_grid_overlaps(s->grid, p, g->radius, s->reach) ||
+        (s->d->avoid_overlap && overlaps_body(s->w, p, g->radius)))
+        return GR_SAMPLE_NO;
+    if (s->clump != GR_INVALID_INDEX)
+        g->orientation = random_orientation(rng);
+    if (!push(&s->w->mem, s->list, g) || !fill_grid_add(s->grid, p, g->radius)) {
+        s->status = GR_ERROR_OUT_OF_MEMORY;
+        return GR_SAMPLE_STOP;
+    }
+    return GR_SAMPLE_YES;
+}
+
 /* Most cells the Poisson pattern may visit. */
 #define FILL_MAX_POISSON_CELLS 4e8
 
@@ -210,16 +268,10 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
         nsite[2] = (int64_t)nz;
     }
     /* Poisson: cells whose diagonal is the smallest diameter hold at most one grain */
-    const double cell_side = 2.0 * rmin / sqrt(3.0);
-    int64_t ncell[3] = {0, 0, 0};
+    gr_grid_index cells = {0};
     if (pattern == GR_FILL_POISSON) {
-        double total = 1;
-        for (int a = 0; a < 3; a++) {
-            const double n = ceil((v3_get(R.hi, a) - v3_get(R.lo, a)) / cell_side);
-            ncell[a] = (int64_t)GR_MAX(n, 1.0);
-            total *= (double)ncell[a];
-        }
-        if (total > FILL_MAX_POISSON_CELLS)
+        double total;
+        if (!gr_poisson_cells_fit(R.lo, R.hi, 2.0 * rmin, FILL_MAX_POISSON_CELLS, GR_GRID_Z_SLOWEST, &cells, &total))
             return gr_fail(w, GR_ERROR_TOO_MANY, f, "the Poisson pattern would visit %.3g cells (limit %.3g): the region "
                            "is too large for the radius", total, FILL_MAX_POISSON_CELLS);
     }
@@ -305,39 +357,11 @@ static gr_status fill(gr_world *w, const gr_fill_def *user, const fill_region *r
                 s = GR_ERROR_OUT_OF_MEMORY;
         }
     } else if (s == GR_OK) {
-        /* Poisson: each cell tries `attempts` uniform candidates and keeps the first whose
-         * sphere is inside the region and overlaps nothing. A mesh region is classified once
-         * per cell from its centre's depth (exact distances are O(triangles)). */
-        const double half_diag = 0.5 * sqrt(3.0) * cell_side;
-        for (int64_t k = 0; k < ncell[2] && s == GR_OK && list.n < limit; k++)
-            for (int64_t j = 0; j < ncell[1] && s == GR_OK && list.n < limit; j++)
-                for (int64_t i = 0; i < ncell[0] && s == GR_OK && list.n < limit; i++) {
-                    const gr_vec3 corner = v3(R.lo.x + (double)i * cell_side, R.lo.y + (double)j * cell_side,
-                                              R.lo.z + (double)k * cell_side);
-                    bool check_each = true;
-                    if (mesh) {
-                        const double dc = region_depth(&R, v3_add(corner, v3(0.5 * cell_side, 0.5 * cell_side,
-                                                                             0.5 * cell_side)), half_diag + rmax);
-                        if (dc + half_diag < rmin)
-                            continue; /* no sphere centred in this cell fits inside */
-                        check_each = dc - half_diag < rmax;
-                    }
-                    g.radius = rmax > rmin ? rmin + (rmax - rmin) * gr_rng_uniform(&rng) : rmin;
-                    for (uint32_t t = 0; t < d.attempts; t++) {
-                        double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
-                        g.position = v3(corner.x + ux * cell_side, corner.y + uy * cell_side, corner.z + uz * cell_side);
-                        if ((check_each || !mesh) && region_depth(&R, g.position, g.radius) < g.radius)
-                            continue;
-                        if (fill_grid_overlaps(&grid, g.position, g.radius, reach) ||
-                            (d.avoid_overlap && overlaps_body(w, g.position, g.radius)))
-                            continue;
-                        if (clump != GR_INVALID_INDEX)
-                            g.orientation = random_orientation(&rng);
-                        if (!push(&w->mem, &list, &g) || !fill_grid_add(&grid, g.position, g.radius))
-                            s = GR_ERROR_OUT_OF_MEMORY;
-                        break;
-                    }
-                }
+        fill_sampling fs = {.w = w, .d = &d, .R = &R, .cells = &cells, .grid = &grid, .list = &list, .g = &g,
+                            .limit = limit, .clump = clump, .rmin = rmin, .rmax = rmax, .reach = reach,
+                            .half_diag = 0.5 * sqrt(3.0) * cells.cell, .mesh = mesh, .status = GR_OK};
+        gr_poisson_cells_sample(&cells, d.attempts, &rng, fill_cell, fill_candidate, &fs);
+        s = fs.status;
     }
     fill_grid_free(&grid);
     /* a solver with render points samples the whole region for them (not cut short by

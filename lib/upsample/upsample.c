@@ -34,6 +34,7 @@
 #include "../core/vec3.h"
 #include "../geom/region.h"
 #include "../grid/grid_index.h"
+#include "../grid/poisson_cells.h"
 #include "upsample.h"
 
 /* Points per block of the parallel loops (any block gives the same results). */
@@ -170,17 +171,10 @@ static uint32_t points_near_cell(const gr_upsample *u, const sample_lattice *L, 
  * go beyond). On failure the caller still closes it. */
 static gr_status lattice_open(gr_upsample *u, sample_lattice *L, gr_vec3 lo, gr_vec3 hi, double rh, double vol)
 {
-    const double a = 2.0 * rh / sqrt(3.0);
     memset(L, 0, sizeof *L);
-    int32_t dims[3];
-    double cells = 1;
-    for (int d = 0; d < 3; d++) {
-        dims[d] = (int32_t)GR_MAX(1.0, ceil((v3_get(hi, d) - v3_get(lo, d)) / a));
-        cells *= dims[d];
-    }
-    if (cells > UP_MAX_SAMPLE_CELLS)
+    double cells;
+    if (!gr_poisson_cells_fit(lo, hi, 2.0 * rh, (double)UP_MAX_SAMPLE_CELLS, GR_GRID_X_SLOWEST, &L->ix, &cells))
         return GR_ERROR_TOO_MANY;
-    L->ix = gr_grid_index_make(lo, a, dims, GR_GRID_X_SLOWEST);
     L->point = (uint32_t *)gr_mem_alloc(u->env.mem, sizeof(uint32_t) * L->ix.count);
     if (!L->point)
         return GR_ERROR_OUT_OF_MEMORY;
@@ -391,6 +385,68 @@ static void mark_cells(const gr_upsample_view *pv, sample_lattice *L, const uint
     }
 }
 
+/* Most near points or grains a lattice cell gathers for its candidates (more: each candidate
+ * asks the grids; points far smaller than the grains' spacing, or the other way round). */
+#define UP_NEAR_ROOM 128
+
+/* A sampling pass over new grains, for the sampler's hooks. */
+typedef struct group_sampling {
+    gr_upsample *u;
+    const gr_upsample_view *pv;
+    sample_lattice *L;
+    const gr_cell_grid *g;  ///< the new grains by cells
+    const uint32_t *grains;
+    double cover, rh, hd;   ///< sampling ball factor, point radius, the cells' half diagonal
+    bool older;             ///< points from earlier passes exist
+    uint32_t np, ng;        ///< gathered for the current cell
+    gr_status status;
+    gr_vec3 pts[UP_NEAR_ROOM];
+    uint32_t near[UP_NEAR_ROOM];
+} group_sampling;
+
+/* A cell some new grain's ball reaches and no point holds: gather what its candidates are
+ * tested against, once. */
+static gr_sample_verdict group_cell(void *vctx, const int32_t c[3], size_t cell, gr_rng *rng)
+{
+    (void)rng;
+    group_sampling *s = (group_sampling *)vctx;
+    uint32_t *slot = &s->L->point[cell];
+    if (*slot == GR_INVALID_INDEX || !(*slot & UP_CELL_TRY))
+        return GR_SAMPLE_NO; /* no new grain's ball reaches it, or taken */
+    *slot = GR_INVALID_INDEX;
+    const gr_grid_index *ix = &s->L->ix;
+    const gr_vec3 centre = {ix->lo.x + ix->cell * (c[0] + 0.5), ix->lo.y + ix->cell * (c[1] + 0.5),
+                            ix->lo.z + ix->cell * (c[2] + 0.5)};
+    s->np = points_near_cell(s->u, s->L, c, s->older, s->pts, UP_NEAR_ROOM);
+    s->ng = grains_near_cell(s->pv, s->g, s->grains, centre, s->hd, s->cover, s->near, UP_NEAR_ROOM);
+    return GR_SAMPLE_YES;
+}
+
+/* A candidate inside a new grain's ball, 2 r_H from every point and outside bodies is kept,
+ * with that grain's velocity. */
+static gr_sample_verdict group_candidate(void *vctx, const int32_t c[3], size_t cell, gr_vec3 p, gr_rng *rng)
+{
+    (void)rng;
+    group_sampling *s = (group_sampling *)vctx;
+    const gr_upsample_view *pv = s->pv;
+    uint32_t owner = GR_INVALID_INDEX;
+    if (s->ng > UP_NEAR_ROOM) {
+        owner = containing_grain(pv, s->g, s->grains, p, s->cover);
+    } else {
+        for (uint32_t m = 0; m < s->ng && owner == GR_INVALID_INDEX; m++) {
+            const uint32_t gi = s->near[m];
+            if (v3_len2(v3_sub(p, pv->x[gi])) <= s->cover * s->cover * pv->r[gi] * pv->r[gi])
+                owner = gi;
+        }
+    }
+    if (owner == GR_INVALID_INDEX)
+        return GR_SAMPLE_NO;
+    if (crowded(s->u, s->L, p, c, s->pts, s->np, UP_NEAR_ROOM, s->rh) || in_a_body(s->u, p, s->rh))
+        return GR_SAMPLE_NO;
+    s->status = keep_point(s->u, s->L, cell, p, pv->v[owner]);
+    return s->status == GR_OK ? GR_SAMPLE_YES : GR_SAMPLE_STOP;
+}
+
 /* One sampling pass over new grains (grains[k] at pos[k]): a lattice over their sampling balls'
  * bounding box, the cells some ball reaches tried in lattice order. Appends points only. */
 static gr_status sample_group(gr_upsample *u, const gr_upsample_view *pv, const uint32_t *grains, const gr_vec3 *pos, uint32_t nnew, gr_rng *rngp)
@@ -415,49 +471,11 @@ static gr_status sample_group(gr_upsample *u, const gr_upsample_view *pv, const 
         status = GR_ERROR_OUT_OF_MEMORY;
     if (status == GR_OK) {
         mark_cells(pv, &L, grains, nnew, cover);
+        group_sampling gs = {.u = u, .pv = pv, .L = &L, .g = &g, .grains = grains, .cover = cover, .rh = rh,
+                             .hd = 0.8660254037844386 * L.ix.cell, .older = older, .status = GR_OK};
         gr_rng rng = *rngp;
-        const uint32_t tries = u->par.candidates;
-        const double hd = 0.8660254037844386 * L.ix.cell;
-        enum { ROOM = 128 };
-        gr_vec3 pts[ROOM];
-        uint32_t near[ROOM];
-        for (int32_t i = 0; i < L.ix.dims[0] && status == GR_OK; i++)
-            for (int32_t j = 0; j < L.ix.dims[1] && status == GR_OK; j++)
-                for (int32_t k = 0; k < L.ix.dims[2] && status == GR_OK; k++) {
-                    const size_t cell = gr_grid_index_at(&L.ix, i, j, k);
-                    if (L.point[cell] == GR_INVALID_INDEX || !(L.point[cell] & UP_CELL_TRY))
-                        continue; /* no new grain's ball reaches it, or taken */
-                    L.point[cell] = GR_INVALID_INDEX;
-                    /* what the candidates are tested against, gathered once per cell */
-                    const int32_t c[3] = {i, j, k};
-                    const gr_vec3 centre = {lo.x + L.ix.cell * (i + 0.5), lo.y + L.ix.cell * (j + 0.5), lo.z + L.ix.cell * (k + 0.5)};
-                    const uint32_t np = points_near_cell(u, &L, c, older, pts, ROOM);
-                    const uint32_t ng = grains_near_cell(pv, &g, grains, centre, hd, cover, near, ROOM);
-                    /* (more than fit: points far smaller than the grains' spacing, or the other
-                     * way round; such cells test against everything near, one candidate at a
-                     * time) */
-                    for (uint32_t t = 0; t < tries; t++) {
-                        /* (one draw per declarator: an initializer list's order is unspecified) */
-                        const double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
-                        const gr_vec3 p = {lo.x + L.ix.cell * (i + ux), lo.y + L.ix.cell * (j + uy), lo.z + L.ix.cell * (k + uz)};
-                        uint32_t owner = GR_INVALID_INDEX;
-                        if (ng > ROOM) {
-                            owner = containing_grain(pv, &g, grains, p, cover);
-                        } else {
-                            for (uint32_t m = 0; m < ng && owner == GR_INVALID_INDEX; m++) {
-                                const uint32_t gi = near[m];
-                                if (v3_len2(v3_sub(p, pv->x[gi])) <= cover * cover * pv->r[gi] * pv->r[gi])
-                                    owner = gi;
-                            }
-                        }
-                        if (owner == GR_INVALID_INDEX)
-                            continue;
-                        if (crowded(u, &L, p, c, pts, np, ROOM, rh) || in_a_body(u, p, rh))
-                            continue;
-                        status = keep_point(u, &L, cell, p, pv->v[owner]);
-                        break;
-                    }
-                }
+        gr_poisson_cells_sample(&L.ix, u->par.candidates, &rng, group_cell, group_candidate, &gs);
+        status = gs.status;
         *rngp = rng;
     }
     gr_cell_grid_free(&g, mem);
@@ -606,6 +624,48 @@ void gr_upsample_undo(gr_upsample *u, const gr_upsample_view *pv)
     u->sample_pending = false;
 }
 
+/* A region's sampling, for the sampler's hooks. */
+typedef struct region_sampling {
+    gr_upsample *u;
+    sample_lattice *L;
+    const gr_region *r;
+    const uint8_t *cls; ///< the cells' classes
+    double rh;
+    gr_vec3 velocity;
+    bool older;
+    bool check_each;    ///< the current cell is near the region's surface
+    uint32_t np;
+    gr_status status;
+    gr_vec3 pts[UP_NEAR_ROOM];
+} region_sampling;
+
+static gr_sample_verdict region_cell(void *vctx, const int32_t c[3], size_t cell, gr_rng *rng)
+{
+    (void)rng;
+    region_sampling *s = (region_sampling *)vctx;
+    if (s->L->point[cell] != GR_INVALID_INDEX)
+        return GR_SAMPLE_NO; /* an older point holds it */
+    const uint8_t kb = s->cls[cell];
+    if ((kb & 3) == CELL_OUT)
+        return GR_SAMPLE_NO; /* no point's sphere centred in this cell lies inside */
+    s->check_each = (kb & 3) == CELL_EDGE;
+    s->np = points_near_cell(s->u, s->L, c, s->older, s->pts, UP_NEAR_ROOM);
+    return GR_SAMPLE_YES;
+}
+
+static gr_sample_verdict region_candidate(void *vctx, const int32_t c[3], size_t cell, gr_vec3 p, gr_rng *rng)
+{
+    (void)rng;
+    region_sampling *s = (region_sampling *)vctx;
+    if (s->check_each && gr_region_depth(s->r, p, s->rh) < s->rh)
+        return GR_SAMPLE_NO;
+    if (crowded(s->u, s->L, p, c, s->pts, s->np, UP_NEAR_ROOM, s->rh) ||
+        ((s->cls[cell] & CELL_NEAR_BODY) && in_a_body(s->u, p, s->rh)))
+        return GR_SAMPLE_NO;
+    s->status = keep_point(s->u, s->L, cell, p, s->velocity);
+    return s->status == GR_OK ? GR_SAMPLE_YES : GR_SAMPLE_STOP;
+}
+
 /* Fill a region with points (the seed's sampling of the fill's mesh for both resolutions):
  * cells of side 2 r_H / sqrt(3) over its box, classified by their centre's depth (cells no
  * point fits in are passed over; deep ones need no test per candidate; blocks of cells are
@@ -629,7 +689,6 @@ gr_status gr_upsample_fill_region(gr_upsample *u, const struct gr_region *region
     if (status == GR_OK) {
         const bool older = first_new > 0;
         gr_rng rng = pass_rng(u);
-        const uint32_t tries = u->par.candidates;
         const double hd = 0.8660254037844386 * L.ix.cell;
         /* every cell classified by blocks halving down to the region's surface: outside,
          * deep inside, or near the surface (its candidates ask), and near a body or not */
@@ -643,31 +702,12 @@ gr_status gr_upsample_fill_region(gr_upsample *u, const struct gr_region *region
                     for (int32_t k = 0; k < L.ix.dims[2]; k += CLASSIFY_TOP)
                         classify(&cc, i, j, k, CLASSIFY_TOP, true);
         }
-        enum { ROOM = 128 };
-        gr_vec3 pts[ROOM];
-        for (int32_t i = 0; i < L.ix.dims[0] && status == GR_OK; i++)
-            for (int32_t j = 0; j < L.ix.dims[1] && status == GR_OK; j++)
-                for (int32_t k = 0; k < L.ix.dims[2] && status == GR_OK; k++) {
-                    const size_t cell = gr_grid_index_at(&L.ix, i, j, k);
-                    if (L.point[cell] != GR_INVALID_INDEX)
-                        continue; /* an older point holds it */
-                    const uint8_t kb = cls[cell];
-                    if ((kb & 3) == CELL_OUT)
-                        continue; /* no point's sphere centred in this cell lies inside */
-                    const bool check_each = (kb & 3) == CELL_EDGE;
-                    const int32_t c[3] = {i, j, k};
-                    const uint32_t np = points_near_cell(u, &L, c, older, pts, ROOM);
-                    for (uint32_t t = 0; t < tries; t++) {
-                        const double ux = gr_rng_uniform(&rng), uy = gr_rng_uniform(&rng), uz = gr_rng_uniform(&rng);
-                        const gr_vec3 p = {r.lo.x + L.ix.cell * (i + ux), r.lo.y + L.ix.cell * (j + uy), r.lo.z + L.ix.cell * (k + uz)};
-                        if (check_each && gr_region_depth(&r, p, rh) < rh)
-                            continue;
-                        if (crowded(u, &L, p, c, pts, np, ROOM, rh) || ((kb & CELL_NEAR_BODY) && in_a_body(u, p, rh)))
-                            continue;
-                        status = keep_point(u, &L, cell, p, velocity);
-                        break;
-                    }
-                }
+        if (status == GR_OK) {
+            region_sampling rs = {.u = u, .L = &L, .r = &r, .cls = cls, .rh = rh, .velocity = velocity, .older = older,
+                                  .status = GR_OK};
+            gr_poisson_cells_sample(&L.ix, u->par.candidates, &rng, region_cell, region_candidate, &rs);
+            status = rs.status;
+        }
     }
     gr_mem_free(u->env.mem, cls, L.ix.count);
     lattice_close(u, &L);
