@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../lib/core/cpu.h"
+#include "../lib/core/handle_tags.h"
 #include "../lib/core/hash.h"
 #include "../lib/core/rng.h"
 #include "../lib/core/sort.h"

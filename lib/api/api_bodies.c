@@ -2,7 +2,11 @@
 /* Body entry points (the shared body layer; every solver sees the same bodies). */
 #include <stdio.h>
 
+#include "../world/world_errors.h"
+#include "../world/world_systems.h"
 #include "api_internal.h"
+#include "api_bodies.h"
+#include "api_defaults.h"
 
 static gr_status check_mesh_def(const gr_world *w, const gr_body_def *d, const char *f)
 {

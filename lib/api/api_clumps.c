@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Clump templates: grain shapes made of spheres. */
+#include "../world/world_errors.h"
 #include "api_internal.h"
+#include "api_defaults.h"
 
 GR_API gr_status gr_add_clump_template(gr_world *w, const gr_clump_def *user, gr_clump *out)
 {

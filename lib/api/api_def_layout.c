@@ -5,6 +5,7 @@
  * number. Each list names the struct's top-level fields in order; the assertions below fail
  * to compile when a field is appended without being listed. */
 #include "api_internal.h"
+#include "api_def_layout.h"
 
 #define WORLD_FIELDS(X)                                                                                        \
     X(gr_world_def, size) X(gr_world_def, solver) X(gr_world_def, gravity) X(gr_world_def, substep)            \

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The defaults of every def but the solvers' own (documented field by field in gr_types.h;
  * a solver's def is the solver's: dem_def.c, pbd_def.c). */
+#include "../world/world_errors.h"
 #include "api_internal.h"
+#include "api_defaults.h"
+#include "api_def_layout.h"
 
 static void world_defaults(gr_world_def *d)
 {

@@ -9,8 +9,11 @@
 #include "../geom/mesh_query.h"
 #include "../geom/region.h"
 #include "../grid/poisson_cells.h"
-#include "api_grains.h"
+#include "../world/world_errors.h"
 #include "api_internal.h"
+#include "api_bodies.h"
+#include "api_defaults.h"
+#include "api_grains.h"
 
 /* A bucket grid of the spheres that a new grain must not overlap. */
 typedef struct fill_grid {

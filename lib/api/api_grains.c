@@ -2,8 +2,11 @@
 /* Grain entry points: add, remove, per-grain state, bulk read/write, render points. */
 #include <stdio.h>
 
+#include "../world/world_errors.h"
+#include "../world/world_systems.h"
 #include "api_internal.h"
 #include "api_grains.h"
+#include "api_defaults.h"
 
 /* ---- adding ---------------------------------------------------------------------------- */
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The functions of api_grains.c that other files call: adding resolved grains, a def's system. */
 #ifndef GR_API_GRAINS_H
 #define GR_API_GRAINS_H
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the entry points: def reading and argument checks with clear messages. */
+/* Shared by the entry points: the sized structs' kinds and argument checks with clear
+ * messages (each api_*.c declares its functions in a header of its own). */
 #ifndef GR_API_INTERNAL_H
 #define GR_API_INTERNAL_H
 
@@ -8,6 +9,7 @@
 #include "../core/def_check.h"
 #include "../core/vec3.h"
 #include "../world/world.h"
+#include "../world/world_errors.h"
 
 /// Every struct with a size field: the defs (by gr_def_kind) and the outputs.
 typedef enum gr_struct_kind {
@@ -22,31 +24,6 @@ typedef enum gr_struct_kind {
     GR_STRUCT_PBD_DEF = GR_DEF_PBD,
     GR_STRUCT_COUNTERS = 100
 } gr_struct_kind;
-/// A size field this library accepts: within [4, GR_MAX_DEF_SIZE] and either at least the
-/// whole struct or on a boundary between two of its fields (api_def_layout.c).
-bool gr_struct_size_ok(gr_struct_kind kind, uint32_t size);
-/// The check above with its message (GR_ERROR_STRUCT_SIZE).
-gr_status gr_check_struct_size(const gr_world *w, gr_struct_kind kind, uint32_t size, const char *func,
-                               const char *what);
-
-size_t gr_def_full_size(gr_def_kind kind);
-void gr_def_defaults_full(gr_def_kind kind, void *def);
-/// Copy a caller's def (any version) into a complete one with defaults for missing fields.
-gr_status gr_def_read(const gr_world *w, gr_def_kind kind, const void *user, void *out, const char *func,
-                      const char *what);
-
-/// Everything gr_world_create checks of a def; *solver_def_out (a gr_def_buffer, or NULL)
-/// receives the complete def of the world's solver.
-gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const char *func, void *solver_def_out);
-/// A complete def of solver s, checked by the solver and worded on the world.
-gr_status gr_validate_solver_def(const gr_world *w, const struct gr_solver_vtable *s, const void *def, const char *func);
-/// A substep limit [s]: finite, >= GR_MIN_SUBSTEP (or 0 when zero_ok). The loader checks a
-/// world def's substep with it too.
-gr_status gr_check_substep_limit(const gr_world *w, double v, bool zero_ok, const char *f, const char *what);
-gr_status gr_validate_material_def(const gr_world *w, const gr_material_def *d, const char *func);
-/// Mesh arrays from the caller: present, sized within limits, finite, indices in range.
-gr_status gr_check_mesh_arrays(const gr_world *w, const gr_vec3 *vertices, uint32_t vertex_count, const uint32_t *indices,
-                               uint32_t triangle_count, const char *f, const char *vname, const char *iname);
 
 /* Argument checks: each returns the status (and records the message) or GR_OK. */
 #define GR_CHECK(expr)                  \

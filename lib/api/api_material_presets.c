@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Material presets: measured coefficients for common dry materials (docs/materials.md). */
-#include "api_internal.h"
+#include "api_defaults.h"
 
 /* One preset's values over the defaults. DEM's spheres roll, so rolling friction (acting with
  * an EPSD or CDT rolling law) stands in for the grains' angularity; PBD's spheres do not

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Material entry points. */
+#include "../world/world_errors.h"
+#include "../world/world_systems.h"
 #include "api_internal.h"
+#include "api_defaults.h"
+#include "api_world.h"
 
 GR_API gr_status gr_add_material(gr_world *w, const gr_material_def *user, gr_material *out)
 {

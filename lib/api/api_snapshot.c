@@ -6,7 +6,12 @@
 
 #include "../core/hash.h"
 #include "../core/stream.h"
+#include "../world/world_env.h"
+#include "../world/world_errors.h"
+#include "../world/world_systems.h"
 #include "api_internal.h"
+#include "api_defaults.h"
+#include "api_world.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
 #define SNAPSHOT_VERSION 9u

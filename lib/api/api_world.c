@@ -2,8 +2,14 @@
 /* World entry points: version, status text, create/destroy, step, queries. */
 #include <stdio.h>
 
+#include "../core/handle_tags.h"
 #include "../simd/simd_kernels.h"
+#include "../world/world_errors.h"
+#include "../world/world_step.h"
+#include "../world/world_systems.h"
 #include "api_internal.h"
+#include "api_world.h"
+#include "api_defaults.h"
 
 GR_API uint32_t gr_get_version(void) { return GR_VERSION_NUMBER; }
 GR_API const char *gr_get_version_string(void) { return GR_VERSION_STRING; }

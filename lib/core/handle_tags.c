@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "handles.h"
+#include "handle_tags.h"
 
 #if ATOMIC_INT_LOCK_FREE != 2
 #error "granular needs a lock-free atomic unsigned int for its world tags"

@@ -33,10 +33,6 @@ static inline uint32_t gr_handle_tag(uint64_t id)
     return (uint32_t)(id >> (GR_HANDLE_GEN_BITS + GR_HANDLE_SLOT_BITS));
 }
 
-/// A new world's tag: the next value of the process-wide counter (1 .. GR_HANDLE_TAG_MAX,
-/// never 0; lock-free, safe from any thread).
-uint32_t gr_handle_new_tag(void);
-
 /// Check a handle against a slot table; on success *slot is set. `gens[s]` is the live
 /// generation of slot s (or, for a dead slot, one no live handle carried) and 0 when the
 /// slot was never used. The order of the checks gives every malformed value one status:

@@ -2,6 +2,7 @@
 /* The narrow view of a world that its solver gets (core/solver.h). */
 #include "../simd/simd_kernels.h"
 #include "world.h"
+#include "world_env.h"
 
 gr_solver_env gr_world_solver_env(gr_world *world, uint32_t system, const void *def)
 {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "world.h"
+#include "world_errors.h"
 
 gr_status gr_fail(const gr_world *cw, gr_status status, const char *func, const char *fmt, ...)
 {

@@ -7,6 +7,10 @@
 
 #include "../core/vec3.h"
 #include "world.h"
+#include "world_step.h"
+#include "world_env.h"
+#include "world_errors.h"
+#include "world_systems.h"
 
 double gr_world_max_substep(const gr_world *w)
 {

@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "world.h"
+#include "world_systems.h"
+#include "world_env.h"
+#include "world_errors.h"
 
 bool gr_world_body_particles(const gr_world *w)
 {
