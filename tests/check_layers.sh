@@ -11,6 +11,7 @@ allowed() {
     bodies) echo "core geom grid" ;;
     upsample) echo "core geom grid simd bodies" ;;
     dem | pbd) echo "core geom grid simd bodies upsample" ;;
+    continuum) echo "core geom grid simd bodies upsample qp" ;;
     world) echo "core geom grid simd bodies" ;;
     api) echo "core geom grid simd bodies upsample world dem pbd" ;;
     *) echo "" ;;

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* The continuum solver's parts (Narain, Golas, Lin 2010), white box: the particles' ellipsoids
+ * under the flow (eq. 28), split and merge (sec. 3.1, eq. 29). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../lib/continuum/cont_shape.h"
+#include "../lib/core/rng.h"
+#include "harness.h"
+
+static double rnd(gr_rng *g, double lo, double hi) { return lo + (hi - lo) * gr_rng_uniform(g); }
+
+static double sym3_diff(cont_sym3 a, cont_sym3 b)
+{
+    return fabs(a.xx - b.xx) + fabs(a.yy - b.yy) + fabs(a.zz - b.zz) + fabs(a.xy - b.xy) + fabs(a.yz - b.yz) +
+           fabs(a.xz - b.xz);
+}
+
+/* A random SPD shape with semi-axes in [lo, hi]: R diag(l^2) R^T for a random rotation. */
+static cont_sym3 random_shape(gr_rng *g, double lo, double hi, double length[3])
+{
+    /* a random rotation from a random unit quaternion */
+    double q[4], n = 0;
+    for (int k = 0; k < 4; k++) {
+        q[k] = rnd(g, -1, 1);
+        n += q[k] * q[k];
+    }
+    n = sqrt(n);
+    const double x = q[0] / n, y = q[1] / n, z = q[2] / n, w = q[3] / n;
+    const double R[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                            {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                            {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    for (int k = 0; k < 3; k++)
+        length[k] = rnd(g, lo, hi);
+    double A[3][3];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            A[a][b] = 0;
+            for (int k = 0; k < 3; k++)
+                A[a][b] += R[a][k] * length[k] * length[k] * R[b][k];
+        }
+    return (cont_sym3){A[0][0], A[1][1], A[2][2], A[0][1], A[1][2], A[0][2]};
+}
+
+/* Eq. 28 under a rotation (J skew): the semi-axes keep their lengths to O(dt^2) per step; under
+ * a uniform expansion J = e I the volume grows by exactly (1 + e dt)^3 per step; any J and dt
+ * keep A symmetric positive semi-definite. */
+static void test_shape_follows_the_flow(void)
+{
+    gr_rng g = {7};
+    double l0[3], l[3], axes[3][3];
+    const cont_sym3 A0 = random_shape(&g, 0.5, 2.0, l0);
+    const double w = 3.0, dt = 1e-3; /* rad/s about z */
+    const double J[9] = {0, -w, 0, w, 0, 0, 0, 0, 0};
+    cont_sym3 A = A0;
+    const int steps = 1000; /* 3 rad */
+    for (int k = 0; k < steps; k++)
+        A = cont_shape_advance(A, J, dt);
+    cont_shape_axes(A, l, axes);
+    double s0[3] = {l0[0], l0[1], l0[2]};
+    /* ascending order, as cont_shape_axes gives them */
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (s0[j] < s0[i]) { const double t = s0[i]; s0[i] = s0[j]; s0[j] = t; }
+    const double bound = 1.0 + steps * dt * dt * w * w; /* (1 + dt^2 w^2)^(n/2) >= growth */
+    for (int k = 0; k < 3; k++) {
+        CHECK(l[k] >= s0[k] * (1 - 1e-12));
+        CHECK(l[k] <= s0[k] * bound);
+    }
+    printf("  rotation by %.1f rad: semi-axes %.6f %.6f %.6f -> %.6f %.6f %.6f\n", w * dt * steps, s0[0], s0[1], s0[2],
+           l[0], l[1], l[2]);
+
+    const double e = 0.7;
+    const double Je[9] = {e, 0, 0, 0, e, 0, 0, 0, e};
+    const double v0 = cont_shape_volume(A0), v1 = cont_shape_volume(cont_shape_advance(A0, Je, dt));
+    CHECK_NEAR(v1 / v0, pow(1 + e * dt, 3), 1e-12);
+
+    for (int t = 0; t < 200; t++) {
+        double Jr[9];
+        for (int k = 0; k < 9; k++)
+            Jr[k] = rnd(&g, -50, 50);
+        const cont_sym3 B = cont_shape_advance(A0, Jr, rnd(&g, 0, 1));
+        double lb[3], ab[3][3];
+        cont_shape_axes(B, lb, ab);
+        CHECK(isfinite(lb[0]) && isfinite(lb[2]) && lb[0] >= 0);
+        CHECK(cont_shape_volume(B) >= 0);
+    }
+}
+
+/* Split halves the longest axis and keeps mass, momentum and the centre of mass; merging the
+ * two children by eq. 29 gives the parent back (sec. 3.1); a split whose children would be
+ * invalid is refused. Merge keeps mass, momentum and the centre of mass for any pair. */
+static void test_split_and_merge(void)
+{
+    gr_rng g = {11};
+    const double r = 0.01;
+    int splits = 0;
+    for (int t = 0; t < 500; t++) {
+        double l[3];
+        cont_blob p = {rnd(&g, 0.1, 2), {rnd(&g, -1, 1), rnd(&g, -1, 1), rnd(&g, -1, 1)},
+                       {rnd(&g, -3, 3), rnd(&g, -3, 3), rnd(&g, -3, 3)}, random_shape(&g, 0.75 * r, 3.2 * r, l)};
+        cont_blob a, b;
+        const double lmax = fmax(l[0], fmax(l[1], l[2]));
+        const bool ok = cont_shape_split(&p, r, &a, &b);
+        /* children valid: the halved axis and the two others inside [r/sqrt2, sqrt2 r]
+         * (strictly inside by a margin: must split; outside by one: must not) */
+        bool inside = true, near = true;
+        for (int k = 0; k < 3; k++) {
+            const double len = l[k] == lmax ? 0.5 * lmax : l[k];
+            inside = inside && len >= r / sqrt(2.0) * (1 + 1e-9) && len <= sqrt(2.0) * r * (1 - 1e-9);
+            near = near && len >= r / sqrt(2.0) * (1 - 1e-9) && len <= sqrt(2.0) * r * (1 + 1e-9);
+        }
+        CHECK(!inside || ok);
+        CHECK(near || !ok);
+        if (!ok)
+            continue;
+        splits++;
+        CHECK(cont_shape_valid(a.A, r) && cont_shape_valid(b.A, r));
+        CHECK_NEAR(a.m + b.m, p.m, 1e-15 * p.m);
+        const gr_vec3 com = v3_scale(v3_add(v3_scale(a.x, a.m), v3_scale(b.x, b.m)), 1 / (a.m + b.m));
+        CHECK(v3_len(v3_sub(com, p.x)) < 1e-14);
+        const gr_vec3 mom = v3_add(v3_scale(a.v, a.m), v3_scale(b.v, b.m));
+        CHECK(v3_len(v3_sub(mom, v3_scale(p.v, p.m))) < 1e-14 * (1 + p.m * v3_len(p.v)));
+        double la[3], ax[3][3];
+        cont_shape_axes(a.A, la, ax);
+        CHECK_NEAR(cont_shape_volume(a.A), 0.5 * cont_shape_volume(p.A), 1e-9 * cont_shape_volume(p.A));
+        const cont_blob back = cont_shape_merge(&a, &b);
+        CHECK_NEAR(back.m, p.m, 1e-15 * p.m);
+        CHECK(v3_len(v3_sub(back.x, p.x)) < 1e-14);
+        CHECK(sym3_diff(back.A, p.A) < 1e-12 * lmax * lmax);
+    }
+    printf("  %d of 500 random shapes split (the rest would give invalid children)\n", splits);
+    CHECK(splits > 50);
+
+    /* two touching spheres merge into one along their line, mass and momentum kept */
+    const cont_blob s1 = {1.0, {0, 0, 0}, {1, 0, 0}, cont_sym3_sphere(r)};
+    const cont_blob s2 = {3.0, {0, 0.5 * r, 0}, {0, -1, 2}, cont_sym3_sphere(r)};
+    const cont_blob m = cont_shape_merge(&s1, &s2);
+    CHECK(m.m == 4.0);
+    CHECK_NEAR(m.x.y, 0.375 * r, 1e-18);
+    CHECK_NEAR(m.v.x, 0.25, 1e-15);
+    CHECK_NEAR(m.v.y, -0.75, 1e-15);
+    CHECK_NEAR(m.v.z, 1.5, 1e-15);
+    CHECK_NEAR(m.A.yy, r * r + (1.0 * 0.375 * 0.375 + 3.0 * 0.125 * 0.125) / 4.0 * r * r, 1e-18);
+    CHECK(m.A.xx == r * r && m.A.xy == 0);
+}
+
+int main(int argc, char **argv)
+{
+    static const harness_test tests[] = {
+        {"shape_follows_the_flow", test_shape_follows_the_flow},
+        {"split_and_merge", test_split_and_merge},
+    };
+    return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
