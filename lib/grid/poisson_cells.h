@@ -63,21 +63,27 @@ static inline bool gr_poisson_cells_sample(const gr_grid_index *ix, uint32_t tri
                 ax[i] = ax[j];
                 ax[j] = t;
             }
-    int32_t c[3];
-    for (c[ax[0]] = 0; c[ax[0]] < ix->dims[ax[0]]; c[ax[0]]++)
-        for (c[ax[1]] = 0; c[ax[1]] < ix->dims[ax[1]]; c[ax[1]]++)
-            for (c[ax[2]] = 0; c[ax[2]] < ix->dims[ax[2]]; c[ax[2]]++) {
-                const size_t cell = gr_grid_index_at(ix, c[0], c[1], c[2]);
+    const int32_t n0 = ix->dims[ax[0]], n1 = ix->dims[ax[1]], n2 = ix->dims[ax[2]];
+    const size_t s2 = ix->stride[ax[2]];
+    /* (in locals: the hooks write memory, so the index's fields would be read again each time) */
+    const double lx = ix->lo.x, ly = ix->lo.y, lz = ix->lo.z, a = ix->cell;
+    for (int32_t o = 0; o < n0; o++)
+        for (int32_t m = 0; m < n1; m++) {
+            /* the linear index stepped along the row (most cells are passed over at once) */
+            size_t cell = (size_t)o * ix->stride[ax[0]] + (size_t)m * ix->stride[ax[1]];
+            for (int32_t i = 0; i < n2; i++, cell += s2) {
+                int32_t c[3];
+                c[ax[0]] = o, c[ax[1]] = m, c[ax[2]] = i;
                 const gr_sample_verdict go = admit(ctx, c, cell, rng);
                 if (go == GR_SAMPLE_STOP)
                     return false;
                 if (go == GR_SAMPLE_NO)
                     continue;
+                const double fx = (double)c[0], fy = (double)c[1], fz = (double)c[2];
                 for (uint32_t t = 0; t < tries; t++) {
                     /* (one draw per declarator: an initializer list's order is unspecified) */
                     const double ux = gr_rng_uniform(rng), uy = gr_rng_uniform(rng), uz = gr_rng_uniform(rng);
-                    const gr_vec3 p = {ix->lo.x + ix->cell * (c[0] + ux), ix->lo.y + ix->cell * (c[1] + uy),
-                                       ix->lo.z + ix->cell * (c[2] + uz)};
+                    const gr_vec3 p = {lx + a * (fx + ux), ly + a * (fy + uy), lz + a * (fz + uz)};
                     const gr_sample_verdict v = accept(ctx, c, cell, p, rng);
                     if (v == GR_SAMPLE_STOP)
                         return false;
@@ -85,6 +91,7 @@ static inline bool gr_poisson_cells_sample(const gr_grid_index *ix, uint32_t tri
                         break;
                 }
             }
+        }
     return true;
 }
 
