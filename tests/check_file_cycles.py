@@ -4,8 +4,8 @@
 a solver the storage primitives are at the bottom and every file calls only downward, so each
 can be read, tested and replaced from the bottom up. Reads the library's static archive with
 nm: an edge a -> b when a.c uses a symbol b.c defines. Fails naming each cycle and its calls.
-Also, in the folders listed below (all of lib/ but bodies), a header named for a source file
-declares that file's functions only (each function's declaration is where its definition is).
+Also, in every folder of lib/, a header named for a source file declares that file's functions
+only (each function's declaration is where its definition is).
 Usage: check_file_cycles.py ARCHIVE [LIB_DIR]"""
 import collections
 import re
@@ -99,14 +99,13 @@ for comp in components(set(folders)):
             if b in comp:
                 print(f"    {f}.c -> {g}.c ({s})")
 edges = edges_saved
-# headers of one file (lib/bodies not yet: body_store.h declares functions of body_shapes.c,
-# body_mass.c, body_cover.c and body_host.c)
+# headers of one file
 if len(sys.argv) > 2:
     import glob
     import os
 
     lib = sys.argv[2]
-    for folder in ("core", "simd", "grid", "geom", "upsample", "dem", "pbd", "world", "api"):
+    for folder in ("core", "simd", "grid", "geom", "bodies", "upsample", "dem", "pbd", "world", "api"):
         for h in sorted(glob.glob(os.path.join(lib, folder, "*.h"))):
             base = os.path.basename(h)[:-2]
             if not os.path.exists(os.path.join(lib, folder, base + ".c")):

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../lib/bodies/body_shapes.h"
 #include "../lib/bodies/body_store.h"
 #include "../lib/world/world.h"
 #include "../lib/geom/mass_props.h"

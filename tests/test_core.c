@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../lib/bodies/body_shapes.h"
 #include "../lib/core/cpu.h"
 #include "../lib/core/handle_tags.h"
 #include "../lib/core/hash.h"

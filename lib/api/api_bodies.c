@@ -2,6 +2,10 @@
 /* Body entry points (the shared body layer; every solver sees the same bodies). */
 #include <stdio.h>
 
+#include "../bodies/body_cover.h"
+#include "../bodies/body_mass.h"
+#include "../bodies/body_shapes.h"
+#include "../bodies/body_store.h"
 #include "../world/world_errors.h"
 #include "../world/world_systems.h"
 #include "api_internal.h"

@@ -3,6 +3,7 @@
  * Poisson-disk sampling (Sommer & Schwanecke sec. 4) of non-overlapping grains in a box or
  * inside a closed mesh, skipping space taken by existing grains and bodies. Seeded: the same
  * call on the same world gives the same grains. */
+#include "../bodies/body_shapes.h"
 #include "../core/rng.h"
 #include "../geom/mass_props.h"
 #include "../geom/mesh.h"

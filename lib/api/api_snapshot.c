@@ -4,6 +4,9 @@
  * payload. Loading reads and checks everything before it replaces the world's state. */
 #include <stdio.h>
 
+#include "../bodies/body_cover.h"
+#include "../bodies/body_shapes.h"
+#include "../bodies/body_store.h"
 #include "../core/hash.h"
 #include "../core/stream.h"
 #include "../world/world_env.h"

@@ -2,6 +2,7 @@
 /* World entry points: version, status text, create/destroy, step, queries. */
 #include <stdio.h>
 
+#include "../bodies/body_store.h"
 #include "../core/handle_tags.h"
 #include "../simd/simd_kernels.h"
 #include "../world/world_errors.h"

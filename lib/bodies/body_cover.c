@@ -16,7 +16,10 @@
 #include "../geom/triangle.h"
 #include "../core/vec3.h"
 #include "../grid/cell_grid.h"
+#include "body_cover.h"
+#include "body_mass.h"
 #include "body_sdf.h"
+#include "body_shapes.h"
 #include "body_store.h"
 
 enum { FLOATER_ITERATIONS = 100 };

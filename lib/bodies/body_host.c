@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "../core/vec3.h"
+#include "body_host.h"
 #include "body_store.h"
 
 /* World position of the centre of mass for a pose. */

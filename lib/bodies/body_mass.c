@@ -9,6 +9,7 @@
 
 #include "../geom/mass_props.h"
 #include "../core/vec3.h"
+#include "body_mass.h"
 #include "body_store.h"
 
 /* Volume, centre and inertia (unit density) of a shape in its body frame. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Closest-point queries of the analytic body shapes, in the body frame. */
+#include "body_shapes.h"
 #include "body_store.h"
 
 #include "../geom/mesh.h"

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include "body_cover.h"
+#include "body_shapes.h"
 #include "body_store.h"
 
 #include "../core/handles.h"

@@ -18,6 +18,8 @@
  * principal; member offsets are the particles in that frame. */
 #include <math.h>
 
+#include "../bodies/body_cover.h"
+#include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"

@@ -10,6 +10,7 @@
  * Members sit at fixed body-frame offsets: x_k = x + R b_k, v_k = v + w x (x_k - x). */
 #include <math.h>
 
+#include "../bodies/body_cover.h"
 #include "../bodies/body_store.h"
 #include "../core/blowup.h"
 #include "../geom/clump_store.h"

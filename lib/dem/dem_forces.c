@@ -9,6 +9,8 @@
  * contacts are fewer and run through the scalar kernel of dem_contact.h. */
 #include <math.h>
 
+#include "../bodies/body_shapes.h"
+#include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "dem_contact.h"
 #include "dem_batch.h"

@@ -3,6 +3,7 @@
  * grain clump's member spheres are grains to the points; a particle-covered body's are body
  * particles (points are pushed out of them); bodies without particles are met by their exact
  * surfaces. */
+#include "../bodies/body_shapes.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"
 #include "dem_points.h"

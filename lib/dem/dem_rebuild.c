@@ -6,6 +6,7 @@
  * list capacity) happens before the first array is permuted. */
 #include <math.h>
 
+#include "../bodies/body_shapes.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"
 #include "dem_rebuild.h"

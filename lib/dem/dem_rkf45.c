@@ -15,6 +15,7 @@
  * sums the stages' forces with the 5th-order weights. */
 #include <math.h>
 
+#include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
 #include "../core/blowup.h"
 #include "../core/vec3.h"

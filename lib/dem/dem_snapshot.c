@@ -4,6 +4,7 @@
  * Loading validates every index it will later follow: a crafted file cannot cause a crash. */
 #include <math.h>
 
+#include "../bodies/body_shapes.h"
 #include "../core/stream.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"

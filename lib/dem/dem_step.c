@@ -5,6 +5,7 @@
  * is fixed: bit-identical for any worker count). */
 #include <math.h>
 
+#include "../bodies/body_shapes.h"
 #include "../core/blowup.h"
 #include "../core/vec3.h"
 #include "dem_internal.h"

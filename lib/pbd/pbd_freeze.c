@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdatomic.h>
 
+#include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "../grid/grid_index.h"

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdatomic.h>
 
+#include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
 #include "../core/vec3.h"
 #include "pbd_internal.h"

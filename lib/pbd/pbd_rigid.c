@@ -17,6 +17,7 @@
  * light bodies float on sand, and momentum and angular momentum are exchanged exactly. */
 #include <math.h>
 
+#include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
 #include "../core/blowup.h"
 #include "../core/vec3.h"

@@ -29,6 +29,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "../bodies/body_shapes.h"
+#include "../bodies/body_store.h"
 #include "../core/rng.h"
 #include "../core/stream.h"
 #include "../core/vec3.h"

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../bodies/body_host.h"
+#include "../bodies/body_shapes.h"
 #include "../core/vec3.h"
 #include "world.h"
 #include "world_step.h"

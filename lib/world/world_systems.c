@@ -3,6 +3,7 @@
  * (core/coupling.h). System 0 is the world's own solver; gr_world_add_system adds others. */
 #include <string.h>
 
+#include "../bodies/body_cover.h"
 #include "world.h"
 #include "world_systems.h"
 #include "world_env.h"
