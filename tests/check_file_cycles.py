@@ -106,7 +106,7 @@ if len(sys.argv) > 2:
     import os
 
     lib = sys.argv[2]
-    for folder in ("core", "simd", "grid", "geom", "upsample", "dem", "pbd", "world", "api"):
+    for folder in ("core", "simd", "grid", "qp", "geom", "upsample", "dem", "pbd", "world", "api"):
         for h in sorted(glob.glob(os.path.join(lib, folder, "*.h"))):
             base = os.path.basename(h)[:-2]
             if not os.path.exists(os.path.join(lib, folder, base + ".c")):
