@@ -186,7 +186,7 @@ static void test_qp_brute_force_small(void)
     CHECK(gr_qp_workspace_reserve(&ws, &mem, 8) == GR_OK);
     gr_rng rng = {7};
     int bad = 0, trials = 0;
-    unsigned long long mp_steps = 0, pgs_sweeps = 0;
+    unsigned long long mp_steps = 0, pgs_sweeps = 0, refused = 0;
     for (int t = 0; t < 1200; t++) {
         const uint32_t n = 1 + (uint32_t)(t % 8);
         const bool lcp = t % 5 == 4;
@@ -229,6 +229,7 @@ static void test_qp_brute_force_small(void)
         const double em = max_abs_diff(n, xm, xs), ep = max_abs_diff(n, xp, xs);
         trials++;
         mp_steps += sm.iterations;
+        refused += sm.expansion_fallbacks;
         pgs_sweeps += sp.iterations;
         if (!sm.converged || !sp.converged || em > 1e-8 * scale || ep > 1e-8 * scale) {
             if (bad++ < 5)
@@ -236,9 +237,10 @@ static void test_qp_brute_force_small(void)
                        t, n, lcp ? " lcp" : "", em, sm.converged, sm.iterations, ep, sp.converged, sp.iterations);
         }
     }
-    printf("  %d problems, %d wrong; mean MPRGP steps %.1f, mean PGS sweeps %.1f\n", trials, bad,
-           (double)mp_steps / trials, (double)pgs_sweeps / trials);
+    printf("  %d problems, %d wrong; mean MPRGP steps %.1f (%llu projected CG expansions refused), mean PGS "
+           "sweeps %.1f\n", trials, bad, (double)mp_steps / trials, refused, (double)pgs_sweeps / trials);
     CHECK(bad == 0);
+    CHECK(refused > 0); /* the safeguard's way back was taken, and still led to the minimiser */
     gr_qp_workspace_free(&ws, &mem);
     CHECK(mem.in_use == 0);
 }
