@@ -105,7 +105,7 @@ if len(sys.argv) > 2:
     import os
 
     lib = sys.argv[2]
-    for folder in ("core", "simd", "grid", "geom", "bodies", "upsample", "dem", "pbd", "world", "api"):
+    for folder in sorted(d for d in os.listdir(lib) if os.path.isdir(os.path.join(lib, d))):  # every layer
         for h in sorted(glob.glob(os.path.join(lib, folder, "*.h"))):
             base = os.path.basename(h)[:-2]
             if not os.path.exists(os.path.join(lib, folder, base + ".c")):

@@ -7,6 +7,7 @@ allowed() {
     case $1 in
     core) echo "core" ;;
     grid | simd) echo "core" ;;
+    qp) echo "core" ;;
     geom) echo "core grid" ;;
     bodies) echo "core geom grid" ;;
     upsample) echo "core geom grid simd bodies" ;;
