@@ -235,13 +235,22 @@ static void sort_blocks(gr_sparse_grid *g)
             g->slots[s].block = g->remap[g->slots[s].block];
 }
 
+/* Neighbourhood is symmetric (the block d away from b has b in direction 26 - d), so only the
+ * 13 directions after "itself" are looked up, each answer filled in both blocks: half the
+ * probes, each a likely cache miss (the hash scatters neighbours over memory). */
 static void fill_neighbors(gr_sparse_grid *g)
 {
+    memset(g->block_nbr, 0xff, sizeof(uint32_t) * 27 * (size_t)g->block_count);
     for (uint32_t i = 0; i < g->block_count; i++) {
         const int32_t *b = g->block_coord + 3 * (size_t)i;
-        uint32_t *out = g->block_nbr + 27 * (size_t)i;
-        for (int d = 0; d < 27; d++)
-            out[d] = d == 13 ? i : gr_sparse_grid_block_of(g, b[0] + d % 3 - 1, b[1] + d / 3 % 3 - 1, b[2] + d / 9 - 1);
+        g->block_nbr[27 * (size_t)i + 13] = i;
+        for (int d = 14; d < 27; d++) {
+            const uint32_t j = gr_sparse_grid_block_of(g, b[0] + d % 3 - 1, b[1] + d / 3 % 3 - 1, b[2] + d / 9 - 1);
+            if (j != GR_INVALID_INDEX) {
+                g->block_nbr[27 * (size_t)i + (size_t)d] = j;
+                g->block_nbr[27 * (size_t)j + (size_t)(26 - d)] = i;
+            }
+        }
     }
 }
 

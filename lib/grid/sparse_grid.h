@@ -181,7 +181,8 @@ static inline uint32_t gr_sparse_grid_neighbor_block(const gr_sparse_grid *g, ui
 }
 
 /// The cell coordinates of point p in a grid of edge 1 / inv_h from origin; false when p is
-/// not finite or beyond the reach. Truncation then a step down: floor without its call.
+/// not finite or beyond the reach (c then undefined). Truncation then a step down: floor
+/// without its call (no SSE4.1 rounding in the baseline build).
 static inline bool gr_sparse_grid_locate_in(gr_vec3 origin, double inv_h, gr_vec3 p, int32_t c[3])
 {
     const double t[3] = {(p.x - origin.x) * inv_h, (p.y - origin.y) * inv_h, (p.z - origin.z) * inv_h};
