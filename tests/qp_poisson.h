@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Masked 3D Poisson problems for the QP tests and bench/bench_qp.c: the shape of the continuum
+/* Masked 3D Poisson problems for the QP tests and bench/qp.c: the shape of the continuum
  * solver's pressure matrix (a weighted graph Laplacian on the cells that hold sand), applied
  * matrix-free by rows of a 7-point stencil. */
 #ifndef GR_TEST_QP_POISSON_H

@@ -6,7 +6,7 @@
  * gains 1 - O(1/cond A) a sweep: the solver of the continuum pressure and friction problems.
  * From a cold start on a problem whose answer has most variables on bounds, each expansion
  * adds only the constraints its step reaches, and PGS can need as few sweeps as MPRGP needs
- * matvecs (bench/bench_qp.c); warm starts change the active set little. */
+ * matvecs (bench/qp.c); warm starts change the active set little. */
 #ifndef GR_QP_QP_MPRGP_H
 #define GR_QP_QP_MPRGP_H
 
