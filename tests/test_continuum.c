@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The continuum solver's parts (Narain, Golas, Lin 2010), white box: the particles' ellipsoids
- * under the flow (eq. 28), split and merge (sec. 3.1, eq. 29). */
+ * under the flow (eq. 28), split and merge (sec. 3.1, eq. 29); the staggered grid's operators
+ * (adjoint pairs, rigid motions stress free). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../lib/continuum/cont_ops.h"
 #include "../lib/continuum/cont_shape.h"
+#include "../lib/core/alloc.h"
 #include "../lib/core/rng.h"
 #include "harness.h"
 
@@ -146,11 +149,147 @@ static void test_split_and_merge(void)
     CHECK(m.A.xx == r * r && m.A.xy == 0);
 }
 
+/* ---- the staggered grid's operators -------------------------------------------------------- */
+
+/* A sparse grid over three clusters of points (one at negative coordinates, one far away). */
+static void cluster_grid(gr_sparse_grid *g, gr_mem *mem, double h, int halo)
+{
+    gr_rng r = {3};
+    enum { N = 600 };
+    static double pos[3 * N];
+    const gr_vec3 centre[3] = {{0.1, 0.2, 0.0}, {-0.4, -0.35, 0.3}, {5.0, 1.0, -2.0}};
+    for (int i = 0; i < N; i++) {
+        const gr_vec3 c = centre[i % 3];
+        pos[3 * i] = c.x + rnd(&r, -0.08, 0.08);
+        pos[3 * i + 1] = c.y + rnd(&r, -0.05, 0.05);
+        pos[3 * i + 2] = c.z + rnd(&r, -0.06, 0.06);
+    }
+    gr_sparse_grid_init(g);
+    CHECK(gr_sparse_grid_build(g, mem, pos, 3, N, h, (gr_vec3){0.013, -0.007, 0.002}, halo));
+}
+
+static double *field(uint32_t n, gr_rng *r)
+{
+    double *f = (double *)malloc(sizeof(double) * (n ? n : 1));
+    for (uint32_t i = 0; i < n; i++)
+        f[i] = r ? rnd(r, -1, 1) : 0.0;
+    return f;
+}
+
+static double dot(const double *a, const double *b, uint32_t n)
+{
+    double s = 0;
+    for (uint32_t i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+/* <D1 p, u> = -<p, D u> and <D2 s, u> = <s, D2^T u> for random fields: the pressure and friction
+ * matrices built from them are symmetric, and the friction QP is the maximal-dissipation problem. */
+static void test_operators_adjoint(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    gr_sparse_grid g;
+    cluster_grid(&g, &mem, 0.02, 2);
+    const uint32_t n = gr_sparse_grid_cells(&g);
+    gr_rng r = {5};
+    double *p = field(n, &r), *d = field(n, NULL);
+    cont_faces u = {{field(n, &r), field(n, &r), field(n, &r)}}, gp = {{field(n, NULL), field(n, NULL), field(n, NULL)}};
+    cont_stress s = {field(n, &r), field(n, &r), field(n, &r), field(n, &r), field(n, &r)};
+    cont_stress st = {field(n, NULL), field(n, NULL), field(n, NULL), field(n, NULL), field(n, NULL)};
+    cont_faces ds = {{field(n, NULL), field(n, NULL), field(n, NULL)}};
+    cont_div(&g, &u, d);
+    cont_grad(&g, p, &gp);
+    const double lhs = dot(gp.f[0], u.f[0], n) + dot(gp.f[1], u.f[1], n) + dot(gp.f[2], u.f[2], n);
+    const double rhs = -dot(p, d, n);
+    printf("  %u cells: <D1 p, u> = %.12g, -<p, D u> = %.12g\n", n, lhs, rhs);
+    CHECK(fabs(lhs - rhs) < 1e-12 * (fabs(lhs) + n));
+    cont_stress_div(&g, &s, &ds);
+    cont_stress_div_t(&g, &u, &st);
+    const double l2 = dot(ds.f[0], u.f[0], n) + dot(ds.f[1], u.f[1], n) + dot(ds.f[2], u.f[2], n);
+    const double r2 = dot(s.a, st.a, n) + dot(s.b, st.b, n) + dot(s.xy, st.xy, n) + dot(s.yz, st.yz, n) +
+                      dot(s.xz, st.xz, n);
+    printf("  <D2 s, u> = %.12g, <s, D2^T u> = %.12g\n", l2, r2);
+    CHECK(fabs(l2 - r2) < 1e-12 * (fabs(l2) + n));
+    CHECK(fabs(lhs) > 1.0 && fabs(l2) > 1.0); /* not trivially zero */
+    free(p), free(d);
+    for (int a = 0; a < 3; a++)
+        free(u.f[a]), free(gp.f[a]), free(ds.f[a]);
+    free(s.a), free(s.b), free(s.xy), free(s.yz), free(s.xz);
+    free(st.a), free(st.b), free(st.xy), free(st.yz), free(st.xz);
+    gr_sparse_grid_free(&g, &mem);
+    CHECK(mem.in_use == 0);
+}
+
+/* A rigid motion (translation and rotation) sampled on the faces has no divergence and no
+ * strain: D u = 0 and D2^T u = 0 wherever the stencils' cells are active; a linear pressure has
+ * its slope as gradient on every face whose two cells are active. */
+static void test_rigid_motion_stress_free(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    gr_sparse_grid g;
+    const double h = 0.02;
+    cluster_grid(&g, &mem, h, 2);
+    const uint32_t n = gr_sparse_grid_cells(&g);
+    const gr_vec3 V = {0.3, -1.2, 0.7}, W = {2.0, -0.5, 1.5}, slope = {3.0, -7.0, 11.0};
+    cont_faces u = {{field(n, NULL), field(n, NULL), field(n, NULL)}}, gp = {{field(n, NULL), field(n, NULL), field(n, NULL)}};
+    double *p = field(n, NULL), *d = field(n, NULL);
+    cont_stress st = {field(n, NULL), field(n, NULL), field(n, NULL), field(n, NULL), field(n, NULL)};
+    for (uint32_t c = 0; c < n; c++) {
+        int32_t k[3];
+        gr_sparse_grid_cell_coords(&g, c, k);
+        const gr_vec3 lo = v3_add(g.origin, v3_scale(v3(k[0], k[1], k[2]), h));
+        const gr_vec3 fx = v3_add(lo, v3(0, 0.5 * h, 0.5 * h)), fy = v3_add(lo, v3(0.5 * h, 0, 0.5 * h)),
+                      fz = v3_add(lo, v3(0.5 * h, 0.5 * h, 0)), centre = v3_add(lo, v3(0.5 * h, 0.5 * h, 0.5 * h));
+        u.f[0][c] = v3_add(V, v3_cross(W, fx)).x;
+        u.f[1][c] = v3_add(V, v3_cross(W, fy)).y;
+        u.f[2][c] = v3_add(V, v3_cross(W, fz)).z;
+        p[c] = v3_dot(slope, centre);
+    }
+    cont_div(&g, &u, d);
+    cont_stress_div_t(&g, &u, &st);
+    cont_grad(&g, p, &gp);
+    uint32_t interior = 0, faces = 0;
+    double worst = 0, worst_grad = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        bool all = true;
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++)
+                    all = all && gr_sparse_grid_neighbor(&g, c, dx, dy, dz) != GR_INVALID_INDEX;
+        if (all) {
+            interior++;
+            const double e[6] = {d[c], st.a[c], st.b[c], st.xy[c], st.yz[c], st.xz[c]};
+            for (int k = 0; k < 6; k++)
+                worst = fmax(worst, fabs(e[k]));
+        }
+        for (int a = 0; a < 3; a++)
+            if (gr_sparse_grid_neighbor(&g, c, a == 0 ? -1 : 0, a == 1 ? -1 : 0, a == 2 ? -1 : 0) != GR_INVALID_INDEX) {
+                faces++;
+                worst_grad = fmax(worst_grad, fabs(gp.f[a][c] - v3_get(slope, a)));
+            }
+    }
+    printf("  %u interior cells: largest divergence or strain of a rigid motion %.3g /s; %u faces: gradient "
+           "error %.3g\n", interior, worst, faces, worst_grad);
+    CHECK(interior > 1000);
+    CHECK(worst < 1e-9);
+    CHECK(worst_grad < 1e-8);
+    free(p), free(d);
+    for (int a = 0; a < 3; a++)
+        free(u.f[a]), free(gp.f[a]);
+    free(st.a), free(st.b), free(st.xy), free(st.yz), free(st.xz);
+    gr_sparse_grid_free(&g, &mem);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
         {"shape_follows_the_flow", test_shape_follows_the_flow},
         {"split_and_merge", test_split_and_merge},
+        {"operators_adjoint", test_operators_adjoint},
+        {"rigid_motion_stress_free", test_rigid_motion_stress_free},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

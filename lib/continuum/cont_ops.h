@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* The staggered (MAC) grid's difference operators on the sparse grid (Narain et al. sec. 4,
+ * after Goktekin et al. 2004). Every field is an array over the grid's cells (cell index from
+ * lib/grid/sparse_grid.h); what sits where:
+ * - at the centre of cell (i, j, k): pressure, density, volume fraction, and the diagonal of the
+ *   friction stress as two coefficients (a, b) of a traceless orthonormal basis:
+ *   (s_xx, s_yy, s_zz) = a (1, -1, 0) / sqrt 2 + b (1, 1, -2) / sqrt 6 (the stress is trace-free,
+ *   sec. 2.3, so it never adds pressure or tension);
+ * - on the cell's low faces: u at (i - 1/2, j, k), v at (i, j - 1/2, k), w at (i, j, k - 1/2);
+ * - on the edges at the cell's low corner: s_xy at (i - 1/2, j - 1/2, k), s_yz at
+ *   (i, j - 1/2, k - 1/2), s_xz at (i - 1/2, j, k - 1/2).
+ * A neighbour outside the active blocks holds zeros. D is the divergence (faces to centres),
+ * D1 = -D^T the gradient (centres to faces), D2 the divergence of the stress (stress places to
+ * faces) and D2^T its exact transpose, so that the pressure and friction matrices
+ * D1^T W D1 and D2^T W D2 are symmetric (eq. 10, 18, 30, 32). */
+#ifndef GR_CONTINUUM_CONT_OPS_H
+#define GR_CONTINUUM_CONT_OPS_H
+
+#include "../grid/sparse_grid.h"
+
+/// A field on the faces: the x, y and z components, each an array over cells.
+typedef struct cont_faces {
+    double *f[3];
+} cont_faces;
+
+/// The friction stress: a, b at centres, xy, yz, xz at edges (each an array over cells).
+typedef struct cont_stress {
+    double *a, *b, *xy, *yz, *xz;
+} cont_stress;
+
+/// out = D u: (u(i+1/2) - u(i-1/2) + v(j+1/2) - v(j-1/2) + w(k+1/2) - w(k-1/2)) / h.
+void cont_div(const gr_sparse_grid *g, const cont_faces *u, double *out);
+/// out = D1 p = -D^T p: (p(i) - p(i-1)) / h on the x faces, and so on.
+void cont_grad(const gr_sparse_grid *g, const double *p, const cont_faces *out);
+/// out = D2 s: the divergence of the stress on the faces, e.g. on x faces
+/// (s_xx(i) - s_xx(i-1) + s_xy(j+1/2) - s_xy(j-1/2) + s_xz(k+1/2) - s_xz(k-1/2)) / h.
+void cont_stress_div(const gr_sparse_grid *g, const cont_stress *s, const cont_faces *out);
+/// out = D2^T u: minus the strain rate in the stress's coordinates (a, b of -(u_x, v_y, w_z); on
+/// edges -(du/dy + dv/dx) and so on): zero for any rigid motion.
+void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out);
+
+#endif /* GR_CONTINUUM_CONT_OPS_H */
