@@ -7,6 +7,9 @@
 #include <stdlib.h>
 
 #include "../lib/continuum/cont_ops.h"
+#include "../lib/continuum/cont_pressure.h"
+#include "../lib/qp/qp_mprgp.h"
+#include <string.h>
 #include "../lib/continuum/cont_shape.h"
 #include "../lib/core/alloc.h"
 #include "../lib/core/rng.h"
@@ -283,6 +286,133 @@ static void test_rigid_motion_stress_free(void)
     gr_sparse_grid_free(&g, &mem);
 }
 
+/* ---- pressure (eq. 6-13) --------------------------------------------------------------------- */
+
+/* A column of particles in a box with walls of solid cells (phi_s = 1 outside [0, L] x [0, inf)
+ * x [0, L]), stepped by the transfers and the pressure solve alone: it settles, and the pressure
+ * is the weight of the sand above, rho_max g depth. */
+typedef struct column {
+    double h, L, H, rho, dt;
+    uint32_t n;
+    gr_vec3 *x, *v;
+    double *m, *vmin;
+} column;
+
+static double *zeros(uint32_t n) { return (double *)calloc(n ? n : 1, sizeof(double)); }
+static cont_faces face_zeros(uint32_t n) { return (cont_faces){{zeros(n), zeros(n), zeros(n)}}; }
+static void face_free(cont_faces *f) { free(f->f[0]), free(f->f[1]), free(f->f[2]); }
+
+/* One step; the pressure and grid left in *p, *g (p over g's cells, freed by the caller). */
+static void column_step(column *col, gr_mem *mem, gr_sparse_grid *g, double **p_out, gr_qp_stats *stats)
+{
+    CHECK(gr_sparse_grid_build(g, mem, (const double *)col->x, 3, col->n, col->h, (gr_vec3){0, 0, 0}, 2));
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells)};
+    cont_particle_view pv = {col->n, col->x, col->v, col->m, col->vmin};
+    cont_particles_to_grid(g, &pv, &gm);
+    cont_faces u_old = face_zeros(cells);
+    double *solid = zeros(cells);
+    for (uint32_t c = 0; c < cells; c++) {
+        int32_t k[3];
+        gr_sparse_grid_cell_coords(g, c, k);
+        const double cx = (k[0] + 0.5) * col->h, cy = (k[1] + 0.5) * col->h, cz = (k[2] + 0.5) * col->h;
+        solid[c] = (cx < 0 || cx > col->L || cy < 0 || cz < 0 || cz > col->L) ? 1.0 : 0.0;
+        for (int a = 0; a < 3; a++)
+            u_old.f[a][c] = gm.u.f[a][c];
+        if (gm.mass.f[1][c] > 0)
+            gm.u.f[1][c] += col->dt * -9.81;
+    }
+    cont_pressure cp = {g, col->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
+                        zeros(cells), zeros(cells), zeros(cells)};
+    cont_pressure_setup(&cp, &gm, &gm.u, solid);
+    gr_qp_problem pr = cont_pressure_problem(&cp);
+    gr_qp_workspace ws;
+    memset(&ws, 0, sizeof ws);
+    CHECK(gr_qp_workspace_reserve(&ws, mem, cells) == GR_OK);
+    gr_qp_settings set = gr_qp_settings_default();
+    set.jacobi = true;
+    set.rel_tol = 1e-8;
+    set.max_iter = 5000;
+    double *p = zeros(cells);
+    CHECK(gr_qp_mprgp(&pr, &set, &ws, p, stats) == GR_OK);
+    cont_pressure_apply(&cp, p, &gm.u);
+    cont_grid_to_particles(g, &pv, &gm.u, &u_old, 0.1, NULL);
+    for (uint32_t i = 0; i < col->n; i++) {
+        gr_vec3 v;
+        if (cont_velocity_at(g, &gm.u, col->x[i], &v))
+            col->x[i] = v3_madd(col->x[i], v, col->dt);
+    }
+    gr_qp_workspace_free(&ws, mem);
+    face_free(&gm.mass), face_free(&gm.vol), face_free(&gm.u), free(gm.phi), face_free(&u_old), free(solid);
+    face_free(&cp.w), face_free(&cp.inv_rho), face_free(&cp.scratch);
+    free(cp.q), free(cp.diag), free(cp.lo), free(cp.hi);
+    *p_out = p;
+}
+
+static void test_hydrostatic_column(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    column col = {0.02, 0.1, 0.3, 1500.0, 2e-3, 0, NULL, NULL, NULL, NULL};
+    const double d = 0.5 * col.h; /* 8 particles per cell at the critical density */
+    const int nx = (int)(col.L / d + 0.5), ny = (int)(col.H / d + 0.5);
+    col.n = (uint32_t)(nx * ny * nx);
+    col.x = (gr_vec3 *)malloc(sizeof(gr_vec3) * col.n);
+    col.v = (gr_vec3 *)calloc(col.n, sizeof(gr_vec3));
+    col.m = zeros(col.n), col.vmin = zeros(col.n);
+    uint32_t k = 0;
+    for (int j = 0; j < ny; j++)
+        for (int kk = 0; kk < nx; kk++)
+            for (int i = 0; i < nx; i++, k++) {
+                col.x[k] = v3((i + 0.5) * d, (j + 0.5) * d, (kk + 0.5) * d);
+                col.vmin[k] = d * d * d;
+                col.m[k] = col.rho * d * d * d;
+            }
+    gr_sparse_grid g;
+    gr_sparse_grid_init(&g);
+    double *p = NULL;
+    gr_qp_stats st;
+    const int steps = 400;
+    for (int s = 0; s < steps; s++) {
+        free(p);
+        column_step(&col, &mem, &g, &p, &st);
+        if (s == 0 || s == steps - 1)
+            printf("  step %d: MPRGP %u iterations, %u matvecs, |g^P| %.2g (%s)\n", s, st.iterations, st.matvecs,
+                   st.gp_norm, st.converged ? "converged" : "NOT converged");
+        CHECK(st.converged);
+    }
+    double vmax = 0, top = 0;
+    for (uint32_t i = 0; i < col.n; i++) {
+        vmax = fmax(vmax, v3_len(col.v[i]));
+        top = fmax(top, col.x[i].y);
+    }
+    /* the pressure down the column's middle against rho g depth (the surface: the top particle
+     * plus half a spacing) */
+    const double surface = top + 0.5 * d;
+    double worst = 0;
+    int rows = 0;
+    for (int j = 0; j < ny / 2; j++) {
+        const uint32_t c = gr_sparse_grid_cell(&g, 2, j, 2);
+        if (c == GR_INVALID_INDEX)
+            continue;
+        const double depth = surface - (j + 0.5) * col.h, expect = col.rho * 9.81 * depth;
+        const double err = fabs(p[c] - expect) / (col.rho * 9.81 * surface);
+        if (j % 3 == 0)
+            printf("  cell row %2d: p %8.1f Pa, rho g depth %8.1f Pa\n", j, p[c], expect);
+        worst = fmax(worst, err);
+        rows++;
+    }
+    printf("  after %.2f s: fastest particle %.3g m/s, surface %.4f m (built %.4f), worst pressure error %.1f %% "
+           "of the bottom's\n", steps * col.dt, vmax, surface, col.H, 100 * worst);
+    CHECK(rows >= 5);
+    CHECK(worst < 0.08);
+    CHECK(vmax < 0.05);
+    CHECK(fabs(surface - col.H) < 0.1 * col.H);
+    free(p);
+    free(col.x), free(col.v), free(col.m), free(col.vmin);
+    gr_sparse_grid_free(&g, &mem);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -290,6 +420,7 @@ int main(int argc, char **argv)
         {"split_and_merge", test_split_and_merge},
         {"operators_adjoint", test_operators_adjoint},
         {"rigid_motion_stress_free", test_rigid_motion_stress_free},
+        {"hydrostatic_column", test_hydrostatic_column},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+#include "cont_pressure.h"
+
+/* The solid fraction of the face between cell c and its neighbour one step down `axis`: the
+ * mean of the two (one alone when the other is outside the grid). */
+static double face_solid(const gr_sparse_grid *g, const double *solid, uint32_t c, int axis)
+{
+    if (!solid)
+        return 0.0;
+    const uint32_t n = gr_sparse_grid_neighbor(g, c, axis == 0 ? -1 : 0, axis == 1 ? -1 : 0, axis == 2 ? -1 : 0);
+    return n == GR_INVALID_INDEX ? solid[c] : 0.5 * (solid[c] + solid[n]);
+}
+
+void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)
+{
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    const double h3 = g->h * g->h * g->h, inv_h3 = 1.0 / h3;
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++) {
+            const double mass = m->mass.f[a][c];
+            const double open = 1.0 - face_solid(g, solid, c, a);
+            cp->inv_rho.f[a][c] = mass > 0 ? open * h3 / mass : 0.0;
+            cp->w.f[a][c] = mass > 0 ? open * m->vol.f[a][c] / mass : 0.0;
+            /* the flux phi u, for the prediction (scratch until the matvec needs it) */
+            cp->scratch.f[a][c] = m->vol.f[a][c] * inv_h3 * u->f[a][c];
+        }
+    /* q = 1 - phi_s - (phi - dt D (phi u)) */
+    cont_div(g, &cp->scratch, cp->q);
+    const double k = cp->dt * cp->dt * g->inv_h * g->inv_h;
+    for (uint32_t c = 0; c < cells; c++) {
+        const double predicted = m->phi[c] - cp->dt * cp->q[c];
+        cp->q[c] = 1.0 - (solid ? solid[c] : 0.0) - predicted;
+        double d = cp->w.f[0][c] + cp->w.f[1][c] + cp->w.f[2][c];
+        const uint32_t xp = gr_sparse_grid_neighbor(g, c, 1, 0, 0), yp = gr_sparse_grid_neighbor(g, c, 0, 1, 0),
+                       zp = gr_sparse_grid_neighbor(g, c, 0, 0, 1);
+        d += (xp != GR_INVALID_INDEX ? cp->w.f[0][xp] : 0) + (yp != GR_INVALID_INDEX ? cp->w.f[1][yp] : 0) +
+             (zp != GR_INVALID_INDEX ? cp->w.f[2][zp] : 0);
+        cp->diag[c] = k * d;
+        cp->lo[c] = 0.0;
+        cp->hi[c] = cp->diag[c] > 0 ? INFINITY : 0.0; /* no material near: p stays 0 */
+    }
+}
+
+/* y = dt^2 D1^T W D1 x = -dt^2 D (W D1 x) */
+static void apply(void *ctx, const double *x, double *y)
+{
+    cont_pressure *cp = (cont_pressure *)ctx;
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    cont_grad(g, x, &cp->scratch);
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++)
+            cp->scratch.f[a][c] *= cp->w.f[a][c];
+    cont_div(g, &cp->scratch, y);
+    const double k = -cp->dt * cp->dt;
+    for (uint32_t c = 0; c < cells; c++)
+        y[c] *= k;
+}
+
+/* (A1 x)_c from the stencil: dt^2 / h^2 sum over the six faces of W (x_c - x_neighbour). */
+static double row(void *ctx, uint32_t c, const double *x)
+{
+    const cont_pressure *cp = (const cont_pressure *)ctx;
+    const gr_sparse_grid *g = cp->g;
+    double s = 0;
+    for (int a = 0; a < 3; a++) {
+        const int d[3] = {a == 0, a == 1, a == 2};
+        const uint32_t lo = gr_sparse_grid_neighbor(g, c, -d[0], -d[1], -d[2]);
+        const uint32_t hi = gr_sparse_grid_neighbor(g, c, d[0], d[1], d[2]);
+        s += cp->w.f[a][c] * (x[c] - (lo != GR_INVALID_INDEX ? x[lo] : 0.0));
+        if (hi != GR_INVALID_INDEX)
+            s += cp->w.f[a][hi] * (x[c] - x[hi]);
+    }
+    return s * cp->dt * cp->dt * g->inv_h * g->inv_h;
+}
+
+gr_qp_problem cont_pressure_problem(cont_pressure *cp)
+{
+    return (gr_qp_problem){gr_sparse_grid_cells(cp->g), apply, row, cp, cp->diag, cp->q, cp->lo, cp->hi};
+}
+
+void cont_pressure_apply(const cont_pressure *cp, const double *p, const cont_faces *u)
+{
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    cont_grad(g, p, &cp->scratch);
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++)
+            u->f[a][c] -= cp->dt * cp->inv_rho.f[a][c] * cp->scratch.f[a][c];
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* The pressure solve (Narain et al. sec. 2.2, eq. 6-13 with the materials' form 30-31 and the
+ * solids' 24-27): the volume fraction may not exceed what solids leave free,
+ * phi^{n+1} + phi_s <= 1, and pressure only holds it there (p >= 0, p (1 - phi_s - phi^{n+1}) = 0),
+ * a linear complementarity problem A1 p + b1 >= 0 with
+ *     A1 = dt^2 D1^T W D1,  W = phi (1 - phi_s) / rho on the faces,
+ *     b1 = 1 - phi_s - phi^{n+1}|p=0,  phi^{n+1}|p=0 = phi^n - dt D (phi u)     (eq. 7)
+ * solved as min 1/2 p^T A1 p + b1^T p, p >= 0 (eq. 12-13). The velocity then changes by
+ * -dt (1 - phi_s) / rho D1 p (eq. 5, 27). */
+#ifndef GR_CONTINUUM_CONT_PRESSURE_H
+#define GR_CONTINUUM_CONT_PRESSURE_H
+
+#include "../qp/qp_box.h"
+#include "cont_transfer.h"
+
+/// One pressure problem over the grid's cells. The caller owns every array (each over cells).
+typedef struct cont_pressure {
+    const gr_sparse_grid *g;
+    double dt;
+    cont_faces w;         ///< W on the faces (set by cont_pressure_setup)
+    cont_faces inv_rho;   ///< (1 - phi_s) / rho on the faces: the velocity's response to -dt D1 p
+    cont_faces scratch;   ///< the matvec's gradient
+    double *q, *diag, *lo, *hi;
+} cont_pressure;
+
+/// Fill W, (1 - phi_s) / rho, b1, the diagonal and the bounds from the grid's masses, velocities
+/// u (after gravity) and the cells' solid fractions (NULL: none). Cells no material touches are
+/// fixed at p = 0.
+void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid);
+
+/// The problem for lib/qp (apply, row, diag, q, bounds) over all cells.
+gr_qp_problem cont_pressure_problem(cont_pressure *cp);
+
+/// u -= dt (1 - phi_s) / rho D1 p.
+void cont_pressure_apply(const cont_pressure *cp, const double *p, const cont_faces *u);
+
+#endif /* GR_CONTINUUM_CONT_PRESSURE_H */
