@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 #include "../lib/continuum/cont_ops.h"
+#include "../lib/continuum/cont_friction.h"
 #include "../lib/continuum/cont_pressure.h"
+#include "../lib/qp/qp_pgs.h"
 #include "../lib/qp/qp_mprgp.h"
 #include <string.h>
 #include "../lib/continuum/cont_shape.h"
@@ -286,131 +288,317 @@ static void test_rigid_motion_stress_free(void)
     gr_sparse_grid_free(&g, &mem);
 }
 
-/* ---- pressure (eq. 6-13) --------------------------------------------------------------------- */
+/* ---- pressure and friction (eq. 6-20), stepped by a small driver -------------------------- */
 
-/* A column of particles in a box with walls of solid cells (phi_s = 1 outside [0, L] x [0, inf)
- * x [0, L]), stepped by the transfers and the pressure solve alone: it settles, and the pressure
- * is the weight of the sand above, rho_max g depth. */
-typedef struct column {
-    double h, L, H, rho, dt;
+/* Particles in a world of solid cells (phi_s = 1 where `solid` says), stepped by the transfers
+ * and the staggered pressure and friction solves alone. */
+typedef struct scene {
+    double h, dt, alpha;  ///< cell edge, step, friction coefficient (eq. 15)
+    gr_vec3 gravity;
+    int stagger;          ///< staggered projections (0: pressure only)
+    bool (*solid)(const struct scene *s, gr_vec3 centre);
+    double L;             ///< the box's side (for `solid`)
     uint32_t n;
     gr_vec3 *x, *v;
     double *m, *vmin;
-} column;
+    /* after a step: the grid, its pressure, and the solves' statistics */
+    gr_sparse_grid g;
+    double *p;
+    gr_qp_stats pressure, friction;
+    double friction_work; ///< the friction's energy change of the step (<= 0: it dissipates)
+} scene;
 
 static double *zeros(uint32_t n) { return (double *)calloc(n ? n : 1, sizeof(double)); }
 static cont_faces face_zeros(uint32_t n) { return (cont_faces){{zeros(n), zeros(n), zeros(n)}}; }
 static void face_free(cont_faces *f) { free(f->f[0]), free(f->f[1]), free(f->f[2]); }
-
-/* One step; the pressure and grid left in *p, *g (p over g's cells, freed by the caller). */
-static void column_step(column *col, gr_mem *mem, gr_sparse_grid *g, double **p_out, gr_qp_stats *stats)
+static void face_copy(const cont_faces *from, const cont_faces *to, uint32_t n)
 {
-    CHECK(gr_sparse_grid_build(g, mem, (const double *)col->x, 3, col->n, col->h, (gr_vec3){0, 0, 0}, 2));
-    const uint32_t cells = gr_sparse_grid_cells(g);
-    cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells)};
-    cont_particle_view pv = {col->n, col->x, col->v, col->m, col->vmin};
-    cont_particles_to_grid(g, &pv, &gm);
-    cont_faces u_old = face_zeros(cells);
-    double *solid = zeros(cells);
-    for (uint32_t c = 0; c < cells; c++) {
-        int32_t k[3];
-        gr_sparse_grid_cell_coords(g, c, k);
-        const double cx = (k[0] + 0.5) * col->h, cy = (k[1] + 0.5) * col->h, cz = (k[2] + 0.5) * col->h;
-        solid[c] = (cx < 0 || cx > col->L || cy < 0 || cz < 0 || cz > col->L) ? 1.0 : 0.0;
-        for (int a = 0; a < 3; a++)
-            u_old.f[a][c] = gm.u.f[a][c];
-        if (gm.mass.f[1][c] > 0)
-            gm.u.f[1][c] += col->dt * -9.81;
-    }
-    cont_pressure cp = {g, col->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells)};
-    cont_pressure_setup(&cp, &gm, &gm.u, solid);
-    gr_qp_problem pr = cont_pressure_problem(&cp);
+    for (int a = 0; a < 3; a++)
+        memcpy(to->f[a], from->f[a], sizeof(double) * n);
+}
+
+static bool box_walls(const scene *s, gr_vec3 c) { return c.x < 0 || c.x > s->L || c.y < 0 || c.z < 0 || c.z > s->L; }
+static bool floor_only(const scene *s, gr_vec3 c) { (void)s; return c.y < 0; }
+
+/* A block of particles at the critical density (8 per cell) over [lo, hi]. */
+static void scene_block(scene *s, gr_vec3 lo, gr_vec3 hi, double rho)
+{
+    const double d = 0.5 * s->h;
+    const int nx = (int)((hi.x - lo.x) / d + 0.5), ny = (int)((hi.y - lo.y) / d + 0.5), nz = (int)((hi.z - lo.z) / d + 0.5);
+    s->n = (uint32_t)(nx * ny * nz);
+    s->x = (gr_vec3 *)malloc(sizeof(gr_vec3) * s->n);
+    s->v = (gr_vec3 *)calloc(s->n, sizeof(gr_vec3));
+    s->m = zeros(s->n), s->vmin = zeros(s->n);
+    uint32_t k = 0;
+    for (int j = 0; j < ny; j++)
+        for (int kk = 0; kk < nz; kk++)
+            for (int i = 0; i < nx; i++, k++) {
+                s->x[k] = v3(lo.x + (i + 0.5) * d, lo.y + (j + 0.5) * d, lo.z + (kk + 0.5) * d);
+                s->vmin[k] = d * d * d;
+                s->m[k] = rho * d * d * d;
+            }
+    gr_sparse_grid_init(&s->g);
+    s->p = NULL;
+}
+
+static void scene_free(scene *s, gr_mem *mem)
+{
+    free(s->p), free(s->x), free(s->v), free(s->m), free(s->vmin);
+    gr_sparse_grid_free(&s->g, mem);
+}
+
+static void solve(const gr_qp_problem *pr, gr_mem *mem, double *x, gr_qp_stats *st)
+{
     gr_qp_workspace ws;
     memset(&ws, 0, sizeof ws);
-    CHECK(gr_qp_workspace_reserve(&ws, mem, cells) == GR_OK);
+    CHECK(gr_qp_workspace_reserve(&ws, mem, pr->n) == GR_OK);
     gr_qp_settings set = gr_qp_settings_default();
     set.jacobi = true;
     set.rel_tol = 1e-8;
     set.max_iter = 5000;
-    double *p = zeros(cells);
-    CHECK(gr_qp_mprgp(&pr, &set, &ws, p, stats) == GR_OK);
-    cont_pressure_apply(&cp, p, &gm.u);
-    cont_grid_to_particles(g, &pv, &gm.u, &u_old, 0.1, NULL);
-    for (uint32_t i = 0; i < col->n; i++) {
-        gr_vec3 v;
-        if (cont_velocity_at(g, &gm.u, col->x[i], &v))
-            col->x[i] = v3_madd(col->x[i], v, col->dt);
-    }
+    CHECK(gr_qp_mprgp(pr, &set, &ws, x, st) == GR_OK);
     gr_qp_workspace_free(&ws, mem);
-    face_free(&gm.mass), face_free(&gm.vol), face_free(&gm.u), free(gm.phi), face_free(&u_old), free(solid);
-    face_free(&cp.w), face_free(&cp.inv_rho), face_free(&cp.scratch);
-    free(cp.q), free(cp.diag), free(cp.lo), free(cp.hi);
-    *p_out = p;
 }
 
+static double face_energy(const cont_grid_mass *m, const cont_faces *u, uint32_t cells)
+{
+    double e = 0;
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++)
+            e += 0.5 * m->mass.f[a][c] * u->f[a][c] * u->f[a][c];
+    return e;
+}
+
+static void scene_step(scene *s, gr_mem *mem)
+{
+    gr_sparse_grid *g = &s->g;
+    CHECK(gr_sparse_grid_build(g, mem, (const double *)s->x, 3, s->n, s->h, (gr_vec3){0, 0, 0}, 2));
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells)};
+    cont_particle_view pv = {s->n, s->x, s->v, s->m, s->vmin};
+    cont_particles_to_grid(g, &pv, &gm);
+    cont_faces u_old = face_zeros(cells), u_star = face_zeros(cells), u_try = face_zeros(cells);
+    face_copy(&gm.u, &u_old, cells);
+    double *solid = zeros(cells);
+    const double gv[3] = {s->gravity.x, s->gravity.y, s->gravity.z};
+    for (uint32_t c = 0; c < cells; c++) {
+        int32_t k[3];
+        gr_sparse_grid_cell_coords(g, c, k);
+        solid[c] = s->solid(s, v3((k[0] + 0.5) * s->h, (k[1] + 0.5) * s->h, (k[2] + 0.5) * s->h)) ? 1.0 : 0.0;
+        for (int a = 0; a < 3; a++)
+            if (gm.mass.f[a][c] > 0)
+                gm.u.f[a][c] += s->dt * gv[a];
+    }
+    face_copy(&gm.u, &u_star, cells);
+    cont_pressure cp = {g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
+                        zeros(cells), zeros(cells), zeros(cells)};
+    cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
+                        zeros(5 * cells), 0};
+    free(s->p);
+    s->p = zeros(cells);
+    double *st = zeros(5 * cells);
+    memset(&s->friction, 0, sizeof s->friction);
+    const int rounds = s->stagger > 0 ? s->stagger : 1;
+    for (int r = 0; r < rounds; r++) {
+        /* pressure for the current friction (seed Fig. 8 step 3: the friction of the last round) */
+        face_copy(&u_star, &u_try, cells);
+        cont_friction_apply(&cf, st, &u_try);
+        cont_pressure_setup(&cp, &gm, &u_try, solid);
+        gr_qp_problem pp = cont_pressure_problem(&cp);
+        solve(&pp, mem, s->p, &s->pressure);
+        CHECK(s->pressure.converged);
+        if (s->stagger == 0)
+            break;
+        /* friction for this pressure */
+        face_copy(&u_star, &u_try, cells);
+        cont_pressure_apply(&cp, s->p, &u_try);
+        cont_friction_setup(&cf, &gm, &u_try, s->p, NULL, s->alpha);
+        gr_qp_problem fp = cont_friction_problem(&cf);
+        solve(&fp, mem, st, &s->friction);
+        CHECK(s->friction.converged);
+    }
+    face_copy(&u_star, &gm.u, cells);
+    cont_pressure_apply(&cp, s->p, &gm.u);
+    face_copy(&gm.u, &u_try, cells);
+    cont_friction_apply(&cf, st, &gm.u);
+    s->friction_work = face_energy(&gm, &gm.u, cells) - face_energy(&gm, &u_try, cells);
+    cont_grid_to_particles(g, &pv, &gm.u, &u_old, 0.05, NULL);
+    for (uint32_t i = 0; i < s->n; i++) {
+        gr_vec3 v;
+        if (cont_velocity_at(g, &gm.u, s->x[i], &v))
+            s->x[i] = v3_madd(s->x[i], v, s->dt);
+    }
+    face_free(&gm.mass), face_free(&gm.vol), face_free(&gm.u), free(gm.phi);
+    face_free(&u_old), face_free(&u_star), face_free(&u_try), free(solid), free(st);
+    face_free(&cp.w), face_free(&cp.inv_rho), face_free(&cp.scratch);
+    free(cp.q), free(cp.diag), free(cp.lo), free(cp.hi);
+    face_free(&cf.scratch), free(cf.q), free(cf.diag), free(cf.lo), free(cf.hi);
+}
+
+/* A column in a box of solid walls, pressure alone: it settles, and the pressure is the weight of
+ * the sand above, rho_max g depth. */
 static void test_hydrostatic_column(void)
 {
     gr_mem mem;
     gr_mem_init(&mem, NULL);
-    column col = {0.02, 0.1, 0.3, 1500.0, 2e-3, 0, NULL, NULL, NULL, NULL};
-    const double d = 0.5 * col.h; /* 8 particles per cell at the critical density */
-    const int nx = (int)(col.L / d + 0.5), ny = (int)(col.H / d + 0.5);
-    col.n = (uint32_t)(nx * ny * nx);
-    col.x = (gr_vec3 *)malloc(sizeof(gr_vec3) * col.n);
-    col.v = (gr_vec3 *)calloc(col.n, sizeof(gr_vec3));
-    col.m = zeros(col.n), col.vmin = zeros(col.n);
-    uint32_t k = 0;
-    for (int j = 0; j < ny; j++)
-        for (int kk = 0; kk < nx; kk++)
-            for (int i = 0; i < nx; i++, k++) {
-                col.x[k] = v3((i + 0.5) * d, (j + 0.5) * d, (kk + 0.5) * d);
-                col.vmin[k] = d * d * d;
-                col.m[k] = col.rho * d * d * d;
-            }
-    gr_sparse_grid g;
-    gr_sparse_grid_init(&g);
-    double *p = NULL;
-    gr_qp_stats st;
+    const double rho = 1500;
+    scene s = {.h = 0.02, .dt = 2e-3, .gravity = {0, -9.81, 0}, .solid = box_walls, .L = 0.1};
+    const double H = 0.3, d = 0.5 * s.h;
+    scene_block(&s, v3(0, 0, 0), v3(s.L, H, s.L), rho);
     const int steps = 400;
-    for (int s = 0; s < steps; s++) {
-        free(p);
-        column_step(&col, &mem, &g, &p, &st);
-        if (s == 0 || s == steps - 1)
-            printf("  step %d: MPRGP %u iterations, %u matvecs, |g^P| %.2g (%s)\n", s, st.iterations, st.matvecs,
-                   st.gp_norm, st.converged ? "converged" : "NOT converged");
-        CHECK(st.converged);
+    for (int k = 0; k < steps; k++) {
+        scene_step(&s, &mem);
+        if (k == 0 || k == steps - 1)
+            printf("  step %d: MPRGP %u iterations, %u matvecs, |g^P| %.2g\n", k, s.pressure.iterations,
+                   s.pressure.matvecs, s.pressure.gp_norm);
     }
     double vmax = 0, top = 0;
-    for (uint32_t i = 0; i < col.n; i++) {
-        vmax = fmax(vmax, v3_len(col.v[i]));
-        top = fmax(top, col.x[i].y);
+    for (uint32_t i = 0; i < s.n; i++) {
+        vmax = fmax(vmax, v3_len(s.v[i]));
+        top = fmax(top, s.x[i].y);
     }
     /* the pressure down the column's middle against rho g depth (the surface: the top particle
      * plus half a spacing) */
     const double surface = top + 0.5 * d;
     double worst = 0;
     int rows = 0;
-    for (int j = 0; j < ny / 2; j++) {
-        const uint32_t c = gr_sparse_grid_cell(&g, 2, j, 2);
+    for (int j = 0; j < 15; j++) {
+        const uint32_t c = gr_sparse_grid_cell(&s.g, 2, j, 2);
         if (c == GR_INVALID_INDEX)
             continue;
-        const double depth = surface - (j + 0.5) * col.h, expect = col.rho * 9.81 * depth;
-        const double err = fabs(p[c] - expect) / (col.rho * 9.81 * surface);
+        const double depth = surface - (j + 0.5) * s.h, expect = rho * 9.81 * depth;
         if (j % 3 == 0)
-            printf("  cell row %2d: p %8.1f Pa, rho g depth %8.1f Pa\n", j, p[c], expect);
-        worst = fmax(worst, err);
+            printf("  cell row %2d: p %8.1f Pa, rho g depth %8.1f Pa\n", j, s.p[c], expect);
+        worst = fmax(worst, fabs(s.p[c] - expect) / (rho * 9.81 * surface));
         rows++;
     }
     printf("  after %.2f s: fastest particle %.3g m/s, surface %.4f m (built %.4f), worst pressure error %.1f %% "
-           "of the bottom's\n", steps * col.dt, vmax, surface, col.H, 100 * worst);
+           "of the bottom's\n", steps * s.dt, vmax, surface, H, 100 * worst);
     CHECK(rows >= 5);
     CHECK(worst < 0.08);
     CHECK(vmax < 0.05);
-    CHECK(fabs(surface - col.H) < 0.1 * col.H);
-    free(p);
-    free(col.x), free(col.v), free(col.m), free(col.vmin);
-    gr_sparse_grid_free(&g, &mem);
+    CHECK(fabs(surface - H) < 0.1 * H);
+    scene_free(&s, &mem);
+}
+
+/* The friction matrix's rows (for Gauss-Seidel) and diagonal agree with its matvec, and so do
+ * the pressure matrix's; MPRGP and PGS reach the same stress. */
+static void test_friction_rows_and_solvers_agree(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    scene s = {.h = 0.02, .dt = 2e-3, .gravity = {3.0, -9.0, 1.0}, .solid = floor_only, .alpha = 0.4, .stagger = 1};
+    scene_block(&s, v3(0, 0, 0), v3(0.12, 0.06, 0.08), 1500);
+    for (int k = 0; k < 3; k++)
+        scene_step(&s, &mem);
+    /* rebuild one step's problems by hand */
+    gr_sparse_grid *g = &s.g;
+    CHECK(gr_sparse_grid_build(g, &mem, (const double *)s.x, 3, s.n, s.h, (gr_vec3){0, 0, 0}, 2));
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells)};
+    cont_particle_view pv = {s.n, s.x, s.v, s.m, s.vmin};
+    cont_particles_to_grid(g, &pv, &gm);
+    double *solid = zeros(cells), *p = zeros(cells);
+    for (uint32_t c = 0; c < cells; c++) {
+        int32_t k[3];
+        gr_sparse_grid_cell_coords(g, c, k);
+        solid[c] = k[1] < 0 ? 1.0 : 0.0;
+        if (gm.mass.f[1][c] > 0)
+            gm.u.f[1][c] -= s.dt * 9.81;
+    }
+    cont_pressure cp = {g, s.dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
+                        zeros(cells), zeros(cells), zeros(cells)};
+    cont_pressure_setup(&cp, &gm, &gm.u, solid);
+    gr_qp_problem pp = cont_pressure_problem(&cp);
+    gr_qp_stats st;
+    solve(&pp, &mem, p, &st);
+    cont_pressure_apply(&cp, p, &gm.u);
+    cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
+                        zeros(5 * cells), 0};
+    cont_friction_setup(&cf, &gm, &gm.u, p, NULL, 0.4);
+    gr_qp_problem fp = cont_friction_problem(&cf);
+    gr_rng r = {9};
+    double worst_row = 0, worst_diag = 0, scale = 0;
+    for (int which = 0; which < 2; which++) {
+        const gr_qp_problem *pr = which ? &fp : &pp;
+        double *x = field(pr->n, &r), *y = zeros(pr->n), *e = zeros(pr->n), *ye = zeros(pr->n);
+        pr->apply(pr->ctx, x, y);
+        for (uint32_t i = 0; i < pr->n; i++) {
+            worst_row = fmax(worst_row, fabs(pr->row(pr->ctx, i, x) - y[i]));
+            scale = fmax(scale, fabs(y[i]));
+        }
+        for (uint32_t i = 0; i < pr->n; i += 37) {
+            e[i] = 1;
+            pr->apply(pr->ctx, e, ye);
+            worst_diag = fmax(worst_diag, fabs(ye[i] - pr->diag[i]) / fmax(pr->diag[i], 1e-300));
+            e[i] = 0;
+        }
+        free(x), free(y), free(e), free(ye);
+    }
+    printf("  rows against the matvec: %.2g (of %.2g); diagonal: %.2g relative\n", worst_row, scale, worst_diag);
+    CHECK(worst_row <= 1e-12 * scale);
+    CHECK(worst_diag < 1e-9);
+    /* MPRGP and PGS on the friction problem */
+    double *a = zeros(fp.n), *b = zeros(fp.n);
+    gr_qp_stats sa, sb;
+    solve(&fp, &mem, a, &sa);
+    gr_qp_workspace ws;
+    memset(&ws, 0, sizeof ws);
+    CHECK(gr_qp_workspace_reserve(&ws, &mem, fp.n) == GR_OK);
+    gr_qp_settings set = gr_qp_settings_default();
+    set.rel_tol = 1e-8;
+    set.max_iter = 20000;
+    CHECK(gr_qp_pgs(&fp, &set, &ws, b, &sb) == GR_OK);
+    gr_qp_workspace_free(&ws, &mem);
+    uint32_t at_bound = 0;
+    for (uint32_t i = 0; i < fp.n; i++)
+        at_bound += fp.hi[i] > 0 && (a[i] >= fp.hi[i] * (1 - 1e-9) || a[i] <= fp.lo[i] * (1 - 1e-9));
+    printf("  friction QP, %u unknowns (%u at their yield bound): MPRGP %u matvecs, f %.10g; PGS %u sweeps, f %.10g\n",
+           fp.n, at_bound, sa.matvecs, sa.objective, sb.iterations, sb.objective);
+    CHECK(sa.converged && sb.converged);
+    CHECK(fabs(sa.objective - sb.objective) <= 1e-6 * fabs(sa.objective) + 1e-12);
+    free(a), free(b), free(p), free(solid);
+    face_free(&gm.mass), face_free(&gm.vol), face_free(&gm.u), free(gm.phi);
+    face_free(&cp.w), face_free(&cp.inv_rho), face_free(&cp.scratch);
+    free(cp.q), free(cp.diag), free(cp.lo), free(cp.hi);
+    face_free(&cf.scratch), free(cf.q), free(cf.diag), free(cf.lo), free(cf.hi);
+    scene_free(&s, &mem);
+}
+
+/* A sand layer on a floor under gravity tilted by theta (an incline): with friction coefficient
+ * alpha it stays put when tan theta is well below alpha and slides when well above; friction only
+ * ever takes energy out. */
+static void test_incline_stick_and_slip(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    const double alpha = 0.5;
+    const double angles[2] = {10.0, 45.0};
+    double speed[2];
+    for (int t = 0; t < 2; t++) {
+        const double th = angles[t] * GR_PI / 180;
+        scene s = {.h = 0.02, .dt = 2e-3, .gravity = {9.81 * sin(th), -9.81 * cos(th), 0}, .solid = floor_only,
+                   .alpha = alpha, .stagger = 2};
+        scene_block(&s, v3(0, 0, 0), v3(0.16, 0.06, 0.1), 1500);
+        double worst_work = -INFINITY;
+        const int steps = 75;
+        for (int k = 0; k < steps; k++) {
+            scene_step(&s, &mem);
+            worst_work = fmax(worst_work, s.friction_work);
+        }
+        double vx = 0, mass = 0;
+        for (uint32_t i = 0; i < s.n; i++)
+            vx += s.m[i] * s.v[i].x, mass += s.m[i];
+        speed[t] = vx / mass;
+        printf("  incline %.0f deg (tan %.2f, alpha %.2f): mean downhill speed after %.1f s %.3f m/s (free slide "
+               "%.2f); friction solve %u matvecs; largest energy friction gave %.2g J\n",
+               angles[t], tan(th), alpha, steps * s.dt, speed[t], 9.81 * sin(th) * steps * s.dt, s.friction.matvecs,
+               worst_work);
+        CHECK(worst_work <= 1e-9);
+        scene_free(&s, &mem);
+    }
+    CHECK(fabs(speed[0]) < 0.05);
+    CHECK(speed[1] > 0.3);
 }
 
 int main(int argc, char **argv)
@@ -421,6 +609,8 @@ int main(int argc, char **argv)
         {"operators_adjoint", test_operators_adjoint},
         {"rigid_motion_stress_free", test_rigid_motion_stress_free},
         {"hydrostatic_column", test_hydrostatic_column},
+        {"friction_rows_and_solvers_agree", test_friction_rows_and_solvers_agree},
+        {"incline_stick_and_slip", test_incline_stick_and_slip},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -28,6 +28,41 @@ typedef struct cont_stress {
     double *a, *b, *xy, *yz, *xz;
 } cont_stress;
 
+#define CONT_SQRT1_2 0.70710678118654752440 /* 1 / sqrt 2 */
+#define CONT_SQRT1_6 0.40824829046386301637 /* 1 / sqrt 6 */
+
+/// The diagonal stress component `axis` (s_xx, s_yy, s_zz) at cell c, 0 for GR_INVALID_INDEX.
+static inline double cont_stress_diagonal(const cont_stress *s, uint32_t c, int axis)
+{
+    if (c == GR_INVALID_INDEX)
+        return 0.0;
+    const double a = s->a[c] * CONT_SQRT1_2, b = s->b[c] * CONT_SQRT1_6;
+    return axis == 0 ? a + b : (axis == 1 ? b - a : -2.0 * b);
+}
+
+/// f[cell d away from c], 0 when that cell is inactive.
+static inline double cont_at(const gr_sparse_grid *g, const double *f, uint32_t c, int dx, int dy, int dz)
+{
+    const uint32_t n = gr_sparse_grid_neighbor(g, c, dx, dy, dz);
+    return n == GR_INVALID_INDEX ? 0.0 : f[n];
+}
+
+/// (D2 s) on one face: cell c's low face normal to `axis`.
+static inline double cont_stress_div_face(const gr_sparse_grid *g, const cont_stress *s, uint32_t c, int axis)
+{
+    const int d[3] = {axis == 0, axis == 1, axis == 2};
+    const double diag = cont_stress_diagonal(s, c, axis) -
+                        cont_stress_diagonal(s, gr_sparse_grid_neighbor(g, c, -d[0], -d[1], -d[2]), axis);
+    double off;
+    if (axis == 0)
+        off = cont_at(g, s->xy, c, 0, 1, 0) - s->xy[c] + cont_at(g, s->xz, c, 0, 0, 1) - s->xz[c];
+    else if (axis == 1)
+        off = cont_at(g, s->xy, c, 1, 0, 0) - s->xy[c] + cont_at(g, s->yz, c, 0, 0, 1) - s->yz[c];
+    else
+        off = cont_at(g, s->xz, c, 1, 0, 0) - s->xz[c] + cont_at(g, s->yz, c, 0, 1, 0) - s->yz[c];
+    return (diag + off) * g->inv_h;
+}
+
 /// out = D u: (u(i+1/2) - u(i-1/2) + v(j+1/2) - v(j-1/2) + w(k+1/2) - w(k-1/2)) / h.
 void cont_div(const gr_sparse_grid *g, const cont_faces *u, double *out);
 /// out = D1 p = -D^T p: (p(i) - p(i-1)) / h on the x faces, and so on.
