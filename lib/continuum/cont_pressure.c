@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "cont_pressure.h"
 
+/* The least volume fraction a face's density counts as (see cont_pressure_setup). */
+#define CONT_MIN_FRACTION 0.1
+
 /* The solid fraction of the face between cell c and its neighbour one step down `axis`: the
  * mean of the two (one alone when the other is outside the grid). */
 static double face_solid(const gr_sparse_grid *g, const double *solid, uint32_t c, int axis)
@@ -11,26 +14,24 @@ static double face_solid(const gr_sparse_grid *g, const double *solid, uint32_t 
     return n == GR_INVALID_INDEX ? solid[c] : 0.5 * (solid[c] + solid[n]);
 }
 
-void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)
+void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
 {
     const gr_sparse_grid *g = cp->g;
     const uint32_t cells = gr_sparse_grid_cells(g);
-    const double h3 = g->h * g->h * g->h, inv_h3 = 1.0 / h3;
+    const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
     for (int a = 0; a < 3; a++)
         for (uint32_t c = 0; c < cells; c++) {
-            const double mass = m->mass.f[a][c];
+            const double mass = m->mass.f[a][c], vol = m->vol.f[a][c];
             const double open = 1.0 - face_solid(g, solid, c, a);
-            cp->inv_rho.f[a][c] = mass > 0 ? open * h3 / mass : 0.0;
-            cp->w.f[a][c] = mass > 0 ? open * m->vol.f[a][c] / mass : 0.0;
-            /* the flux phi u, for the prediction (scratch until the matvec needs it) */
-            cp->scratch.f[a][c] = m->vol.f[a][c] * inv_h3 * u->f[a][c];
+            /* a face at the edge of the material holds a sliver of a particle's mass: its density
+             * counts as at least CONT_MIN_FRACTION of the packed one, or a pressure force on its
+             * whole control volume would fling that sliver (and the particle it belongs to) */
+            const double rho = mass > 0 ? fmax(mass * inv_h3, CONT_MIN_FRACTION * mass / vol) : 0.0;
+            cp->inv_rho.f[a][c] = mass > 0 ? open / rho : 0.0;
+            cp->w.f[a][c] = mass > 0 ? vol * inv_h3 * cp->inv_rho.f[a][c] : 0.0;
         }
-    /* q = 1 - phi_s - (phi - dt D (phi u)) */
-    cont_div(g, &cp->scratch, cp->q);
     const double k = cp->dt * cp->dt * g->inv_h * g->inv_h;
     for (uint32_t c = 0; c < cells; c++) {
-        const double predicted = m->phi[c] - cp->dt * cp->q[c];
-        cp->q[c] = 1.0 - (solid ? solid[c] : 0.0) - predicted;
         double d = cp->w.f[0][c] + cp->w.f[1][c] + cp->w.f[2][c];
         const uint32_t xp = gr_sparse_grid_neighbor(g, c, 1, 0, 0), yp = gr_sparse_grid_neighbor(g, c, 0, 1, 0),
                        zp = gr_sparse_grid_neighbor(g, c, 0, 0, 1);
@@ -38,8 +39,32 @@ void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_
              (zp != GR_INVALID_INDEX ? cp->w.f[2][zp] : 0);
         cp->diag[c] = k * d;
         cp->lo[c] = 0.0;
-        cp->hi[c] = cp->diag[c] > 0 ? INFINITY : 0.0; /* no material near: p stays 0 */
+        /* air (no material splatted, no solid) is held at p = 0, the free surface's Dirichlet
+         * condition: without it a region could only push against its own cells, and its
+         * pressure would have a free constant */
+        const bool air = m->phi[c] == 0 && !(solid && solid[c] > 0);
+        cp->hi[c] = cp->diag[c] > 0 && !air ? INFINITY : 0.0;
     }
+}
+
+void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)
+{
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
+    /* q = 1 - phi_s - (phi - dt D (phi u)), the flux phi u in the scratch faces */
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++)
+            cp->scratch.f[a][c] = m->vol.f[a][c] * inv_h3 * u->f[a][c];
+    cont_div(g, &cp->scratch, cp->q);
+    for (uint32_t c = 0; c < cells; c++)
+        cp->q[c] = 1.0 - (solid ? solid[c] : 0.0) - (m->phi[c] - cp->dt * cp->q[c]);
+}
+
+void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)
+{
+    cont_pressure_weights(cp, m, solid);
+    cont_pressure_rhs(cp, m, u, solid);
 }
 
 /* y = dt^2 D1^T W D1 x = -dt^2 D (W D1 x) */

@@ -24,9 +24,14 @@ typedef struct cont_pressure {
 } cont_pressure;
 
 /// Fill W, (1 - phi_s) / rho, b1, the diagonal and the bounds from the grid's masses, velocities
-/// u (after gravity) and the cells' solid fractions (NULL: none). Cells no material touches are
-/// fixed at p = 0.
+/// u (after gravity) and the cells' solid fractions (NULL: none). Air cells (neither material
+/// nor solid) are fixed at p = 0: the free surface.
 void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid);
+/// The part of cont_pressure_setup that does not depend on the velocity: W, (1 - phi_s) / rho,
+/// the diagonal and the bounds.
+void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid);
+/// The part that does: b1 for the velocity u.
+void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid);
 
 /// The problem for lib/qp (apply, row, diag, q, bounds) over all cells.
 gr_qp_problem cont_pressure_problem(cont_pressure *cp);

@@ -160,7 +160,7 @@ bool cont_velocity_at(const gr_sparse_grid *g, const cont_faces *u, gr_vec3 x, g
 }
 
 void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p, const cont_faces *u,
-                            const cont_faces *u_old, double pic, double *grad)
+                            const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow)
 {
     for (uint32_t i = 0; i < p->n; i++) {
         uint32_t c0;
@@ -168,6 +168,8 @@ void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p
         if (!particle_cell(g, p, i, &c0, f)) {
             if (grad)
                 memset(grad + 9 * (size_t)i, 0, sizeof(double) * 9);
+            if (flow)
+                flow[i] = p->v[i];
             continue;
         }
         double now[3], before[3];
@@ -178,5 +180,7 @@ void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p
         for (int a = 0; a < 3; a++)
             nv[a] = (1.0 - pic) * (old[a] + now[a] - before[a]) + pic * now[a];
         p->v[i] = v3(nv[0], nv[1], nv[2]);
+        if (flow)
+            flow[i] = v3(now[0], now[1], now[2]);
     }
 }

@@ -32,11 +32,12 @@ typedef struct cont_grid_mass {
 /// arrays are over the grid's cells; they are overwritten. Serial, in particle order.
 void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p, const cont_grid_mass *out);
 
-/// Grid to particles: v <- (1 - pic) (v + I[u - u_old]) + pic I[u] (FLIP with a PIC fraction);
-/// grad (optional, 9 doubles per particle, row-major d v_a / d x_b) gets the velocity gradient
-/// of the new field at each particle for its shape (eq. 28).
+/// Grid to particles: v <- (1 - pic) (v + I[u - u_old]) + pic I[u] (FLIP with a PIC fraction).
+/// Optional outputs per particle: grad (9 doubles, row-major d v_a / d x_b) the velocity gradient
+/// of the new field for the particle's shape (eq. 28), flow the new field's velocity I[u] that
+/// moves the particle. Particles without a cell get neither (grad zero, flow their v).
 void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p, const cont_faces *u,
-                            const cont_faces *u_old, double pic, double *grad);
+                            const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow);
 
 /// The grid's velocity at x (trilinear on each face grid); x must lie in an active cell whose
 /// halo of 1 is active (false otherwise, v zero).

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* The continuum solver's state (Narain, Golas, Lin 2010): its particles, its grid and the
+ * fields and solver workspaces a step reuses. Arrays grow only, so a steady step allocates
+ * nothing. */
+#ifndef GR_CONTINUUM_CONT_INTERNAL_H
+#define GR_CONTINUUM_CONT_INTERNAL_H
+
+#include "../core/solver.h"
+#include "../qp/qp_box.h"
+#include "cont_friction.h"
+#include "cont_shape.h"
+
+/// The solver's settings (documented in docs/continuum.md; defaults in cont_defaults).
+typedef struct cont_params {
+    double cell;          ///< grid cell edge h [m]
+    double radius;        ///< particle size r [m] (sec. 3.1: h / 4)
+    double packing;       ///< the critical density as a fraction of the material's density
+    double pic;           ///< PIC fraction of the particles' velocity update
+    uint32_t stagger;     ///< staggered projections per step (sec. 4: 2)
+    double cfl;           ///< most cells a particle travels in one step (sec. 4: 1/2)
+    double tolerance;     ///< the QPs' relative tolerance on the projected gradient
+    uint32_t max_iterations; ///< per QP solve
+    bool pgs;             ///< projected Gauss-Seidel instead of MPRGP (the reference)
+} cont_params;
+
+/// What the last step's solves did.
+typedef struct cont_stats {
+    uint32_t cells, blocks;
+    uint32_t pressure_iterations, friction_iterations; ///< summed over the staggered rounds
+    uint32_t pressure_matvecs, friction_matvecs;
+    bool converged;     ///< every solve reached its tolerance
+    double friction_work; ///< the friction's change of the grid's kinetic energy [J] (<= 0)
+} cont_stats;
+
+/// The fields over the grid's cells a step uses (all grown together).
+typedef struct cont_fields {
+    uint32_t cap;               ///< cells each array holds
+    cont_grid_mass gm;
+    cont_faces u_old, u_star, u_try;
+    double *solid;
+    double *p, *p_prev;         ///< this step's pressure, and last step's (warm start) mapped here
+    double *s;                  ///< [5 cap] friction stress
+    cont_pressure cp;
+    cont_friction cf;
+} cont_fields;
+
+typedef struct cont_state {
+    gr_solver_env env;
+    gr_mem *mem;
+    cont_params par;
+    /* particles */
+    uint32_t n, cap;
+    gr_vec3 *x, *v;
+    double *m, *vmin, *alpha;  ///< mass, m / rho_max, friction coefficient (eq. 4, 15)
+    cont_sym3 *shape;          ///< the ellipsoids (eq. 28)
+    double *grad;              ///< [9 cap] velocity gradient at each particle (a step's scratch)
+    gr_vec3 *flow;             ///< the grid's velocity at each particle (a step's scratch)
+    /* grid: this step's and the last one's (for warm starts) */
+    gr_sparse_grid grid, prev;
+    double *prev_p;            ///< pressure on prev's cells
+    double *prev_s;            ///< [5 prev cells] friction stress on prev's cells
+    uint32_t prev_cap;
+    cont_fields f;
+    gr_qp_workspace qp;
+    cont_stats stats;
+} cont_state;
+
+#endif /* GR_CONTINUUM_CONT_INTERNAL_H */

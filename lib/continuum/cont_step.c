@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+#include "cont_step.h"
+
+#include <string.h>
+
+#include "../bodies/body_shapes.h"
+#include "../bodies/body_store.h"
+#include "../qp/qp_mprgp.h"
+#include "../qp/qp_pgs.h"
+
+/* ---- storage ------------------------------------------------------------------------------- */
+
+gr_status cont_reserve_particles(cont_state *st, uint32_t n)
+{
+    if (n <= st->cap)
+        return GR_OK;
+    const uint32_t cap = gr_grow_capacity(st->cap, n);
+    gr_array_ref a[] = {{(void **)&st->x, sizeof(gr_vec3)},   {(void **)&st->v, sizeof(gr_vec3)},
+                        {(void **)&st->m, sizeof(double)},    {(void **)&st->vmin, sizeof(double)},
+                        {(void **)&st->alpha, sizeof(double)}, {(void **)&st->shape, sizeof(cont_sym3)},
+                        {(void **)&st->grad, 9 * sizeof(double)}, {(void **)&st->flow, sizeof(gr_vec3)}};
+    if (!gr_mem_grow_arrays(st->mem, a, GR_COUNTOF(a), st->cap, cap, st->n))
+        return GR_ERROR_OUT_OF_MEMORY;
+    st->cap = cap;
+    return GR_OK;
+}
+
+/* Every per-cell array of the fields, for growing and freeing them together. */
+static uint32_t field_arrays(cont_fields *f, gr_array_ref *a)
+{
+    uint32_t k = 0;
+    cont_faces *faces[] = {&f->gm.mass, &f->gm.vol, &f->gm.u, &f->u_old, &f->u_star, &f->u_try, &f->cp.w,
+                           &f->cp.inv_rho, &f->cp.scratch, &f->cf.scratch};
+    for (size_t i = 0; i < GR_COUNTOF(faces); i++)
+        for (int c = 0; c < 3; c++)
+            a[k++] = (gr_array_ref){(void **)&faces[i]->f[c], sizeof(double)};
+    double **cells[] = {&f->gm.phi, &f->solid, &f->p, &f->cp.q, &f->cp.diag, &f->cp.lo, &f->cp.hi};
+    for (size_t i = 0; i < GR_COUNTOF(cells); i++)
+        a[k++] = (gr_array_ref){(void **)cells[i], sizeof(double)};
+    double **five[] = {&f->s, &f->cf.q, &f->cf.diag, &f->cf.lo, &f->cf.hi};
+    for (size_t i = 0; i < GR_COUNTOF(five); i++)
+        a[k++] = (gr_array_ref){(void **)five[i], 5 * sizeof(double)};
+    return k;
+}
+#define CONT_FIELD_ARRAYS 42
+
+static gr_status reserve_fields(cont_state *st, uint32_t cells)
+{
+    cont_fields *f = &st->f;
+    if (cells > f->cap) {
+        const uint32_t cap = gr_grow_capacity(f->cap, cells);
+        gr_array_ref a[CONT_FIELD_ARRAYS];
+        const uint32_t k = field_arrays(f, a);
+        if (!gr_mem_grow_arrays(st->mem, a, k, f->cap, cap, 0))
+            return GR_ERROR_OUT_OF_MEMORY;
+        f->cap = cap;
+    }
+    return gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
+}
+
+/* The last step's pressure and stress, kept on its grid for the next step's warm start. */
+static gr_status reserve_previous(cont_state *st, uint32_t cells)
+{
+    if (cells <= st->prev_cap)
+        return GR_OK;
+    const uint32_t cap = gr_grow_capacity(st->prev_cap, cells);
+    gr_array_ref a[] = {{(void **)&st->prev_p, sizeof(double)}, {(void **)&st->prev_s, 5 * sizeof(double)}};
+    /* (the last step's values are still to be read: keep them) */
+    if (!gr_mem_grow_arrays(st->mem, a, GR_COUNTOF(a), st->prev_cap, cap, gr_sparse_grid_cells(&st->prev)))
+        return GR_ERROR_OUT_OF_MEMORY;
+    st->prev_cap = cap;
+    return GR_OK;
+}
+
+void cont_free(cont_state *st)
+{
+    gr_array_ref a[] = {{(void **)&st->x, sizeof(gr_vec3)},   {(void **)&st->v, sizeof(gr_vec3)},
+                        {(void **)&st->m, sizeof(double)},    {(void **)&st->vmin, sizeof(double)},
+                        {(void **)&st->alpha, sizeof(double)}, {(void **)&st->shape, sizeof(cont_sym3)},
+                        {(void **)&st->grad, 9 * sizeof(double)}, {(void **)&st->flow, sizeof(gr_vec3)}};
+    for (size_t i = 0; i < GR_COUNTOF(a); i++)
+        gr_mem_free(st->mem, *a[i].ptr, a[i].elem_size * st->cap);
+    gr_array_ref fa[CONT_FIELD_ARRAYS];
+    const uint32_t k = field_arrays(&st->f, fa);
+    for (uint32_t i = 0; i < k; i++)
+        gr_mem_free(st->mem, *fa[i].ptr, fa[i].elem_size * st->f.cap);
+    gr_mem_free(st->mem, st->prev_p, sizeof(double) * st->prev_cap);
+    gr_mem_free(st->mem, st->prev_s, 5 * sizeof(double) * st->prev_cap);
+    gr_sparse_grid_free(&st->grid, st->mem);
+    gr_sparse_grid_free(&st->prev, st->mem);
+    gr_qp_workspace_free(&st->qp, st->mem);
+}
+
+/* ---- the step ------------------------------------------------------------------------------ */
+
+double cont_stable_step(const cont_state *st)
+{
+    double vmax = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        vmax = fmax(vmax, v3_len2(st->v[i]));
+    vmax = sqrt(vmax);
+    const double reach = st->par.cfl * st->par.cell, g = v3_len(*st->env.gravity);
+    /* dt (vmax + g dt) <= reach */
+    if (!(vmax > 0) && !(g > 0))
+        return st->n ? 1.0 : INFINITY;
+    if (!(g > 0))
+        return reach / vmax;
+    return (-vmax + sqrt(vmax * vmax + 4 * g * reach)) / (2 * g);
+}
+
+/* The fraction of cell c inside static and kinematic bodies: 0 or 1 from the distance at the
+ * centre where the surface is farther than the half diagonal, else from 8 samples. */
+static void solid_fractions(const cont_state *st, double *solid)
+{
+    const gr_sparse_grid *g = &st->grid;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    const gr_body_store *bs = st->env.bodies;
+    const double h = g->h, half_diag = 0.8660254037844386 * h;
+    for (uint32_t c = 0; c < cells; c++) {
+        int32_t k[3];
+        gr_sparse_grid_cell_coords(g, c, k);
+        const gr_vec3 centre = v3_add(g->origin, v3((k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h));
+        double frac = 0;
+        for (uint32_t a = 0; a < bs->count && frac < 1; a++) {
+            const gr_body_data *b = &bs->data[bs->active[a]];
+            const double d = gr_body_distance(b, centre);
+            if (d >= half_diag)
+                continue;
+            if (d <= -half_diag) {
+                frac = 1;
+                break;
+            }
+            uint32_t inside = 0;
+            for (int s = 0; s < 8; s++) {
+                const gr_vec3 q = v3_add(centre, v3((s & 1 ? 0.25 : -0.25) * h, (s & 2 ? 0.25 : -0.25) * h,
+                                                    (s & 4 ? 0.25 : -0.25) * h));
+                inside += gr_body_distance(b, q) < 0;
+            }
+            frac = fmax(frac, inside / 8.0);
+        }
+        solid[c] = frac;
+    }
+}
+
+/* Last step's pressure and stress at this step's cells (0 where the grid is new). */
+static void warm_start(cont_state *st)
+{
+    const gr_sparse_grid *g = &st->grid, *old = &st->prev;
+    const uint32_t cells = gr_sparse_grid_cells(g), old_cells = gr_sparse_grid_cells(old);
+    for (uint32_t c = 0; c < cells; c++) {
+        int32_t k[3];
+        gr_sparse_grid_cell_coords(g, c, k);
+        const uint32_t o = old_cells ? gr_sparse_grid_cell(old, k[0], k[1], k[2]) : GR_INVALID_INDEX;
+        st->f.p[c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_p[o];
+        for (int j = 0; j < 5; j++)
+            st->f.s[(size_t)j * cells + c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_s[(size_t)j * old_cells + o];
+    }
+}
+
+static void copy_faces(const cont_faces *from, const cont_faces *to, uint32_t n)
+{
+    for (int a = 0; a < 3; a++)
+        memcpy(to->f[a], from->f[a], sizeof(double) * n);
+}
+
+static double grid_energy(const cont_grid_mass *m, const cont_faces *u, uint32_t cells)
+{
+    double e = 0;
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++)
+            e += 0.5 * m->mass.f[a][c] * u->f[a][c] * u->f[a][c];
+    return e;
+}
+
+static gr_status solve(cont_state *st, const gr_qp_problem *pr, double *x, uint32_t *iterations, uint32_t *matvecs)
+{
+    gr_qp_settings set = gr_qp_settings_default();
+    set.rel_tol = st->par.tolerance;
+    set.max_iter = st->par.max_iterations;
+    set.jacobi = true;
+    gr_qp_stats qs;
+    const gr_status s = st->par.pgs ? gr_qp_pgs(pr, &set, &st->qp, x, &qs) : gr_qp_mprgp(pr, &set, &st->qp, x, &qs);
+    *iterations += qs.iterations;
+    *matvecs += qs.matvecs;
+    st->stats.converged = st->stats.converged && qs.converged;
+    return s;
+}
+
+gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
+{
+    *lost = 0;
+    gr_status s;
+    if (st->n == 0)
+        return GR_OK;
+    /* everything allocated first: the grid, its fields, the warm-start store */
+    if (!gr_sparse_grid_build(&st->grid, st->mem, (const double *)st->x, 3, st->n, st->par.cell, (gr_vec3){0, 0, 0}, 2))
+        return GR_ERROR_OUT_OF_MEMORY;
+    gr_sparse_grid *g = &st->grid;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    if ((s = reserve_fields(st, cells)) != GR_OK || (s = reserve_previous(st, cells)) != GR_OK)
+        return s;
+    cont_fields *f = &st->f;
+    f->cp.g = g;
+    f->cp.dt = dt;
+    f->cf.cp = &f->cp;
+    st->stats = (cont_stats){.cells = cells, .blocks = g->block_count, .converged = true};
+    *lost = g->rejected;
+
+    /* 1. particles to grid; gravity on every face with mass */
+    cont_particle_view pv = {st->n, st->x, st->v, st->m, st->vmin};
+    cont_particles_to_grid(g, &pv, &f->gm);
+    copy_faces(&f->gm.u, &f->u_old, cells);
+    const gr_vec3 gv = *st->env.gravity;
+    const double gc[3] = {gv.x * dt, gv.y * dt, gv.z * dt};
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++)
+            if (f->gm.mass.f[a][c] > 0)
+                f->gm.u.f[a][c] += gc[a];
+    copy_faces(&f->gm.u, &f->u_star, cells);
+    solid_fractions(st, f->solid);
+
+    /* 2. staggered projections (sec. 2.5, Fig. 8 step 3), warm-started from the last step */
+    warm_start(st);
+    cont_pressure_weights(&f->cp, &f->gm, f->solid);
+    const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
+    for (uint32_t r = 0; r < rounds; r++) {
+        copy_faces(&f->u_star, &f->u_try, cells);
+        cont_friction_apply(&f->cf, f->s, &f->u_try);
+        cont_pressure_rhs(&f->cp, &f->gm, &f->u_try, f->solid);
+        gr_qp_problem pp = cont_pressure_problem(&f->cp);
+        if ((s = solve(st, &pp, f->p, &st->stats.pressure_iterations, &st->stats.pressure_matvecs)) != GR_OK)
+            return s;
+        if (st->par.stagger == 0)
+            break;
+        copy_faces(&f->u_star, &f->u_try, cells);
+        cont_pressure_apply(&f->cp, f->p, &f->u_try);
+        cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, NULL, st->alpha[0]);
+        gr_qp_problem fp = cont_friction_problem(&f->cf);
+        if ((s = solve(st, &fp, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
+            return s;
+    }
+    if (st->par.stagger == 0)
+        memset(f->s, 0, sizeof(double) * 5 * cells);
+
+    /* 3. the velocity of eq. 5 / 27 */
+    copy_faces(&f->u_star, &f->gm.u, cells);
+    cont_pressure_apply(&f->cp, f->p, &f->gm.u);
+    copy_faces(&f->gm.u, &f->u_try, cells);
+    cont_friction_apply(&f->cf, f->s, &f->gm.u);
+    st->stats.friction_work = grid_energy(&f->gm, &f->gm.u, cells) - grid_energy(&f->gm, &f->u_try, cells);
+
+    /* 4. particles: FLIP velocities, motion, shapes (eq. 28) */
+    cont_grid_to_particles(g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
+    for (uint32_t i = 0; i < st->n; i++) {
+        if (g->point_cell[i] == GR_INVALID_INDEX) { /* no grid here: free flight */
+            st->x[i] = v3_madd(st->x[i], st->v[i], dt);
+            st->v[i] = v3_madd(st->v[i], gv, dt);
+            continue;
+        }
+        st->x[i] = v3_madd(st->x[i], st->flow[i], dt);
+        st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
+    }
+
+    /* 5. keep this step's solution for the next one's warm start */
+    memcpy(st->prev_p, f->p, sizeof(double) * cells);
+    memcpy(st->prev_s, f->s, 5 * sizeof(double) * cells);
+    const gr_sparse_grid t = st->prev;
+    st->prev = st->grid;
+    st->grid = t;
+    return GR_OK;
+}
