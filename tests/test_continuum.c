@@ -376,8 +376,8 @@ static void scene_step(scene *s, gr_mem *mem)
     gr_sparse_grid *g = &s->g;
     CHECK(gr_sparse_grid_build(g, mem, (const double *)s->x, 3, s->n, s->h, (gr_vec3){0, 0, 0}, 2));
     const uint32_t cells = gr_sparse_grid_cells(g);
-    cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells)};
-    cont_particle_view pv = {s->n, s->x, s->v, s->m, s->vmin};
+    cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells), NULL};
+    cont_particle_view pv = {s->n, s->x, s->v, s->m, s->vmin, NULL};
     cont_particles_to_grid(g, &pv, &gm);
     cont_faces u_old = face_zeros(cells), u_star = face_zeros(cells), u_try = face_zeros(cells);
     face_copy(&gm.u, &u_old, cells);
@@ -497,8 +497,8 @@ static void test_friction_rows_and_solvers_agree(void)
     gr_sparse_grid *g = &s.g;
     CHECK(gr_sparse_grid_build(g, &mem, (const double *)s.x, 3, s.n, s.h, (gr_vec3){0, 0, 0}, 2));
     const uint32_t cells = gr_sparse_grid_cells(g);
-    cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells)};
-    cont_particle_view pv = {s.n, s.x, s.v, s.m, s.vmin};
+    cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells), NULL};
+    cont_particle_view pv = {s.n, s.x, s.v, s.m, s.vmin, NULL};
     cont_particles_to_grid(g, &pv, &gm);
     double *solid = zeros(cells), *p = zeros(cells);
     for (uint32_t c = 0; c < cells; c++) {

@@ -34,7 +34,7 @@ static uint32_t field_arrays(cont_fields *f, gr_array_ref *a)
     for (size_t i = 0; i < GR_COUNTOF(faces); i++)
         for (int c = 0; c < 3; c++)
             a[k++] = (gr_array_ref){(void **)&faces[i]->f[c], sizeof(double)};
-    double **cells[] = {&f->gm.phi, &f->solid, &f->p, &f->cp.q, &f->cp.diag, &f->cp.lo, &f->cp.hi};
+    double **cells[] = {&f->gm.phi, &f->gm.alpha, &f->solid, &f->p, &f->cp.q, &f->cp.diag, &f->cp.lo, &f->cp.hi};
     for (size_t i = 0; i < GR_COUNTOF(cells); i++)
         a[k++] = (gr_array_ref){(void **)cells[i], sizeof(double)};
     double **five[] = {&f->s, &f->cf.q, &f->cf.diag, &f->cf.lo, &f->cf.hi};
@@ -42,7 +42,7 @@ static uint32_t field_arrays(cont_fields *f, gr_array_ref *a)
         a[k++] = (gr_array_ref){(void **)five[i], 5 * sizeof(double)};
     return k;
 }
-#define CONT_FIELD_ARRAYS 42
+#define CONT_FIELD_ARRAYS 43
 
 static gr_status reserve_fields(cont_state *st, uint32_t cells)
 {
@@ -207,7 +207,7 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     *lost = g->rejected;
 
     /* 1. particles to grid; gravity on every face with mass */
-    cont_particle_view pv = {st->n, st->x, st->v, st->m, st->vmin};
+    cont_particle_view pv = {st->n, st->x, st->v, st->m, st->vmin, st->alpha};
     cont_particles_to_grid(g, &pv, &f->gm);
     copy_faces(&f->gm.u, &f->u_old, cells);
     const gr_vec3 gv = *st->env.gravity;
@@ -234,7 +234,7 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
             break;
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_pressure_apply(&f->cp, f->p, &f->u_try);
-        cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, NULL, st->alpha[0]);
+        cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, f->gm.alpha, 0.0);
         gr_qp_problem fp = cont_friction_problem(&f->cf);
         if ((s = solve(st, &fp, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
             return s;

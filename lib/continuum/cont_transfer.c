@@ -97,6 +97,8 @@ void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p
         memset(out->u.f[a], 0, sizeof(double) * cells);
     }
     memset(out->phi, 0, sizeof(double) * cells);
+    if (p->alpha)
+        memset(out->alpha, 0, sizeof(double) * cells);
     const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
     for (uint32_t i = 0; i < p->n; i++) {
         uint32_t c0;
@@ -117,9 +119,15 @@ void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p
         }
         make_stencil(g, c0, f, 3, &s);
         for (int k = 0; k < 8; k++)
-            if (s.cell[k] != GR_INVALID_INDEX)
+            if (s.cell[k] != GR_INVALID_INDEX) {
                 out->phi[s.cell[k]] += p->vmin[i] * s.w[k] * inv_h3;
+                if (p->alpha)
+                    out->alpha[s.cell[k]] += p->vmin[i] * s.w[k] * inv_h3 * p->alpha[i];
+            }
     }
+    if (p->alpha) /* the mean by packed volume */
+        for (uint32_t c = 0; c < cells; c++)
+            out->alpha[c] = out->phi[c] > 0 ? out->alpha[c] / out->phi[c] : 0.0;
     for (int a = 0; a < 3; a++)
         for (uint32_t c = 0; c < cells; c++)
             out->u.f[a][c] = out->mass.f[a][c] > 0 ? out->u.f[a][c] / out->mass.f[a][c] : 0.0;

@@ -16,6 +16,7 @@ typedef struct cont_particle_view {
     gr_vec3 *v;
     const double *m;    ///< mass [kg]
     const double *vmin; ///< the volume the mass fills at the critical density, m / rho_max [m^3]
+    const double *alpha; ///< friction coefficient (eq. 4, 15); NULL: not splatted
 } cont_particle_view;
 
 /// What the particles give the grid. Faces: mass and packed volume by the faces' weights, the
@@ -25,6 +26,7 @@ typedef struct cont_grid_mass {
     cont_faces vol;   ///< sum of vmin w [m^3]
     cont_faces u;     ///< velocity [m/s] (0 where no mass)
     double *phi;      ///< sum of vmin w / h^3 at centres
+    double *alpha;    ///< the particles' friction coefficient at centres, by packed volume (when splatted)
 } cont_grid_mass;
 
 /// Particles to grid. `g` was built over the particles' positions with a halo of at least 1
