@@ -620,6 +620,7 @@ static void state_block(cont_state *st, gr_mem *mem, gr_world *w, double h, doub
     gr_sparse_grid_init(&st->prev);
     const double d = 0.5 * h, rho = 1500;
     const int nx = (int)((hi.x - lo.x) / d + 0.5), ny = (int)((hi.y - lo.y) / d + 0.5), nz = (int)((hi.z - lo.z) / d + 0.5);
+    st->env.materials = &w->materials;
     CHECK(cont_reserve_particles(st, (uint32_t)(nx * ny * nz)) == GR_OK);
     for (int j = 0; j < ny; j++)
         for (int k = 0; k < nz; k++)
@@ -630,6 +631,9 @@ static void state_block(cont_state *st, gr_mem *mem, gr_world *w, double h, doub
                 st->vmin[q] = d * d * d;
                 st->m[q] = rho * d * d * d;
                 st->alpha[q] = alpha;
+                st->radius[q] = 0.5 * d;
+                st->mat[q] = 0;
+                st->slot[q] = q;
                 st->shape[q] = cont_sym3_sphere(st->par.radius);
             }
 }
@@ -701,7 +705,8 @@ static void test_column_collapse(void)
         CHECK(vmean < 0.08);       /* and stopped */
         CHECK(ymin > -0.5 * h);    /* on the floor, not through it */
         CHECK(worst_rise < 0.01);  /* no energy from nowhere */
-        cont_free(&st);
+        cont_free_fields(&st);
+        cont_free_particles(&st);
         CHECK(mem.in_use == 0);
         gr_world_destroy(w);
     }

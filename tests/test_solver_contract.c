@@ -80,10 +80,10 @@ static void test_null_def_through_the_api(void)
     gr_dem_def_init(&dem_defaults);
     CHECK_OK(w, gr_world_get_solver_def(w, GR_DEF_DEM, &dem));
     CHECK(memcmp(&dem, &dem_defaults, sizeof dem) == 0);
-    CHECK_STATUS(GR_ERROR_UNKNOWN_ENUM, gr_world_get_solver_def(w, (gr_def_kind)0x7e58, &back));
+    CHECK_STATUS(GR_ERROR_UNKNOWN_ENUM, gr_world_get_solver_def(w, (gr_def_kind)0x7eff, &back));
     gr_world_destroy(w);
     /* a kind nobody registered */
-    gr_world_def_init(&wd, (gr_solver_kind)0x7e58);
+    gr_world_def_init(&wd, (gr_solver_kind)0x7eff);
     CHECK_STATUS(GR_ERROR_UNKNOWN_ENUM, gr_world_create(&wd, &w));
 }
 

@@ -193,6 +193,9 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
         if (s == GR_ERROR_TOO_MANY)
             return gr_fail(w, s, f, "the body's %u particles would pass GR_MAX_GRAINS spheres in the solver",
                            b.particle_count);
+        if (s == GR_ERROR_UNSUPPORTED)
+            return gr_fail(w, s, f, "the %s solver does not take bodies of this motion type yet",
+                           w->systems[told - 1].solver->name);
         return gr_fail(w, s, f, "allocating the body's particles in the solver failed");
     }
     gr_world_invalidate(w);

@@ -48,10 +48,12 @@ typedef struct cont_state {
     gr_solver_env env;
     gr_mem *mem;
     cont_params par;
-    /* particles */
+    /* particles (one per grain) */
     uint32_t n, cap;
     gr_vec3 *x, *v;
-    double *m, *vmin, *alpha;  ///< mass, m / rho_max, friction coefficient (eq. 4, 15)
+    double *m, *vmin, *alpha;  ///< mass, m / rho_max, friction coefficient (eq. 4, 15): from the material
+    double *radius;            ///< the grain's radius [m]: its solid volume 4/3 pi r^3 is the particle's
+    uint32_t *mat, *slot;      ///< material index, grain table slot
     cont_sym3 *shape;          ///< the ellipsoids (eq. 28)
     double *grad;              ///< [9 cap] velocity gradient at each particle (a step's scratch)
     gr_vec3 *flow;             ///< the grid's velocity at each particle (a step's scratch)

@@ -10,21 +10,6 @@
 
 /* ---- storage ------------------------------------------------------------------------------- */
 
-gr_status cont_reserve_particles(cont_state *st, uint32_t n)
-{
-    if (n <= st->cap)
-        return GR_OK;
-    const uint32_t cap = gr_grow_capacity(st->cap, n);
-    gr_array_ref a[] = {{(void **)&st->x, sizeof(gr_vec3)},   {(void **)&st->v, sizeof(gr_vec3)},
-                        {(void **)&st->m, sizeof(double)},    {(void **)&st->vmin, sizeof(double)},
-                        {(void **)&st->alpha, sizeof(double)}, {(void **)&st->shape, sizeof(cont_sym3)},
-                        {(void **)&st->grad, 9 * sizeof(double)}, {(void **)&st->flow, sizeof(gr_vec3)}};
-    if (!gr_mem_grow_arrays(st->mem, a, GR_COUNTOF(a), st->cap, cap, st->n))
-        return GR_ERROR_OUT_OF_MEMORY;
-    st->cap = cap;
-    return GR_OK;
-}
-
 /* Every per-cell array of the fields, for growing and freeing them together. */
 static uint32_t field_arrays(cont_fields *f, gr_array_ref *a)
 {
@@ -72,20 +57,17 @@ static gr_status reserve_previous(cont_state *st, uint32_t cells)
     return GR_OK;
 }
 
-void cont_free(cont_state *st)
+void cont_free_fields(cont_state *st)
 {
-    gr_array_ref a[] = {{(void **)&st->x, sizeof(gr_vec3)},   {(void **)&st->v, sizeof(gr_vec3)},
-                        {(void **)&st->m, sizeof(double)},    {(void **)&st->vmin, sizeof(double)},
-                        {(void **)&st->alpha, sizeof(double)}, {(void **)&st->shape, sizeof(cont_sym3)},
-                        {(void **)&st->grad, 9 * sizeof(double)}, {(void **)&st->flow, sizeof(gr_vec3)}};
-    for (size_t i = 0; i < GR_COUNTOF(a); i++)
-        gr_mem_free(st->mem, *a[i].ptr, a[i].elem_size * st->cap);
     gr_array_ref fa[CONT_FIELD_ARRAYS];
     const uint32_t k = field_arrays(&st->f, fa);
     for (uint32_t i = 0; i < k; i++)
         gr_mem_free(st->mem, *fa[i].ptr, fa[i].elem_size * st->f.cap);
+    st->f.cap = 0;
     gr_mem_free(st->mem, st->prev_p, sizeof(double) * st->prev_cap);
     gr_mem_free(st->mem, st->prev_s, 5 * sizeof(double) * st->prev_cap);
+    st->prev_p = st->prev_s = NULL;
+    st->prev_cap = 0;
     gr_sparse_grid_free(&st->grid, st->mem);
     gr_sparse_grid_free(&st->prev, st->mem);
     gr_qp_workspace_free(&st->qp, st->mem);

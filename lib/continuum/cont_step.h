@@ -5,12 +5,10 @@
 #ifndef GR_CONTINUUM_CONT_STEP_H
 #define GR_CONTINUUM_CONT_STEP_H
 
-#include "cont_internal.h"
+#include "cont_store.h"
 
-/// Room for the particles' arrays (grow only; all or nothing).
-gr_status cont_reserve_particles(cont_state *st, uint32_t n);
-/// Free everything the state holds (not the state).
-void cont_free(cont_state *st);
+/// Free the grids, fields and workspaces (not the particles: cont_store.h).
+void cont_free_fields(cont_state *st);
 /// The longest step for which no particle travels more than par.cfl cells (sec. 4), counting
 /// what gravity adds over it; INFINITY without particles.
 double cont_stable_step(const cont_state *st);

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+#include "cont_store.h"
+
+#include <math.h>
+
+#define CONT_PARTICLE_ARRAYS 12
+static void arrays_of(cont_state *st, gr_array_ref a[CONT_PARTICLE_ARRAYS])
+{
+    const gr_array_ref all[CONT_PARTICLE_ARRAYS] = {
+        {(void **)&st->x, sizeof(gr_vec3)},      {(void **)&st->v, sizeof(gr_vec3)},
+        {(void **)&st->m, sizeof(double)},       {(void **)&st->vmin, sizeof(double)},
+        {(void **)&st->alpha, sizeof(double)},   {(void **)&st->radius, sizeof(double)},
+        {(void **)&st->mat, sizeof(uint32_t)},   {(void **)&st->slot, sizeof(uint32_t)},
+        {(void **)&st->shape, sizeof(cont_sym3)}, {(void **)&st->grad, 9 * sizeof(double)},
+        {(void **)&st->flow, sizeof(gr_vec3)},   {NULL, 0},
+    };
+    for (int k = 0; k < CONT_PARTICLE_ARRAYS; k++)
+        a[k] = all[k];
+}
+
+gr_status cont_reserve_particles(cont_state *st, uint32_t n)
+{
+    if (n <= st->cap)
+        return GR_OK;
+    const uint32_t cap = gr_grow_capacity(st->cap, n);
+    gr_array_ref a[CONT_PARTICLE_ARRAYS];
+    arrays_of(st, a);
+    if (!gr_mem_grow_arrays(st->mem, a, CONT_PARTICLE_ARRAYS - 1, st->cap, cap, st->n))
+        return GR_ERROR_OUT_OF_MEMORY;
+    st->cap = cap;
+    return GR_OK;
+}
+
+void cont_free_particles(cont_state *st)
+{
+    gr_array_ref a[CONT_PARTICLE_ARRAYS];
+    arrays_of(st, a);
+    gr_mem_free_arrays(st->mem, a, CONT_PARTICLE_ARRAYS - 1, st->cap);
+    st->cap = st->n = 0;
+}
+
+void cont_compact_particles(cont_state *st)
+{
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < st->n; i++) {
+        if (st->slot[i] == GR_INVALID_INDEX)
+            continue;
+        if (out != i) {
+            st->x[out] = st->x[i], st->v[out] = st->v[i];
+            st->m[out] = st->m[i], st->vmin[out] = st->vmin[i], st->alpha[out] = st->alpha[i];
+            st->radius[out] = st->radius[i], st->mat[out] = st->mat[i], st->slot[out] = st->slot[i];
+            st->shape[out] = st->shape[i];
+            if (st->env.grains)
+                st->env.grains->dense[st->slot[out]] = out;
+        }
+        out++;
+    }
+    st->n = out;
+}
+
+void cont_particle_material(cont_state *st, uint32_t i)
+{
+    const gr_material_def *m = &st->env.materials->defs[st->mat[i]];
+    const double r = st->radius[i], volume = 4.0 / 3.0 * GR_PI * r * r * r;
+    st->m[i] = m->density * volume;
+    st->vmin[i] = volume / st->par.packing;
+    /* Drucker-Prager from the grains' sliding friction: the friction angle theta = atan(mu), and
+     * alpha = sqrt(2/3) sin(theta) (sec. 2.1, eq. 4, with the angle of repose read as theta) */
+    st->alpha[i] = 0.81649658092772603 * sin(atan(m->friction));
+}
