@@ -119,7 +119,8 @@ static void scenario(tu_alloc *a, scenario_result *res, gr_solver_kind solver)
     bd.position = (gr_vec3){0, 0.03, 0};
     bd.linear_velocity = (gr_vec3){0.2, 0, 0};
     STEP_CALL(gr_add_body(w, &bd, &bodies[1]), 0);
-    /* a dynamic box and a static mesh: both covered with particles */
+    /* a dynamic box and a static mesh: both covered with particles (a continuum world takes no
+     * dynamic bodies yet) */
     gr_body_def db;
     gr_body_def_init(&db);
     db.shape = GR_SHAPE_BOX;
@@ -127,7 +128,8 @@ static void scenario(tu_alloc *a, scenario_result *res, gr_solver_kind solver)
     db.half_extents = (gr_vec3){0.005, 0.004, 0.005};
     db.particle_radius = 0.002;
     db.position = (gr_vec3){0.008, 0.075, 0};
-    STEP_CALL(gr_add_body(w, &db, &bodies[2]), 0);
+    if (solver != GR_SOLVER_CONTINUUM)
+        STEP_CALL(gr_add_body(w, &db, &bodies[2]), 0);
     static const gr_vec3 tet_v[4] = {{0, 0, 0}, {0.01, 0, 0}, {0, 0.01, 0}, {0, 0, 0.01}};
     static const uint32_t tet_i[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
     gr_body_def mb;
@@ -1009,6 +1011,48 @@ static void test_null_blowups_stopped(void)
     CHECK(failed == 0);
 }
 
+/* The continuum solver, registered in the test build until its def is public. */
+static void test_continuum_out_of_memory_at_every_allocation(void)
+{
+    out_of_memory_at_every_allocation(GR_SOLVER_CONTINUUM);
+}
+
+/* Once its grid has grown to the pile's size, a continuum step allocates nothing. */
+static void test_continuum_steady_state_allocates_nothing(void)
+{
+    tu_alloc a;
+    tu_alloc_init(&a);
+    gr_allocator hooks = tu_allocator(&a);
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_CONTINUUM);
+    def.worker_count = 2;
+    def.allocator = hooks;
+    gr_world *w;
+    CHECK_OK(NULL, gr_world_create(&def, &w));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_CONTAINER;
+    bd.open_faces = GR_FACE_POS_Y;
+    bd.half_extents = (gr_vec3){0.06, 0.06, 0.06};
+    bd.position = (gr_vec3){0, 0.06, 0};
+    CHECK_OK(w, gr_add_body(w, &bd, NULL));
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.min = (gr_vec3){-0.05, 0.0, -0.05};
+    fd.max = (gr_vec3){0.05, 0.06, 0.05};
+    fd.radius = 0.004;
+    fd.spacing = 0.0083;
+    CHECK_OK(w, gr_fill_box(w, &fd, NULL, NULL, 0));
+    CHECK_OK(w, gr_step(w, 0.5));
+    const long long before = a.calls;
+    for (int i = 0; i < 20; i++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    printf("  %lld allocations in 20 steps of a settled box\n", a.calls - before);
+    CHECK(a.calls == before);
+    gr_world_destroy(w);
+    CHECK(a.live == 0);
+}
+
 static void test_null_unchanged_setters_change_nothing(void)
 {
     uint64_t ref, h;
@@ -1028,6 +1072,8 @@ int main(int argc, char **argv)
         {"null_step_allocates_nothing", test_null_step_allocates_nothing},
         {"null_blowups_stopped", test_null_blowups_stopped},
         {"null_unchanged_setters_change_nothing", test_null_unchanged_setters_change_nothing},
+        {"continuum_out_of_memory_at_every_allocation", test_continuum_out_of_memory_at_every_allocation},
+        {"continuum_steady_state_allocates_nothing", test_continuum_steady_state_allocates_nothing},
 #endif
         {"out_of_memory_at_every_allocation", test_out_of_memory_at_every_allocation},
         {"out_of_memory_at_every_allocation_pbd", test_out_of_memory_at_every_allocation_pbd},

@@ -70,16 +70,24 @@ static void cont_remove_grains(void *state, const uint32_t *dense, uint32_t coun
     cont_compact_particles(st);
 }
 
-/* n steps of h (the world keeps h within cont_stable_step). A particle whose state is not
- * finite is a blow-up: it stops at its last finite state and the step ends. */
+/* The whole dt (the solver is adaptive: its CFL limit, sec. 4, changes with the flow within a
+ * step), in steps of at most cont_stable_step each. A particle whose state is not finite is a
+ * blow-up: it stops at its last finite state and the step ends. */
 static gr_status cont_step_n(void *state, uint32_t n, double h, gr_step_report *rep)
 {
     cont_state *st = (cont_state *)state;
     for (uint32_t i = 0; i < st->n; i++) /* the materials may have changed since */
         cont_particle_material(st, i);
-    for (uint32_t k = 0; k < n; k++) {
+    const double total = n * h;
+    double done = 0;
+    while (done < total) {
+        /* what is left in equal steps within the CFL limit: a sliver of a step at the end would
+         * undo the last steps' small over-compression with a velocity of (phi - 1) h / dt */
+        const double left = total - done;
+        const double k = ceil(left / fmin(cont_stable_step(st), left) - 1e-9);
+        const double dt = k > 1 ? left / k : left;
         uint32_t lost;
-        const gr_status s = cont_step(st, h, &lost);
+        const gr_status s = cont_step(st, dt, &lost);
         if (s != GR_OK)
             return s;
         for (uint32_t i = 0; i < st->n; i++)
@@ -90,13 +98,20 @@ static gr_status cont_step_n(void *state, uint32_t n, double h, gr_step_report *
                 if (!v3_finite(st->x[i]))
                     st->x[i] = v3(0, 0, 0); /* (the world removes blown-up grains) */
             }
+        done = dt == left ? total : done + dt;
         rep->substeps++;
-        rep->time += h;
-        rep->last_substep = h;
+        rep->time += dt;
+        rep->last_substep = dt;
         if (rep->blowups)
             return GR_ERROR_UNSTABLE;
     }
     return GR_OK;
+}
+
+static bool cont_adaptive(const void *state)
+{
+    (void)state;
+    return true;
 }
 
 static double cont_stable_substep(void *state) { return cont_stable_step((const cont_state *)state); }
@@ -314,6 +329,7 @@ const gr_solver_vtable gr_continuum_solver = {
     .add_grains = cont_add_grains,
     .remove_grains = cont_remove_grains,
     .step = cont_step_n,
+    .adaptive = cont_adaptive,
     .stable_substep = cont_stable_substep,
     .read_field = cont_read_field,
     .write_field = cont_write_field,

@@ -90,14 +90,46 @@ double cont_stable_step(const cont_state *st)
     return (-vmax + sqrt(vmax * vmax + 4 * g * reach)) / (2 * g);
 }
 
-/* The fraction of cell c inside static and kinematic bodies: 0 or 1 from the distance at the
- * centre where the surface is farther than the half diagonal, else from 8 samples. */
+/* A container's closed faces are thin plates to the particle solvers; to the grid each is a
+ * wall `thick` deep behind the face, reaching `thick` past its edges. */
+static bool in_container_wall(const gr_body_data *b, gr_vec3 p, double thick)
+{
+    const gr_vec3 d = v3_sub(p, b->position);
+    const double l[3] = {v3_dot(d, b->axis[0]), v3_dot(d, b->axis[1]), v3_dot(d, b->axis[2])};
+    const double h[3] = {b->half_extents.x, b->half_extents.y, b->half_extents.z};
+    for (uint32_t f = 0; f < 6; f++) {
+        if (b->open_faces & (1u << f))
+            continue;
+        const int a = (int)(f / 2);
+        const double beyond = (f % 2 == 0 ? l[a] : -l[a]) - h[a];
+        if (!(beyond >= 0 && beyond <= thick))
+            continue;
+        bool within = true;
+        for (int o = 0; o < 3; o++)
+            within = within && (o == a || fabs(l[o]) <= h[o] + thick);
+        if (within)
+            return true;
+    }
+    return false;
+}
+
+static bool in_body(const gr_body_data *b, gr_vec3 p, double thick)
+{
+    if (b->shape == GR_SHAPE_CONTAINER)
+        return in_container_wall(b, p, thick);
+    if (b->shape == GR_SHAPE_MESH)
+        return gr_body_contains(b, p);
+    return gr_body_distance(b, p) < 0;
+}
+
+/* The fraction of cell c inside static and kinematic bodies: 0 or 1 from the centre where the
+ * surface is farther than the half diagonal, else from 8 samples. */
 static void solid_fractions(const cont_state *st, double *solid)
 {
     const gr_sparse_grid *g = &st->grid;
     const uint32_t cells = gr_sparse_grid_cells(g);
     const gr_body_store *bs = st->env.bodies;
-    const double h = g->h, half_diag = 0.8660254037844386 * h;
+    const double h = g->h, half_diag = 0.8660254037844386 * h, thick = 2 * h;
     for (uint32_t c = 0; c < cells; c++) {
         int32_t k[3];
         gr_sparse_grid_cell_coords(g, c, k);
@@ -105,18 +137,22 @@ static void solid_fractions(const cont_state *st, double *solid)
         double frac = 0;
         for (uint32_t a = 0; a < bs->count && frac < 1; a++) {
             const gr_body_data *b = &bs->data[bs->active[a]];
+            /* (a container's distance is to its plates: within half a diagonal plus the walls'
+             * depth of one, the cell may hold wall) */
             const double d = gr_body_distance(b, centre);
-            if (d >= half_diag)
+            const double near = b->shape == GR_SHAPE_CONTAINER ? half_diag + thick : half_diag;
+            if (fabs(d) >= near && b->shape != GR_SHAPE_CONTAINER) {
+                if (b->shape == GR_SHAPE_MESH ? gr_body_contains(b, centre) : d < 0)
+                    frac = 1;
                 continue;
-            if (d <= -half_diag) {
-                frac = 1;
-                break;
             }
+            if (d >= near)
+                continue;
             uint32_t inside = 0;
             for (int s = 0; s < 8; s++) {
                 const gr_vec3 q = v3_add(centre, v3((s & 1 ? 0.25 : -0.25) * h, (s & 2 ? 0.25 : -0.25) * h,
                                                     (s & 4 ? 0.25 : -0.25) * h));
-                inside += gr_body_distance(b, q) < 0;
+                inside += in_body(b, q, thick);
             }
             frac = fmax(frac, inside / 8.0);
         }
