@@ -56,3 +56,17 @@ bool cont_density_displacement_at(const gr_sparse_grid *g, const cont_faces *dx,
 {
     return cont_velocity_at(g, dx, x, d);
 }
+
+gr_vec3 cont_density_particle(const gr_sparse_grid *g, const cont_faces *dx, gr_vec3 x, double dt, gr_vec3 *v)
+{
+    gr_vec3 d;
+    if (!cont_velocity_at(g, dx, x, &d))
+        return d;
+    const double n = v3_len(d);
+    if (v && n > 0 && dt > 0) {
+        const double vn = v3_dot(*v, d) / n; /* the speed along d: < 0 against it */
+        if (vn < 0)
+            *v = v3_madd(*v, d, -fmax(vn, -n / dt) / n);
+    }
+    return d;
+}

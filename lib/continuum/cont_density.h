@@ -20,7 +20,8 @@
  * only as trilinear interpolation lets them, and re-splat over 2 cells: where dx changes sharply
  * (a block's faces and edges, a single over-packed cell) one correction removes a quarter to
  * three quarters of the excess the particles show, the next steps' corrections the rest
- * (tests/test_continuum_solves.c). */
+ * (tests/test_continuum_solves.c). cont_density_particle also takes the velocity that pushed a
+ * particle into the over-packing out of it (not in the seed; see there). */
 #ifndef GR_CONTINUUM_CONT_DENSITY_H
 #define GR_CONTINUUM_CONT_DENSITY_H
 
@@ -51,5 +52,17 @@ gr_status cont_density_correct(cont_pressure *cp, const cont_grid_mass *m, const
 /// The displacement at x (trilinear on the three face grids, as velocities: cont_velocity_at);
 /// false (d zero) where x has no active cell with an active halo of 1.
 bool cont_density_displacement_at(const gr_sparse_grid *g, const cont_faces *dx, gr_vec3 x, gr_vec3 *d);
+
+/// A particle's share of the correction: returns its displacement d (cont_density_displacement_at
+/// at x; zero where x has no cell) for the caller to add to the position before the flow's dt u
+/// (sec. 3), and, when v is not NULL, takes out of v the part that drove the particle against d:
+/// with n = d / |d| and v.n < 0, v -= max(v.n, -|d| / dt) n. Not in the seed: the correction
+/// moves a particle back out of the over-packing its velocity carried it into, and (as the
+/// pressure is inelastic, sec. 2.2: it "only just maintains the constraint, but does not cause
+/// any additional bounce") that velocity goes too, up to the correction's own speed |d| / dt.
+/// Without it, where the correction recurs every step (a layer thinner than a cell on a floor:
+/// its splat reaches into the floor's cells) the particles keep the step's gravity as velocity
+/// while d holds them in place, and such a layer never comes to rest.
+gr_vec3 cont_density_particle(const gr_sparse_grid *g, const cont_faces *dx, gr_vec3 x, double dt, gr_vec3 *v);
 
 #endif /* GR_CONTINUUM_CONT_DENSITY_H */
