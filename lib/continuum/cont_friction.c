@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "cont_friction.h"
 
+#include "../qp/qp_mprgp.h"
+
 /* The faces a coefficient acts on: cell (offset from the coefficient's cell), axis and the
  * coefficient's factor there (times 1 / h), as cont_stress_div_face reads them. */
 typedef struct touch {
@@ -142,4 +144,250 @@ void cont_friction_apply(const cont_friction *cf, const double *s, const cont_fa
     for (int a = 0; a < 3; a++)
         for (uint32_t c = 0; c < cells; c++)
             u->f[a][c] += cp->dt * cp->inv_rho.f[a][c] * cont_stress_div_face(g, &v, c, a);
+}
+
+/* ---- the friction solve by component (sec. 4) ---------------------------------------------- */
+
+/* One face grid a component acts on: its axis, the direction e = sgn * (unit vector `dir`) and
+ * the factor k of the component's difference there, (D2_k x) on face f = k / h (x[f] - x[f - e]),
+ * whose transpose is (D2_k^T F)[c] = k / h (F[c] - F[c + e]). (The touch tables above in pairs:
+ * the touch at offset 0 has factor k, the other, at offset e, -k.) */
+typedef struct block_axis {
+    int8_t axis, dir, sgn;
+    double k;
+} block_axis;
+
+static const block_axis BLOCK_AXES[5][3] = {
+    {{0, 0, 1, CONT_SQRT1_2}, {1, 1, 1, -CONT_SQRT1_2}, {0, 0, 0, 0}},                         /* a */
+    {{0, 0, 1, CONT_SQRT1_6}, {1, 1, 1, CONT_SQRT1_6}, {2, 2, 1, -2 * CONT_SQRT1_6}},          /* b */
+    {{0, 1, -1, -1}, {1, 0, -1, -1}, {0, 0, 0, 0}},                                            /* xy */
+    {{1, 2, -1, -1}, {2, 1, -1, -1}, {0, 0, 0, 0}},                                            /* yz */
+    {{0, 2, -1, -1}, {2, 0, -1, -1}, {0, 0, 0, 0}},                                            /* xz */
+};
+static const int BLOCK_AXIS_COUNT[5] = {2, 3, 2, 2, 2};
+
+/* The block-wise loops below visit cell l (0..63) of grid block b, c = 64 b + l, and read a field
+ * one step o = +-1 along `dir`: inside the block by the local stride, else in the neighbouring
+ * block nb (0 when inactive). No hashing and no 27-entry lookups per cell. */
+static inline uint32_t block_toward(const gr_sparse_grid *g, uint32_t b, int dir, int o)
+{
+    return gr_sparse_grid_neighbor_block(g, b, dir == 0 ? o : 0, dir == 1 ? o : 0, dir == 2 ? o : 0);
+}
+
+static inline double shifted(const double *f, uint32_t c, uint32_t l, int dir, int o, uint32_t nb)
+{
+    const uint32_t stride = 1u << (2 * dir), lc = (l >> (2 * dir)) & 3u;
+    if (o > 0 ? lc < 3u : lc > 0u)
+        return f[o > 0 ? c + stride : c - stride];
+    return nb == GR_INVALID_INDEX ? 0.0 : f[nb * 64u + (o > 0 ? l - 3u * stride : l + 3u * stride)];
+}
+
+/* The cell `sign` e away from c, for one cell (rows). */
+static inline uint32_t step(const gr_sparse_grid *g, uint32_t c, const block_axis *ax, int sign)
+{
+    const int o = sign * ax->sgn;
+    return gr_sparse_grid_neighbor(g, c, ax->dir == 0 ? o : 0, ax->dir == 1 ? o : 0, ax->dir == 2 ? o : 0);
+}
+
+/* y = A2_kk x = sum over the component's face grids of dt^2 k^2 / h^2 Delta^T W Delta x, plus
+ * eps x: two passes over the cells per face grid. */
+static void block_apply(void *ctx, const double *x, double *y)
+{
+    const cont_friction_block *fb = (const cont_friction_block *)ctx;
+    const cont_friction *cf = fb->cf;
+    const cont_pressure *cp = cf->cp;
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t blocks = g->block_count, cells = gr_sparse_grid_cells(g);
+    const int comp = fb->component;
+    const double scale = cp->dt * cp->dt * g->inv_h * g->inv_h;
+    for (uint32_t c = 0; c < cells; c++)
+        y[c] = cf->eps * x[c];
+    for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) {
+        const block_axis *ax = &BLOCK_AXES[comp][j];
+        const double *w = cp->w.f[ax->axis];
+        double *t = cf->scratch.f[ax->axis];
+        const double k2 = ax->k * ax->k * scale;
+        const int dir = ax->dir, o = ax->sgn;
+        for (uint32_t b = 0; b < blocks; b++) { /* t = k^2 W Delta x (Delta x: x[f] - x[f - e]) */
+            const uint32_t nb = block_toward(g, b, dir, -o);
+            for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++)
+                t[c] = w[c] == 0 ? 0.0 : k2 * w[c] * (x[c] - shifted(x, c, l, dir, -o, nb));
+        }
+        for (uint32_t b = 0; b < blocks; b++) { /* y += Delta^T t (t[c] - t[c + e]) */
+            const uint32_t nb = block_toward(g, b, dir, o);
+            for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++)
+                y[c] += t[c] - shifted(t, c, l, dir, o, nb);
+        }
+    }
+}
+
+/* (A2_kk x)_c from the two faces per face grid the coefficient touches. */
+static double block_row(void *ctx, uint32_t c, const double *x)
+{
+    const cont_friction_block *fb = (const cont_friction_block *)ctx;
+    const cont_friction *cf = fb->cf;
+    const cont_pressure *cp = cf->cp;
+    const gr_sparse_grid *g = cp->g;
+    const int comp = fb->component;
+    double sum = 0;
+    for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) {
+        const block_axis *ax = &BLOCK_AXES[comp][j];
+        const double *w = cp->w.f[ax->axis];
+        const uint32_t lo = step(g, c, ax, -1), hi = step(g, c, ax, 1);
+        double r = w[c] * (x[c] - (lo != GR_INVALID_INDEX ? x[lo] : 0.0));
+        if (hi != GR_INVALID_INDEX)
+            r -= w[hi] * (x[hi] - x[c]);
+        sum += ax->k * ax->k * r;
+    }
+    return cp->dt * cp->dt * g->inv_h * g->inv_h * sum + cf->eps * x[c];
+}
+
+gr_qp_problem cont_friction_block_problem(cont_friction_block *b, const double *q)
+{
+    const cont_friction *cf = b->cf;
+    const size_t cells = gr_sparse_grid_cells(cf->cp->g), off = (size_t)b->component * cells;
+    return (gr_qp_problem){(uint32_t)cells, block_apply, block_row, b, cf->diag + off, q, cf->lo + off, cf->hi + off};
+}
+
+double cont_friction_block_norm_bound(const cont_friction *cf, int component)
+{
+    const size_t cells = gr_sparse_grid_cells(cf->cp->g), off = (size_t)component * cells;
+    double d = 0;
+    for (size_t c = 0; c < cells; c++)
+        if (cf->lo[off + c] < cf->hi[off + c])
+            d = fmax(d, cf->diag[off + c]);
+    /* a row of Delta^T W Delta: the diagonal sum_faces W, the off-diagonals -W of the same faces */
+    return d > 0 ? 2 * d - cf->eps : 0.0;
+}
+
+/* F += sign D2_k x (x one component's coefficients). */
+static void block_div(const cont_friction *cf, int comp, const double *x, double sign, const cont_faces *F)
+{
+    const gr_sparse_grid *g = cf->cp->g;
+    const uint32_t blocks = g->block_count;
+    for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) {
+        const block_axis *ax = &BLOCK_AXES[comp][j];
+        double *f = F->f[ax->axis];
+        const double k = sign * ax->k * g->inv_h;
+        const int dir = ax->dir, o = ax->sgn;
+        for (uint32_t b = 0; b < blocks; b++) {
+            const uint32_t nb = block_toward(g, b, dir, -o);
+            for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++)
+                f[c] += k * (x[c] - shifted(x, c, l, dir, -o, nb));
+        }
+    }
+}
+
+/* out = base + dt^2 D2_k^T W F: the gradient of the friction objective with respect to s_k when
+ * F = D2 s (base = b2_k; eps s_k to add), or the block's linear term when F leaves s_k out. Uses
+ * the component's scratch faces for W F. */
+static void block_gradient(const cont_friction *cf, int comp, const cont_faces *F, const double *base, double *out)
+{
+    const cont_pressure *cp = cf->cp;
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t blocks = g->block_count, cells = gr_sparse_grid_cells(g);
+    const double scale = cp->dt * cp->dt * g->inv_h;
+    for (uint32_t c = 0; c < cells; c++)
+        out[c] = base[c];
+    for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) {
+        const block_axis *ax = &BLOCK_AXES[comp][j];
+        const double *w = cp->w.f[ax->axis], *f = F->f[ax->axis];
+        double *t = cf->scratch.f[ax->axis];
+        const double k = scale * ax->k;
+        const int dir = ax->dir, o = ax->sgn;
+        for (uint32_t c = 0; c < cells; c++)
+            t[c] = k * w[c] * f[c];
+        for (uint32_t b = 0; b < blocks; b++) {
+            const uint32_t nb = block_toward(g, b, dir, o);
+            for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++)
+                out[c] += t[c] - shifted(t, c, l, dir, o, nb);
+        }
+    }
+}
+
+gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, const gr_qp_settings *settings,
+                                     uint32_t sweeps, double *s, gr_qp_stats *total)
+{
+    gr_qp_stats sum;
+    memset(&sum, 0, sizeof sum);
+    sum.gp_norm = sum.objective = NAN;
+    if (total)
+        *total = sum;
+    if (!cf || !ws || !s)
+        return GR_ERROR_NULL_ARGUMENT;
+    const gr_sparse_grid *g = cf->cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    const size_t n = 5 * (size_t)cells;
+    if ((size_t)ws->cap < n)
+        return GR_ERROR_INVALID_ARGUMENT;
+    if (cells == 0) {
+        sum.converged = true;
+        sum.gp_norm = sum.objective = 0;
+        if (total)
+            *total = sum;
+        return GR_OK;
+    }
+    /* the workspace's vectors past the first `cells` entries: D2 s and the block's linear term */
+    const cont_faces div = {{ws->v + cells, ws->v + 2 * (size_t)cells, ws->v + 3 * (size_t)cells}};
+    double *const bq = ws->w + cells;
+    const gr_qp_settings base = settings ? *settings : gr_qp_settings_default();
+    double qn = 0;
+    for (size_t i = 0; i < n; i++) {
+        s[i] = gr_qp_clamp(s[i], cf->lo[i], cf->hi[i]);
+        qn += cf->q[i] * cf->q[i];
+    }
+    const double rel = base.rel_tol == 0 && base.abs_tol == 0 ? gr_qp_settings_default().rel_tol : base.rel_tol;
+    sum.tolerance = fmax(base.abs_tol, rel * sqrt(qn));
+    gr_qp_settings set = base;
+    if (sum.tolerance > 0) {
+        set.abs_tol = sum.tolerance / sqrt(5.0);
+        set.rel_tol = 0;
+    }
+    const cont_stress view = cont_stress_view(s, cells);
+    cont_stress_div(g, &view, &div);
+    gr_status status = GR_OK;
+    for (uint32_t sweep = 0; sweep < sweeps && status == GR_OK; sweep++) {
+        uint32_t moved = 0;
+        for (int k = 0; k < 5 && status == GR_OK; k++) {
+            double *sk = s + (size_t)k * cells;
+            cont_friction_block b = {cf, k};
+            const gr_qp_problem pr = cont_friction_block_problem(&b, bq);
+            /* c_k = b2_k + dt^2 D2_k^T W (D2 s - D2_k s_k) */
+            block_div(cf, k, sk, -1.0, &div);
+            block_gradient(cf, k, &div, cf->q + (size_t)k * cells, bq);
+            const double bound = cont_friction_block_norm_bound(cf, k);
+            set.alpha_bar = bound > 0 ? 1.9 / bound : 1.0;
+            gr_qp_stats st;
+            status = gr_qp_mprgp(&pr, &set, ws, sk, &st);
+            block_div(cf, k, sk, 1.0, &div);
+            sum.iterations += st.iterations;
+            sum.matvecs += st.matvecs;
+            sum.cg_steps += st.cg_steps;
+            sum.expansion_steps += st.expansion_steps;
+            sum.proportioning_steps += st.proportioning_steps;
+            sum.expansion_fallbacks += st.expansion_fallbacks;
+            moved += st.iterations;
+        }
+        if (moved == 0)
+            break; /* every block was already solved at this s: so is the whole problem */
+    }
+    /* the full problem's figures at s, from D2 s: g_k = b2_k + eps s_k + dt^2 D2_k^T W D2 s */
+    double gp2 = 0, f2 = 0;
+    for (int k = 0; k < 5; k++) {
+        const size_t off = (size_t)k * cells;
+        block_gradient(cf, k, &div, cf->q + off, bq);
+        for (uint32_t c = 0; c < cells; c++) {
+            const size_t i = off + c;
+            const double gi = bq[c] + cf->eps * s[i];
+            const double gp = gr_qp_gp_component(s[i], gi, cf->lo[i], cf->hi[i]);
+            gp2 += gp * gp;
+            f2 += s[i] * (gi + cf->q[i]);
+        }
+    }
+    sum.gp_norm = sqrt(gp2);
+    sum.objective = 0.5 * f2;
+    sum.converged = status == GR_OK && sum.gp_norm <= sum.tolerance;
+    if (total)
+        *total = sum;
+    return status;
 }

@@ -39,4 +39,66 @@ gr_qp_problem cont_friction_problem(cont_friction *cf);
 /// u += dt (1 - phi_s) / rho D2 s.
 void cont_friction_apply(const cont_friction *cf, const double *s, const cont_faces *u);
 
+/* ---- the friction solve by component (sec. 4) ------------------------------------------------
+ * The full problem couples the five components through A2 = dt^2 D2^T W D2, which has a large
+ * null space (stress fields whose divergence vanishes: 5 coefficients a cell against 3 faces,
+ * held only by eps): MPRGP needs hundreds to thousands of matvecs on a resting pile. The seed
+ * (sec. 4): "By instead minimizing with respect to one component of s at a time (which amounts
+ * to optimizing over orthogonal subspaces in turn), an approximate frictional solution can be
+ * found which converges much more rapidly. Because the projections are nevertheless repeated
+ * in an outer loop, the correct solution remains the fixed point of the procedure."
+ * That is block Gauss-Seidel over the five components k = a, b, xy, yz, xz: with the others
+ * fixed, s_k solves the box QP (eq. 20 restricted to one component)
+ *     min 1/2 s_k^T A2_kk s_k + c_k^T s_k,   -alpha p <= s_k <= alpha p   (eq. 15),
+ *     A2_kk = dt^2 D2_k^T W D2_k + eps I,   c_k = b2_k + dt^2 D2_k^T W (D2 s - D2_k s_k),
+ * D2_k the divergence of component k alone (eq. 18-19 / 32-33 split by columns). D2_k is a scaled
+ * difference along one direction on each of the 2 (3 for b) face grids the component acts on, so
+ * A2_kk is a sum of 2 or 3 one-directional weighted Laplacians: a block matvec costs a fifth (b)
+ * to an eighth of a full one, and a block is conditioned like a Laplacian (no other component
+ * there to cancel its divergence). Each block solve lowers the objective of eq. 17 (it minimises
+ * it over a subspace from the current point); the sweeps converge to the full problem's minimum,
+ * fast at first and slowly in the end (the components' coupling). So the staggered loop
+ * (sec. 2.5) runs 1-2 sweeps a round: on a settled pile (tests/test_continuum_solves.c) one
+ * sweep from the last step's stress comes within 1e-4 of the minimum's objective for a tenth of
+ * the full MPRGP's time, and a whole column collapse spends 24x less time in friction. */
+
+/// One component's block of the friction problem (the context of its gr_qp_problem).
+typedef struct cont_friction_block {
+    cont_friction *cf;
+    int component; ///< 0..4: a, b, xy, yz, xz (the order of cont_stress and of the QP's vector)
+} cont_friction_block;
+
+/// The box QP over one component, for lib/qp: n = cells, A = A2_kk (apply and row; the apply
+/// uses cf->scratch), diag, lo and hi the component's slices of the full problem's, q the
+/// caller's (cells entries). ctx is `b`: it must outlive the problem's use.
+gr_qp_problem cont_friction_block_problem(cont_friction_block *b, const double *q);
+
+/// A bound of the largest eigenvalue of A2_kk (its largest Gershgorin row sum, 2 max diag - eps
+/// over the unfixed coefficients; 0 when all are fixed): MPRGP's step 1.9 / bound needs no
+/// Lanczos estimate.
+double cont_friction_block_norm_bound(const cont_friction *cf, int component);
+
+/// Block Gauss-Seidel on the friction QP (the problem of cont_friction_setup): `sweeps` times,
+/// for k = a, b, xy, yz, xz in turn, s_k <- argmin of the block QP above with the other
+/// components at their current values, by MPRGP from s_k's current value (settings->jacobi
+/// honoured; settings->alpha_bar replaced by 1.9 / cont_friction_block_norm_bound). Each block
+/// stops at ||g^P_k|| <= tol / sqrt 5, tol = max(abs_tol, rel_tol ||b2||) of the full problem,
+/// or at settings->max_iter; the sweeps stop early after one that changed nothing (every block
+/// already within its tolerance: then ||g^P|| <= tol for the full problem).
+/// s (5 cells) is the warm start, projected onto the box first, and the answer (sweeps 0: only
+/// projected, and the figures below measured).
+/// ws must hold 5 cells entries, as for the full problem: the block solves use the first
+/// `cells` of each of its vectors, and the sweeps keep D2 s (3 cells) and the block's linear
+/// term (cells) in the rest. Nothing is allocated. Serial and deterministic.
+/// total (may be NULL): iterations, matvecs (of blocks, a fifth to an eighth of a full one each;
+/// the call's one D2 s and one D2^T W D2 s for the final figures are not counted), cg, expansion,
+/// proportioning steps and fallbacks summed over the block solves; gp_norm, objective and
+/// tolerance of the full problem at the returned s (from the kept D2 s, no full matvec),
+/// converged when gp_norm <= tolerance; alpha_bar 0.
+/// Errors: GR_ERROR_NULL_ARGUMENT (cf, ws or s NULL), GR_ERROR_INVALID_ARGUMENT (ws too small);
+/// a block solve's error (qp_mprgp.h) is returned as is, s then in the box, the earlier blocks'
+/// progress kept.
+gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, const gr_qp_settings *settings,
+                                     uint32_t sweeps, double *s, gr_qp_stats *total);
+
 #endif /* GR_CONTINUUM_CONT_FRICTION_H */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#include "cont_density.h"
+
+#include "../qp/qp_mprgp.h"
+
+void cont_density_setup(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
+{
+    const uint32_t cells = gr_sparse_grid_cells(cp->g);
+    cp->dt = 1.0;
+    cont_pressure_weights(cp, m, solid);
+    for (uint32_t c = 0; c < cells; c++)
+        cp->q[c] = 1.0 - (solid ? solid[c] : 0.0) - m->phi[c];
+}
+
+void cont_density_displacement(const cont_pressure *cp, const cont_grid_mass *m, const double *y,
+                               const cont_faces *dx)
+{
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
+    cont_grad(g, y, &cp->scratch);
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++) {
+            dx->f[a][c] = -cp->dt * cp->inv_rho.f[a][c] * cp->scratch.f[a][c];
+            cp->scratch.f[a][c] = m->vol.f[a][c] * inv_h3 * dx->f[a][c];
+        }
+    /* eq. 14: phi <- phi - D (phi_f dx), the divergence into q's array, then subtracted */
+    cont_div(g, &cp->scratch, cp->q);
+    for (uint32_t c = 0; c < cells; c++)
+        m->phi[c] -= cp->q[c];
+}
+
+gr_status cont_density_correct(cont_pressure *cp, const cont_grid_mass *m, const double *solid, gr_qp_workspace *ws,
+                               const gr_qp_settings *settings, double *y, const cont_faces *dx, gr_qp_stats *stats)
+{
+    cont_density_setup(cp, m, solid);
+    const gr_qp_problem pr = cont_pressure_problem(cp);
+    gr_qp_settings set = settings ? *settings : gr_qp_settings_default();
+    if (set.alpha_bar == 0) {
+        /* A1 is a weighted Laplacian: a row's off-diagonals (-W of its faces) sum to at most its
+         * diagonal, so 2 max diag (over the unfixed cells) bounds its norm: no Lanczos estimate */
+        double d = 0;
+        for (uint32_t c = 0; c < pr.n; c++)
+            if (cp->lo[c] < cp->hi[c])
+                d = fmax(d, cp->diag[c]);
+        set.alpha_bar = d > 0 ? 1.9 / (2 * d) : 1.0;
+    }
+    const gr_status s = gr_qp_mprgp(&pr, &set, ws, y, stats);
+    if (s != GR_OK)
+        return s;
+    cont_density_displacement(cp, m, y, dx);
+    return GR_OK;
+}
+
+bool cont_density_displacement_at(const gr_sparse_grid *g, const cont_faces *dx, gr_vec3 x, gr_vec3 *d)
+{
+    return cont_velocity_at(g, dx, x, d);
+}
+
+gr_vec3 cont_density_particle(const gr_sparse_grid *g, const cont_faces *dx, gr_vec3 x, double dt, gr_vec3 *v)
+{
+    gr_vec3 d;
+    if (!cont_velocity_at(g, dx, x, &d))
+        return d;
+    const double n = v3_len(d);
+    if (v && n > 0 && dt > 0) {
+        const double vn = v3_dot(*v, d) / n; /* the speed along d: < 0 against it */
+        if (vn < 0)
+            *v = v3_madd(*v, d, -fmax(vn, -n / dt) / n);
+    }
+    return d;
+}
