@@ -13,6 +13,7 @@
 #include "../lib/qp/qp_mprgp.h"
 #include <string.h>
 #include "../lib/continuum/cont_shape.h"
+#include "../lib/continuum/cont_def.h"
 #include "../lib/continuum/cont_step.h"
 #include "../lib/world/world.h"
 #include "../lib/core/alloc.h"
@@ -614,8 +615,12 @@ static void state_block(cont_state *st, gr_mem *mem, gr_world *w, double h, doub
     st->env.mem = mem;
     st->env.bodies = &w->bodies;
     st->env.gravity = &w->def.gravity;
-    st->par = (cont_params){.cell = h, .radius = h / 4, .packing = 0.6, .pic = 0.05, .stagger = 2, .cfl = 0.5,
-                            .tolerance = 1e-6, .max_iterations = 2000};
+    gr_continuum_def def;
+    cont_def_defaults(&def);
+    def.cell_size = h;
+    st->par = cont_def_params(&def); /* the defaults (h / 4 particles, friction by blocks, density correction) */
+    st->par.tolerance = 1e-6;
+    st->par.max_iterations = 2000;
     gr_sparse_grid_init(&st->grid);
     gr_sparse_grid_init(&st->prev);
     const double d = 0.5 * h, rho = 1500;

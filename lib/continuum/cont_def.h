@@ -26,6 +26,11 @@ typedef struct gr_continuum_def {
     uint32_t max_iterations;      ///< per QP solve, in [1, 1e6]; default 1000
     double cfl;                   ///< most cells a particle travels per step (sec. 4: 0.5), in (0, 2]
     double tolerance;             ///< the QPs' relative tolerance, in (0, 0.1]; default 1e-5
+    /// Friction by components (sec. 4: one component of the stress at a time, each by MPRGP):
+    /// block sweeps per staggered round, in [0, 20]; 0 solves the whole friction QP at once.
+    /// Default 1. (The reference PGS solver always solves the whole QP.)
+    uint32_t friction_sweeps;
+    uint32_t density_correction;  ///< 1 (default): the density correction of sec. 2.2.1; 0: off
 } gr_continuum_def;
 
 void cont_def_defaults(void *def);

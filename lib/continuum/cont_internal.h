@@ -7,6 +7,7 @@
 
 #include "../core/solver.h"
 #include "../qp/qp_box.h"
+#include "cont_density.h"
 #include "cont_friction.h"
 #include "cont_shape.h"
 
@@ -21,6 +22,8 @@ typedef struct cont_params {
     double tolerance;     ///< the QPs' relative tolerance on the projected gradient
     uint32_t max_iterations; ///< per QP solve
     bool pgs;             ///< projected Gauss-Seidel instead of MPRGP (the reference)
+    uint32_t friction_sweeps; ///< friction by components (sec. 4): block sweeps a round; 0: the whole QP
+    bool density_correction;  ///< sec. 2.2.1
 } cont_params;
 
 /// What the last step's solves did.
@@ -28,6 +31,7 @@ typedef struct cont_stats {
     uint32_t cells, blocks;
     uint32_t pressure_iterations, friction_iterations; ///< summed over the staggered rounds
     uint32_t pressure_matvecs, friction_matvecs;
+    uint32_t density_iterations; ///< the density correction's solve
     bool converged;     ///< every solve reached its tolerance
     double friction_work; ///< the friction's change of the grid's kinetic energy [J] (<= 0)
 } cont_stats;
@@ -40,6 +44,8 @@ typedef struct cont_fields {
     double *solid;
     double *p, *p_prev;         ///< this step's pressure, and last step's (warm start) mapped here
     double *s;                  ///< [5 cap] friction stress
+    double *y;                  ///< the density correction's potential (sec. 2.2.1)
+    cont_faces dx;              ///< the density correction's displacement
     cont_pressure cp;
     cont_friction cf;
 } cont_fields;

@@ -15,11 +15,11 @@ static uint32_t field_arrays(cont_fields *f, gr_array_ref *a)
 {
     uint32_t k = 0;
     cont_faces *faces[] = {&f->gm.mass, &f->gm.vol, &f->gm.u, &f->u_old, &f->u_star, &f->u_try, &f->cp.w,
-                           &f->cp.inv_rho, &f->cp.scratch, &f->cf.scratch};
+                           &f->cp.inv_rho, &f->cp.scratch, &f->cf.scratch, &f->dx};
     for (size_t i = 0; i < GR_COUNTOF(faces); i++)
         for (int c = 0; c < 3; c++)
             a[k++] = (gr_array_ref){(void **)&faces[i]->f[c], sizeof(double)};
-    double **cells[] = {&f->gm.phi, &f->gm.alpha, &f->solid, &f->p, &f->cp.q, &f->cp.diag, &f->cp.lo, &f->cp.hi};
+    double **cells[] = {&f->gm.phi, &f->gm.alpha, &f->solid, &f->p, &f->y, &f->cp.q, &f->cp.diag, &f->cp.lo, &f->cp.hi};
     for (size_t i = 0; i < GR_COUNTOF(cells); i++)
         a[k++] = (gr_array_ref){(void **)cells[i], sizeof(double)};
     double **five[] = {&f->s, &f->cf.q, &f->cf.diag, &f->cf.lo, &f->cf.hi};
@@ -27,7 +27,7 @@ static uint32_t field_arrays(cont_fields *f, gr_array_ref *a)
         a[k++] = (gr_array_ref){(void **)five[i], 5 * sizeof(double)};
     return k;
 }
-#define CONT_FIELD_ARRAYS 43
+#define CONT_FIELD_ARRAYS 47
 
 static gr_status reserve_fields(cont_state *st, uint32_t cells)
 {
@@ -237,6 +237,21 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     copy_faces(&f->gm.u, &f->u_star, cells);
     solid_fractions(st, f->solid);
 
+    /* 1b. density correction (sec. 2.2.1, Fig. 8 step 2), on the pressure problem's arrays */
+    if (st->par.density_correction) {
+        gr_qp_settings ds = gr_qp_settings_default();
+        ds.rel_tol = 0;
+        ds.abs_tol = 1e-6; /* over-packing left, in volume fraction */
+        ds.max_iter = st->par.max_iterations;
+        ds.jacobi = true;
+        gr_qp_stats qs;
+        memset(f->y, 0, sizeof(double) * cells);
+        if ((s = cont_density_correct(&f->cp, &f->gm, f->solid, &st->qp, &ds, f->y, &f->dx, &qs)) != GR_OK)
+            return s;
+        st->stats.density_iterations = qs.iterations;
+        f->cp.dt = dt;
+    }
+
     /* 2. staggered projections (sec. 2.5, Fig. 8 step 3), warm-started from the last step */
     warm_start(st);
     cont_pressure_weights(&f->cp, &f->gm, f->solid);
@@ -253,9 +268,22 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_pressure_apply(&f->cp, f->p, &f->u_try);
         cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, f->gm.alpha, 0.0);
-        gr_qp_problem fp = cont_friction_problem(&f->cf);
-        if ((s = solve(st, &fp, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
-            return s;
+        if (st->par.friction_sweeps && !st->par.pgs) {
+            gr_qp_settings set = gr_qp_settings_default();
+            set.rel_tol = st->par.tolerance;
+            set.max_iter = st->par.max_iterations;
+            set.jacobi = true;
+            gr_qp_stats qs;
+            if ((s = cont_friction_solve_blocks(&f->cf, &st->qp, &set, st->par.friction_sweeps, f->s, &qs)) != GR_OK)
+                return s;
+            /* (a round's sweeps need not converge: the rounds go on from where they stopped) */
+            st->stats.friction_iterations += qs.iterations;
+            st->stats.friction_matvecs += qs.matvecs;
+        } else {
+            gr_qp_problem fp = cont_friction_problem(&f->cf);
+            if ((s = solve(st, &fp, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
+                return s;
+        }
     }
     if (st->par.stagger == 0)
         memset(f->s, 0, sizeof(double) * 5 * cells);
@@ -275,7 +303,10 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
             st->v[i] = v3_madd(st->v[i], gv, dt);
             continue;
         }
-        st->x[i] = v3_madd(st->x[i], st->flow[i], dt);
+        gr_vec3 d = {0, 0, 0};
+        if (st->par.density_correction)
+            d = cont_density_particle(g, &f->dx, st->x[i], dt, &st->v[i]);
+        st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
         st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
     }
 
