@@ -532,7 +532,12 @@ static void test_bad_world_defs(void)
     gr_pbd_def_init(&bad_pbd);
     bad_pbd.iterations = 0;
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.solver = GR_SOLVER_PBD; d.pbd = &bad_pbd);
-    BAD_DEF(GR_ERROR_UNSUPPORTED, d.solver = GR_SOLVER_CONTINUUM);
+    gr_continuum_def bad_cont;
+    gr_continuum_def_init(&bad_cont);
+    bad_cont.cell_size = 0;
+    BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.solver = GR_SOLVER_CONTINUUM; d.solver_def = &bad_cont);
+    bad_cont.size = 6;
+    BAD_DEF(GR_ERROR_STRUCT_SIZE, d.solver = GR_SOLVER_CONTINUUM; d.solver_def = &bad_cont);
     BAD_DEF(GR_ERROR_NOT_FINITE, d.gravity.y = NAN);
     BAD_DEF(GR_ERROR_NOT_FINITE, d.gravity.x = INFINITY);
     BAD_DEF(GR_ERROR_INVALID_ARGUMENT, d.substep = -1e-5);

@@ -16,7 +16,7 @@ static gr_status continuum_world(double cell, gr_world **out)
 {
     gr_continuum_def cd;
     cd.size = sizeof cd;
-    if (gr_def_set_defaults(GR_DEF_CONTINUUM_PENDING, &cd) != GR_OK)
+    if (gr_def_set_defaults(GR_DEF_CONTINUUM, &cd) != GR_OK)
         return GR_ERROR_INVALID_ARGUMENT;
     cd.cell_size = cell;
     gr_world_def d;
@@ -114,7 +114,7 @@ static void test_continuum_refusals(void)
 {
     gr_continuum_def cd;
     cd.size = sizeof cd;
-    CHECK_OK(NULL, gr_def_set_defaults(GR_DEF_CONTINUUM_PENDING, &cd));
+    CHECK_OK(NULL, gr_def_set_defaults(GR_DEF_CONTINUUM, &cd));
     cd.cell_size = -1;
     gr_world_def d;
     gr_world_def_init(&d, GR_SOLVER_CONTINUUM);

@@ -25,7 +25,7 @@ typedef enum gr_solver_kind {
     GR_SOLVER_DEFAULT = 0,   ///< GR_SOLVER_DEM
     GR_SOLVER_DEM = 1,       ///< discrete elements (Bell, Yu, Mucha 2005)
     GR_SOLVER_PBD = 2,       ///< position-based (Sommer & Schwanecke; docs/pbd.md)
-    GR_SOLVER_CONTINUUM = 3, ///< Narain, Golas, Lin 2010: not built yet
+    GR_SOLVER_CONTINUUM = 3, ///< sand as a continuum on a grid (Narain, Golas, Lin 2010; docs/continuum.md)
     GR_SOLVER_FORCE_U32 = 0x7fffffff
 } gr_solver_kind;
 
@@ -159,6 +159,7 @@ typedef enum gr_def_kind {
     GR_DEF_MATERIAL_PAIR = 7,
     GR_DEF_CLUMP = 8,
     GR_DEF_PBD = 9,
+    GR_DEF_CONTINUUM = 10,
     GR_DEF_FORCE_U32 = 0x7fffffff
 } gr_def_kind;
 
@@ -299,6 +300,30 @@ typedef struct gr_pbd_def {
     double hr_sample_radius;
 } gr_pbd_def;
 
+/// Continuum solver parameters (gr_world_def.solver_def of a GR_SOLVER_CONTINUUM world; NULL
+/// = all defaults). See docs/continuum.md (Narain, Golas, Lin 2010): every grain is one
+/// particle of sand; the grid does the physics.
+typedef struct gr_continuum_def {
+    uint32_t size;                ///< sizeof(gr_continuum_def), set by gr_continuum_def_init
+    uint32_t qp_solver;           ///< 0: MPRGP (default), 1: projected Gauss-Seidel (the reference)
+    double cell_size;             ///< grid cell edge h [m], in [1e-6, 1e3]; default 0.02
+    /// The particles' shape radius r [m] (sec. 3.1), in [0, cell_size]; 0 (default): h / 4.
+    double particle_radius;
+    /// The critical (packed) density as a fraction of the grains' material density, in
+    /// [1e-3, 1]: packed sand holds its grains' volume / packing. Default 0.6.
+    double packing;
+    double pic_fraction;          ///< PIC share of the particles' velocity update, in [0, 1]; default 0.05
+    uint32_t stagger_iterations;  ///< pressure and friction rounds per step (sec. 4: 2), in [1, 50]
+    uint32_t max_iterations;      ///< per QP solve, in [1, 1e6]; default 1000
+    double cfl;                   ///< most cells a particle travels per step (sec. 4: 0.5), in [1e-3, 2]
+    double tolerance;             ///< the QPs' relative tolerance, in [1e-14, 0.1]; default 1e-5
+    /// Friction by components (sec. 4: one component of the stress at a time, each by MPRGP):
+    /// block sweeps per staggered round, in [0, 20]; 0 solves the whole friction QP at once.
+    /// Default 1. (The reference solver, qp_solver 1, solves the whole QP.)
+    uint32_t friction_sweeps;
+    uint32_t density_correction;  ///< 1 (default): the density correction of sec. 2.2.1; 0: off
+} gr_continuum_def;
+
 /// World parameters.
 typedef struct gr_world_def {
     uint32_t size;          ///< sizeof(gr_world_def), set by gr_world_def_init
@@ -328,7 +353,7 @@ typedef struct gr_world_def {
     /// PBD parameters; NULL = defaults. Checked, and copied at creation by a PBD world.
     const gr_pbd_def *pbd;
     /// The world's solver's parameters, in the def struct that solver takes (gr_dem_def for
-    /// GR_SOLVER_DEM, gr_pbd_def for GR_SOLVER_PBD), its size field set by its _init. NULL:
+    /// GR_SOLVER_DEM, gr_pbd_def for GR_SOLVER_PBD, gr_continuum_def for GR_SOLVER_CONTINUUM), its size field set by its _init. NULL:
     /// the dem or pbd field above, or the defaults. Give this or that field, not both. Any
     /// def given is checked, also one the world's solver does not use. Copied at creation.
     const void *solver_def;
@@ -540,6 +565,7 @@ static inline void gr_body_def_init(gr_body_def *def) { GR__DEF_INIT(GR_DEF_BODY
 static inline void gr_fill_def_init(gr_fill_def *def) { GR__DEF_INIT(GR_DEF_FILL, def); }
 static inline void gr_clump_def_init(gr_clump_def *def) { GR__DEF_INIT(GR_DEF_CLUMP, def); }
 static inline void gr_pbd_def_init(gr_pbd_def *def) { GR__DEF_INIT(GR_DEF_PBD, def); }
+static inline void gr_continuum_def_init(gr_continuum_def *def) { GR__DEF_INIT(GR_DEF_CONTINUUM, def); }
 
 #ifdef __cplusplus
 }

@@ -104,7 +104,7 @@ GR_API gr_status gr_world_get_def(const gr_world *world, gr_world_def *out, gr_d
 /// Errors: NULL_ARGUMENT (world), BUSY, NULL_ARGUMENT (out), STRUCT_SIZE.
 GR_API gr_status gr_world_get_pbd_def(const gr_world *world, gr_pbd_def *out);
 /// A solver's parameters as this world resolved them, for any solver: `kind` names the def
-/// struct (GR_DEF_DEM, GR_DEF_PBD) and `out` points at one with its size field set (its
+/// struct (GR_DEF_DEM, GR_DEF_PBD, GR_DEF_CONTINUUM) and `out` points at one with its size field set (its
 /// _init). The world's own solver reports its def; another solver's kind reports that
 /// solver's defaults (a world keeps the def of its own solver only).
 /// Errors: NULL_ARGUMENT (world, out), BUSY, UNKNOWN_ENUM (kind is not a built solver's

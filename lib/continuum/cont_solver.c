@@ -315,7 +315,7 @@ static gr_status cont_body_added(void *state, uint32_t body)
 const gr_solver_vtable gr_continuum_solver = {
     .kind = GR_SOLVER_CONTINUUM,
     .name = "continuum",
-    .def_kind = GR_DEF_CONTINUUM_PENDING,
+    .def_kind = GR_DEF_CONTINUUM,
     .def_size = sizeof(gr_continuum_def),
     .def_layout = &cont_def_layout,
     .def_defaults = cont_def_defaults,

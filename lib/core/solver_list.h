@@ -7,6 +7,7 @@
 #define GR_SOLVER_LIST(X)              \
     X(GR_SOLVER_DEM, gr_dem_solver)    \
     X(GR_SOLVER_PBD, gr_pbd_solver)    \
+    X(GR_SOLVER_CONTINUUM, gr_continuum_solver) \
     GR_SOLVER_LIST_EXTRA(X)
 
 /* A build may append solvers of its own by defining this (only solver_registry.c expands the

@@ -63,6 +63,7 @@ Quat = ffi.gr_quat
 WorldDef = ffi.gr_world_def
 DemDef = ffi.gr_dem_def
 PbdDef = ffi.gr_pbd_def
+ContinuumDef = ffi.gr_continuum_def
 MaterialDef = ffi.gr_material_def
 MaterialPairDef = ffi.gr_material_pair_def
 GrainDef = ffi.gr_grain_def
@@ -83,6 +84,7 @@ __all__ = [
     "WorldDef",
     "DemDef",
     "PbdDef",
+    "ContinuumDef",
     "MaterialDef",
     "MaterialPairDef",
     "GrainDef",

@@ -290,6 +290,8 @@ class World:
             its fields.
         pbd: position-based solver parameters (``solver=SolverKind.PBD``): a ``gr_pbd_def``
             (``granular.PbdDef.init(...)``) or a dict of its fields.
+        continuum: continuum solver parameters (``solver=SolverKind.CONTINUUM``): a
+            ``gr_continuum_def`` (``granular.ContinuumDef.init(...)``) or a dict of its fields.
         logger: ``callable(level: LogLevel, message: str)`` receiving the library's log
             messages (errors are raised as :class:`GranularError` anyway).
         executor: a :class:`concurrent.futures.Executor` that runs the library's parallel
@@ -312,6 +314,7 @@ class World:
         bounds=None,
         dem=None,
         pbd=None,
+        continuum=None,
         logger=None,
         executor=None,
         user_data=None,
@@ -351,6 +354,13 @@ class World:
                 raise TypeError("pbd must be a gr_pbd_def or a dict of its fields")
             self._pbd = pbd
             d.pbd = ctypes.pointer(pbd)
+        if continuum is not None:
+            if isinstance(continuum, dict):
+                continuum = ffi.gr_continuum_def.init(**continuum)
+            elif not isinstance(continuum, ffi.gr_continuum_def):
+                raise TypeError("continuum must be a gr_continuum_def or a dict of its fields")
+            self._continuum = continuum
+            d.solver_def = ctypes.cast(ctypes.pointer(continuum), ctypes.c_void_p)
 
         d.logger.func = self._hooks.log_cb
         if host is not None:

@@ -224,6 +224,7 @@ class DefKind(enum.IntEnum):
     MATERIAL_PAIR = 7
     CLUMP = 8
     PBD = 9
+    CONTINUUM = 10
 
 
 class MaterialPreset(enum.IntEnum):
@@ -585,6 +586,26 @@ class gr_pbd_def(_Def):
     ]
 
 
+class gr_continuum_def(_Def):
+    """``gr_continuum_def``: continuum solver parameters (docs/continuum.md)."""
+
+    _kind_ = DefKind.CONTINUUM
+    _fields_ = [
+        ("size", c_uint32),
+        ("qp_solver", c_uint32),
+        ("cell_size", c_double),
+        ("particle_radius", c_double),
+        ("packing", c_double),
+        ("pic_fraction", c_double),
+        ("stagger_iterations", c_uint32),
+        ("max_iterations", c_uint32),
+        ("cfl", c_double),
+        ("tolerance", c_double),
+        ("friction_sweeps", c_uint32),
+        ("density_correction", c_uint32),
+    ]
+
+
 class gr_world_def(_Def):
     """``gr_world_def``: world parameters."""
 
@@ -795,6 +816,7 @@ STRUCTS = {
         gr_host_hooks,
         gr_dem_def,
         gr_pbd_def,
+        gr_continuum_def,
         gr_world_def,
         gr_material_def,
         gr_material_pair_def,
@@ -817,6 +839,7 @@ DEF_STRUCTS = {
     DefKind.MATERIAL_PAIR: gr_material_pair_def,
     DefKind.CLUMP: gr_clump_def,
     DefKind.PBD: gr_pbd_def,
+    DefKind.CONTINUUM: gr_continuum_def,
 }
 
 # ======================================================================== library loading
@@ -1041,6 +1064,11 @@ def gr_pbd_def_init(d: gr_pbd_def) -> None:
     _def_init(d)
 
 
+def gr_continuum_def_init(d: gr_continuum_def) -> None:
+    """Mirror of the header-inline ``gr_continuum_def_init``."""
+    _def_init(d)
+
+
 def gr_material_def_init(d: gr_material_def) -> None:
     """Mirror of the header-inline ``gr_material_def_init``."""
     _def_init(d)
@@ -1169,6 +1197,19 @@ _EXPECTED_DEFAULTS = {
         "sleep_time": 0.25,
         "hr_sample_radius": 1.3,
     },
+    DefKind.CONTINUUM: {
+        "qp_solver": 0,
+        "cell_size": 0.02,
+        "particle_radius": 0.0,
+        "packing": 0.6,
+        "pic_fraction": 0.05,
+        "stagger_iterations": 2,
+        "max_iterations": 1000,
+        "cfl": 0.5,
+        "tolerance": 1e-5,
+        "friction_sweeps": 1,
+        "density_correction": 1,
+    },
 }
 
 
@@ -1262,6 +1303,7 @@ __all__ = (
         "gr_world_def_init",
         "gr_dem_def_init",
         "gr_pbd_def_init",
+        "gr_continuum_def_init",
         "gr_material_def_init",
         "gr_material_pair_def_init",
         "gr_grain_def_init",

@@ -582,10 +582,10 @@ def test_bad_inputs_raise_with_status(world):
     assert isinstance(exc.value, ValueError) and isinstance(exc.value, granular.ArgumentError)
     with pytest.raises(granular.NotFiniteError):
         world.add_grain((0, float("inf"), 0))
-    with pytest.raises(granular.UnsupportedError) as exc:
-        granular.World(solver=granular.SolverKind.CONTINUUM)
-    assert exc.value.status == granular.Status.ERROR_UNSUPPORTED
-    assert "solver" in exc.value.message  # the creation message reaches the exception
+    with pytest.raises(granular.InvalidArgumentError) as exc:
+        granular.World(solver=granular.SolverKind.CONTINUUM, continuum={"cell_size": 0.0})
+    assert exc.value.status == granular.Status.ERROR_INVALID_ARGUMENT
+    assert "cell_size" in exc.value.message  # the creation message reaches the exception
     with pytest.raises(granular.UnknownEnumError):
         granular.World(solver=17)
     with pytest.raises(granular.TooManyError):
@@ -1086,6 +1086,7 @@ def _c_layout_program() -> str:
         "    { gr_world_def d; gr_world_def_init(&d, GR_SOLVER_DEM); dump(\"gr_world_def_dem\", &d, sizeof d); }",
         "    { gr_dem_def d; gr_dem_def_init(&d); dump(\"gr_dem_def\", &d, sizeof d); }",
         "    { gr_pbd_def d; gr_pbd_def_init(&d); dump(\"gr_pbd_def\", &d, sizeof d); }",
+        "    { gr_continuum_def d; gr_continuum_def_init(&d); dump(\"gr_continuum_def\", &d, sizeof d); }",
         "    { gr_material_def d; gr_material_def_init(&d); dump(\"gr_material_def\", &d, sizeof d); }",
         "    { gr_material_pair_def d; gr_material_pair_def_init(&d); dump(\"gr_material_pair_def\", &d, sizeof d); }",
         "    { gr_grain_def d; gr_grain_def_init(&d); dump(\"gr_grain_def\", &d, sizeof d); }",
