@@ -15,7 +15,7 @@
 
 static void test_continuum_repose_grows_with_friction(void)
 {
-    const double mu[3] = {0.4, 1.0, 2.5};
+    const double mu[3] = {0.6, 1.0, 2.5};
     collapse_pile p[3];
     for (int k = 0; k < 3; k++) {
         collapse_def d = collapse_default();
