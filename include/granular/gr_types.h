@@ -538,6 +538,12 @@ typedef struct gr_counters {
     /// Of those, grains deep asleep in still sand that the last substep did not solve
     /// (position-based solver, docs/pbd.md "Deep sleep"; 0 for the others).
     uint32_t frozen_count;
+    /// Grains made by splitting stretched particles, so far (continuum solver, docs/continuum.md
+    /// "Split and merge": each split makes one grain; the parent keeps its handle). 0 for the others.
+    uint64_t grains_split;
+    /// Grains unmade by merging compressed particles, so far (continuum solver: each merge
+    /// unmakes one grain, whose handle goes stale). 0 for the others.
+    uint64_t grains_merged;
 } gr_counters;
 
 /* ------------------------------------------------------------------------------------ */

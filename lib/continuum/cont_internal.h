@@ -70,6 +70,15 @@ typedef struct cont_state {
     uint32_t prev_cap;
     cont_fields f;
     gr_qp_workspace qp;
+    /* split and merge (sec. 3.1, cont_regrain.h): the last plan, its scratch, the counts so far */
+    uint32_t plan_cap;         ///< particles the plan arrays hold
+    uint32_t *plan_split;      ///< [plan_cap] particles to split
+    uint32_t *plan_pairs;      ///< [plan_cap] merge pairs (kept, gone), two entries each
+    uint32_t *plan_slots;      ///< [plan_cap] the world's slots for the split children
+    uint32_t *plan_removed;    ///< [plan_cap] the slots of the merged-away particles
+    uint8_t *plan_mark;        ///< [plan_cap] what the plan does with each particle
+    uint32_t plan_splits, plan_merges;
+    uint64_t splits, merges;   ///< so far (saved with the particles)
     cont_stats stats;
 } cont_state;
 

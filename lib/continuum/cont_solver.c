@@ -8,6 +8,7 @@
 #include "../bodies/body_store.h"
 #include "../core/stream.h"
 #include "cont_def.h"
+#include "cont_regrain.h"
 #include "cont_solver.h"
 #include "cont_step.h"
 
@@ -32,6 +33,7 @@ static void cont_destroy(void *state)
         return;
     cont_free_fields(st);
     cont_free_particles(st);
+    cont_regrain_free(st);
     gr_mem_free(st->mem, st, sizeof *st);
 }
 
@@ -184,6 +186,8 @@ static gr_status cont_save(const void *state, gr_stream_writer *w)
         gr_writer_u32(w, st->mat[i]);
         gr_writer_u32(w, st->slot[i]);
     }
+    gr_writer_u64(w, st->splits);
+    gr_writer_u64(w, st->merges);
     const gr_sparse_grid *g = &st->prev;
     const uint32_t cells = gr_sparse_grid_cells(g);
     uint32_t kept = 0;
@@ -247,6 +251,8 @@ static gr_status cont_load(void *state, gr_stream_reader *r)
         st->n = i + 1;
         cont_particle_material(st, i);
     }
+    st->splits = gr_reader_u64(r);
+    st->merges = gr_reader_u64(r);
     /* the warm start: a grid over the kept cells' centres (halo 0), their values on it */
     const uint32_t kept = gr_reader_u32(r);
     const double h = gr_reader_f64(r);
@@ -301,6 +307,20 @@ static gr_status cont_load(void *state, gr_stream_reader *r)
     return s;
 }
 
+static gr_status cont_regrain_plan_(void *state, uint32_t max_add, gr_regrain *plan)
+{
+    return cont_regrain_plan((cont_state *)state, max_add, plan);
+}
+
+static void cont_regrain_apply_(void *state, gr_regrain *plan) { cont_regrain_apply((cont_state *)state, plan); }
+
+static void cont_regrain_counts(const void *state, uint64_t *made, uint64_t *unmade)
+{
+    const cont_state *st = (const cont_state *)state;
+    *made = st->splits;
+    *unmade = st->merges;
+}
+
 static void cont_invalidate(void *state) { (void)state; /* materials are read at every step */ }
 
 /* Bodies the grid meets by their volume: static and kinematic ones. Dynamic and host-owned
@@ -341,4 +361,7 @@ const gr_solver_vtable gr_continuum_solver = {
     .invalidate = cont_invalidate,
     .body_particles = false,
     .body_added = cont_body_added,
+    .regrain_plan = cont_regrain_plan_,
+    .regrain_apply = cont_regrain_apply_,
+    .regrain_counts = cont_regrain_counts,
 };

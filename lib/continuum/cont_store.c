@@ -39,6 +39,14 @@ void cont_free_particles(cont_state *st)
     st->cap = st->n = 0;
 }
 
+void cont_copy_particle(cont_state *st, uint32_t to, uint32_t from)
+{
+    st->x[to] = st->x[from], st->v[to] = st->v[from];
+    st->m[to] = st->m[from], st->vmin[to] = st->vmin[from], st->alpha[to] = st->alpha[from];
+    st->radius[to] = st->radius[from], st->mat[to] = st->mat[from], st->slot[to] = st->slot[from];
+    st->shape[to] = st->shape[from];
+}
+
 void cont_compact_particles(cont_state *st)
 {
     uint32_t out = 0;
@@ -46,10 +54,7 @@ void cont_compact_particles(cont_state *st)
         if (st->slot[i] == GR_INVALID_INDEX)
             continue;
         if (out != i) {
-            st->x[out] = st->x[i], st->v[out] = st->v[i];
-            st->m[out] = st->m[i], st->vmin[out] = st->vmin[i], st->alpha[out] = st->alpha[i];
-            st->radius[out] = st->radius[i], st->mat[out] = st->mat[i], st->slot[out] = st->slot[i];
-            st->shape[out] = st->shape[i];
+            cont_copy_particle(st, out, i);
             if (st->env.grains)
                 st->env.grains->dense[st->slot[out]] = out;
         }

@@ -790,6 +790,8 @@ class gr_counters(_Struct):
         ("grains_removed", c_uint64),
         ("sleeping_count", c_uint32),
         ("frozen_count", c_uint32),
+        ("grains_split", c_uint64),
+        ("grains_merged", c_uint64),
     ]
 
     @classmethod
