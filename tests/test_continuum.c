@@ -16,6 +16,7 @@
 #include "../lib/continuum/cont_def.h"
 #include "../lib/continuum/cont_step.h"
 #include "../lib/continuum/cont_regrain.h"
+#include "../lib/continuum/cont_points.h"
 #include "../lib/world/world.h"
 #include "../lib/core/alloc.h"
 #include "../lib/core/rng.h"
@@ -736,6 +737,7 @@ static void regrain_scene(cont_state *st, gr_mem *mem, gr_world *w, gr_grain_tab
     gr_continuum_def def;
     cont_def_defaults(&def);
     st->par = cont_def_params(&def);
+    st->par.points = 6;
     gr_sparse_grid_init(&st->grid);
     gr_sparse_grid_init(&st->prev);
     gr_grain_table_init(t);
@@ -776,6 +778,7 @@ static void regrain_scene(cont_state *st, gr_mem *mem, gr_world *w, gr_grain_tab
         t->dense[st->slot[i]] = i;
         st->n = i + 1;
         cont_particle_material(st, i);
+        cont_points_sample(st, i, 0);
     }
 }
 
@@ -826,8 +829,10 @@ static void test_regrain_conserves(void)
     for (uint32_t k = 0; k < plan.remove; k++)
         gr_grain_table_release(&t, plan.removed[k]);
     const regrain_sums b = regrain_measure(&st);
-    uint32_t invalid_after = 0, table_bad = 0;
+    uint32_t invalid_after = 0, table_bad = 0, outside = 0;
     for (uint32_t i = 0; i < st.n; i++) {
+        for (uint32_t k = 0; k < st.par.points; k++) /* render points: in their particle */
+            outside += !cont_points_inside(st.shape[i], st.pts[(size_t)st.par.points * i + k], 1e-9);
         invalid_after += !cont_shape_valid(st.shape[i], r);
         table_bad += !(t.alive[st.slot[i]] && t.dense[st.slot[i]] == i);
     }
@@ -845,6 +850,7 @@ static void test_regrain_conserves(void)
     CHECK(add > 50 && remove > 20);
     CHECK(st.n == n0 + add - remove && t.count == st.n);
     CHECK(table_bad == 0);
+    CHECK(outside == 0);
     CHECK(invalid_after < invalid_before - add - remove / 2);
     CHECK(dm < 1e-14 && dp < 1e-14 && dc < 1e-14);
     /* the twin plans and applies the same bits */
@@ -855,6 +861,7 @@ static void test_regrain_conserves(void)
         plan.slots[k] = gr_grain_table_take(&tt, 0);
     cont_regrain_apply(&twin, &plan);
     CHECK(twin.n == st.n && memcmp(twin.x, st.x, sizeof(gr_vec3) * st.n) == 0 &&
+          memcmp(twin.pts, st.pts, sizeof(gr_vec3) * st.par.points * st.n) == 0 &&
           memcmp(twin.v, st.v, sizeof(gr_vec3) * st.n) == 0 && memcmp(twin.shape, st.shape, sizeof(cont_sym3) * st.n) == 0);
     /* a cap on what may be made: no more splits than it */
     CHECK(cont_regrain_plan(&st, 3, &plan) == GR_OK && plan.add <= 3);

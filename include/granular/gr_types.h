@@ -322,6 +322,10 @@ typedef struct gr_continuum_def {
     /// Default 1. (The reference solver, qp_solver 1, solves the whole QP.)
     uint32_t friction_sweeps;
     uint32_t density_correction;  ///< 1 (default): the density correction of sec. 2.2.1; 0: off
+    /// Render points per particle, in [0, 64] (sec. 5: sampled in the particle's ellipsoid and
+    /// carried with it, reassigned on split and merge). 0 (default): the render points are the
+    /// particles themselves.
+    uint32_t render_points;
 } gr_continuum_def;
 
 /// World parameters.

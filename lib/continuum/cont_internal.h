@@ -24,7 +24,11 @@ typedef struct cont_params {
     bool pgs;             ///< projected Gauss-Seidel instead of MPRGP (the reference)
     uint32_t friction_sweeps; ///< friction by components (sec. 4): block sweeps a round; 0: the whole QP
     bool density_correction;  ///< sec. 2.2.1
+    uint32_t points;          ///< render points per particle (0: the particles are the render points)
 } cont_params;
+
+/// Most render points a particle carries.
+#define CONT_MAX_POINTS 64
 
 /// What the last step's solves did.
 typedef struct cont_stats {
@@ -61,6 +65,7 @@ typedef struct cont_state {
     double *radius;            ///< the grain's radius [m]: its solid volume 4/3 pi r^3 is the particle's
     uint32_t *mat, *slot;      ///< material index, grain table slot
     cont_sym3 *shape;          ///< the ellipsoids (eq. 28)
+    gr_vec3 *pts;              ///< [par.points cap] render points: offsets from their particle (cont_points.h)
     double *grad;              ///< [9 cap] velocity gradient at each particle (a step's scratch)
     gr_vec3 *flow;             ///< the grid's velocity at each particle (a step's scratch)
     /* grid: this step's and the last one's (for warm starts) */

@@ -2,6 +2,9 @@
 #include "cont_regrain.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "cont_points.h"
 
 enum { MARK_KEEP, MARK_SPLIT, MARK_WANTS_MERGE, MARK_MERGED };
 
@@ -125,7 +128,7 @@ void cont_regrain_apply(cont_state *st, gr_regrain *plan)
         const cont_blob p = blob_of(st, i);
         cont_blob a = p, b = p;
         (void)cont_shape_split(&p, r, &a, &b); /* (true: the plan asked the same question) */
-        cont_copy_particle(st, j, i);
+        cont_copy_particle(st, j, i); /* (j holds the parent's points meanwhile) */
         st->x[i] = a.x, st->shape[i] = a.A;
         st->x[j] = b.x, st->shape[j] = b.A;
         st->radius[i] = st->radius[j] = st->radius[i] * shrink;
@@ -133,13 +136,23 @@ void cont_regrain_apply(cont_state *st, gr_regrain *plan)
         cont_particle_material(st, j);
         st->slot[j] = plan->slots[k];
         st->env.grains->dense[st->slot[j]] = j;
+        if (st->par.points) {
+            gr_vec3 old[CONT_MAX_POINTS];
+            memcpy(old, st->pts + (size_t)st->par.points * j, sizeof(gr_vec3) * st->par.points);
+            cont_points_split(st, i, j, p.x, v3_sub(b.x, a.x), old);
+        }
     }
     for (uint32_t k = 0; k < st->plan_merges; k++) {
         const uint32_t i = st->plan_pairs[2 * k], j = st->plan_pairs[2 * k + 1];
         const cont_blob bi = blob_of(st, i), bj = blob_of(st, j);
         const cont_blob m = cont_shape_merge(&bi, &bj);
         const double ri = st->radius[i], rj = st->radius[j];
+        gr_vec3 old[CONT_MAX_POINTS];
+        if (st->par.points)
+            memcpy(old, st->pts + (size_t)st->par.points * i, sizeof(gr_vec3) * st->par.points);
         st->x[i] = m.x, st->v[i] = m.v, st->shape[i] = m.A;
+        if (st->par.points)
+            cont_points_merge(st, i, old, bi.x, j);
         st->radius[i] = cbrt(ri * ri * ri + rj * rj * rj);
         cont_particle_material(st, i);
         plan->removed[k] = st->slot[j];

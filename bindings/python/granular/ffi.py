@@ -603,6 +603,7 @@ class gr_continuum_def(_Def):
         ("tolerance", c_double),
         ("friction_sweeps", c_uint32),
         ("density_correction", c_uint32),
+        ("render_points", c_uint32),
     ]
 
 
@@ -1211,6 +1212,7 @@ _EXPECTED_DEFAULTS = {
         "tolerance": 1e-5,
         "friction_sweeps": 1,
         "density_correction": 1,
+        "render_points": 0,
     },
 }
 
