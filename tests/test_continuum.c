@@ -15,6 +15,8 @@
 #include "../lib/continuum/cont_shape.h"
 #include "../lib/continuum/cont_def.h"
 #include "../lib/continuum/cont_step.h"
+#include "../lib/continuum/cont_regrain.h"
+#include "../lib/continuum/cont_points.h"
 #include "../lib/world/world.h"
 #include "../lib/core/alloc.h"
 #include "../lib/core/rng.h"
@@ -718,11 +720,169 @@ static void test_column_collapse(void)
     CHECK(spread[0] > spread[1] + 0.02); /* more friction, less spreading */
 }
 
+/* Split and merge as the world drives them (cont_regrain, sec. 3.1): particles stretched past
+ * sqrt 2 r split, compressed ones merge with a neighbour of their cell and material; the mass of
+ * each material, the momentum and the centre of mass are kept to rounding; the grain table
+ * follows (new slots for children, merged-away slots released, dense indices right); every
+ * particle the plan touched is valid after it; and the same state plans the same bits. */
+static gr_vec3 unit(gr_vec3 a) { return v3_scale(a, 1.0 / v3_len(a)); }
+
+static void regrain_scene(cont_state *st, gr_mem *mem, gr_world *w, gr_grain_table *t, uint32_t n)
+{
+    memset(st, 0, sizeof *st);
+    st->mem = mem;
+    st->env.mem = mem;
+    st->env.materials = &w->materials;
+    st->env.grains = t;
+    gr_continuum_def def;
+    cont_def_defaults(&def);
+    st->par = cont_def_params(&def);
+    st->par.points = 6;
+    gr_sparse_grid_init(&st->grid);
+    gr_sparse_grid_init(&st->prev);
+    gr_grain_table_init(t);
+    CHECK(gr_grain_table_reserve(t, mem, n));
+    CHECK(cont_reserve_particles(st, n) == GR_OK);
+    const double r = st->par.radius, h = st->par.cell;
+    gr_rng g = {7};
+    double length[3];
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t kind = i % 4; /* 0 valid, 1 stretched, 2 and 3 a compressed pair */
+        gr_vec3 x = v3(rnd(&g, 0, 4 * h), rnd(&g, 0, 2 * h), rnd(&g, 0, 2 * h));
+        if (kind == 3) /* near its pair's first */
+            x = v3_add(st->x[i - 1], v3(rnd(&g, -0.4, 0.4) * r, rnd(&g, -0.4, 0.4) * r, rnd(&g, -0.4, 0.4) * r));
+        st->x[i] = x;
+        st->v[i] = v3(rnd(&g, -1, 1), rnd(&g, -1, 1), rnd(&g, -1, 1));
+        st->radius[i] = rnd(&g, 0.5, 1.5) * 0.004;
+        st->mat[i] = (i / 4) % 2;
+        if (kind == 0)
+            st->shape[i] = random_shape(&g, 0.8 * r, 1.3 * r, length);
+        if (kind == 1) { /* one long axis, two ordinary ones */
+            cont_sym3 A = random_shape(&g, 0.85 * r, 1.1 * r, length);
+            const gr_vec3 e = unit(v3(rnd(&g, -1, 1), rnd(&g, -1, 1), rnd(&g, -1, 1)));
+            const double c = (rnd(&g, 1.6, 1.95) * r) * (rnd(&g, 1.6, 1.95) * r);
+            A.xx += c * e.x * e.x, A.yy += c * e.y * e.y, A.zz += c * e.z * e.z;
+            A.xy += c * e.x * e.y, A.yz += c * e.y * e.z, A.xz += c * e.x * e.z;
+            st->shape[i] = A;
+        }
+        if (kind >= 2) { /* flat: two ordinary axes, one short */
+            cont_sym3 A = random_shape(&g, 0.45 * r, 0.6 * r, length);
+            const gr_vec3 e = unit(v3(rnd(&g, -1, 1), rnd(&g, -1, 1), rnd(&g, -1, 1)));
+            const gr_vec3 f = unit(v3_cross(e, v3(rnd(&g, -1, 1), rnd(&g, -1, 1), rnd(&g, -1, 1))));
+            const double c = 0.6 * r * r;
+            A.xx += c * (e.x * e.x + f.x * f.x), A.yy += c * (e.y * e.y + f.y * f.y), A.zz += c * (e.z * e.z + f.z * f.z);
+            A.xy += c * (e.x * e.y + f.x * f.y), A.yz += c * (e.y * e.z + f.y * f.z), A.xz += c * (e.x * e.z + f.x * f.z);
+            st->shape[i] = A;
+        }
+        st->slot[i] = gr_grain_table_take(t, 0);
+        t->dense[st->slot[i]] = i;
+        st->n = i + 1;
+        cont_particle_material(st, i);
+        cont_points_sample(st, i, 0);
+    }
+}
+
+typedef struct regrain_sums {
+    double mass[2], momentum[3], centre[3], speed_mass;
+} regrain_sums;
+
+static regrain_sums regrain_measure(const cont_state *st)
+{
+    regrain_sums s = {{0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
+    for (uint32_t i = 0; i < st->n; i++) {
+        const double m = st->m[i];
+        s.mass[st->mat[i]] += m;
+        const double v[3] = {st->v[i].x, st->v[i].y, st->v[i].z}, x[3] = {st->x[i].x, st->x[i].y, st->x[i].z};
+        for (int a = 0; a < 3; a++)
+            s.momentum[a] += m * v[a], s.centre[a] += m * x[a];
+        s.speed_mass += m * v3_len(st->v[i]);
+    }
+    return s;
+}
+
+static void test_regrain_conserves(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    gr_world *w = floor_world();
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.density = 4000; /* a second material, heavier: a merge across materials would show in its mass */
+    CHECK(gr_add_material(w, &md, NULL) == GR_OK);
+    const uint32_t n0 = 400;
+    cont_state st, twin;
+    gr_grain_table t, tt;
+    regrain_scene(&st, &mem, w, &t, n0);
+    regrain_scene(&twin, &mem, w, &tt, n0);
+    const double r = st.par.radius;
+    uint32_t invalid_before = 0;
+    for (uint32_t i = 0; i < st.n; i++)
+        invalid_before += !cont_shape_valid(st.shape[i], r);
+    const regrain_sums a = regrain_measure(&st);
+    gr_regrain plan;
+    CHECK(cont_regrain_plan(&st, UINT32_MAX, &plan) == GR_OK);
+    const uint32_t add = plan.add, remove = plan.remove;
+    CHECK(gr_grain_table_reserve(&t, &mem, plan.add));
+    for (uint32_t k = 0; k < plan.add; k++)
+        plan.slots[k] = gr_grain_table_take(&t, 0);
+    cont_regrain_apply(&st, &plan);
+    for (uint32_t k = 0; k < plan.remove; k++)
+        gr_grain_table_release(&t, plan.removed[k]);
+    const regrain_sums b = regrain_measure(&st);
+    uint32_t invalid_after = 0, table_bad = 0, outside = 0;
+    for (uint32_t i = 0; i < st.n; i++) {
+        for (uint32_t k = 0; k < st.par.points; k++) /* render points: in their particle */
+            outside += !cont_points_inside(st.shape[i], st.pts[(size_t)st.par.points * i + k], 1e-9);
+        invalid_after += !cont_shape_valid(st.shape[i], r);
+        table_bad += !(t.alive[st.slot[i]] && t.dense[st.slot[i]] == i);
+    }
+    double dm = 0, dp = 0, dc = 0;
+    for (int k = 0; k < 2; k++)
+        dm = fmax(dm, fabs(b.mass[k] - a.mass[k]) / a.mass[k]);
+    const double mt = a.mass[0] + a.mass[1];
+    for (int k = 0; k < 3; k++) {
+        dp = fmax(dp, fabs(b.momentum[k] - a.momentum[k]) / a.speed_mass);
+        dc = fmax(dc, fabs(b.centre[k] - a.centre[k]) / (mt * st.par.cell));
+    }
+    printf("  %u particles: %u split, %u merged -> %u; invalid %u -> %u; relative change of mass %.2g (worst "
+           "material), momentum %.2g, centre of mass %.2g\n",
+           n0, add, remove, st.n, invalid_before, invalid_after, dm, dp, dc);
+    CHECK(add > 50 && remove > 20);
+    CHECK(st.n == n0 + add - remove && t.count == st.n);
+    CHECK(table_bad == 0);
+    CHECK(outside == 0);
+    CHECK(invalid_after < invalid_before - add - remove / 2);
+    CHECK(dm < 1e-14 && dp < 1e-14 && dc < 1e-14);
+    /* the twin plans and applies the same bits */
+    CHECK(cont_regrain_plan(&twin, UINT32_MAX, &plan) == GR_OK);
+    CHECK(plan.add == add && plan.remove == remove);
+    CHECK(gr_grain_table_reserve(&tt, &mem, plan.add));
+    for (uint32_t k = 0; k < plan.add; k++)
+        plan.slots[k] = gr_grain_table_take(&tt, 0);
+    cont_regrain_apply(&twin, &plan);
+    CHECK(twin.n == st.n && memcmp(twin.x, st.x, sizeof(gr_vec3) * st.n) == 0 &&
+          memcmp(twin.pts, st.pts, sizeof(gr_vec3) * st.par.points * st.n) == 0 &&
+          memcmp(twin.v, st.v, sizeof(gr_vec3) * st.n) == 0 && memcmp(twin.shape, st.shape, sizeof(cont_sym3) * st.n) == 0);
+    /* a cap on what may be made: no more splits than it */
+    CHECK(cont_regrain_plan(&st, 3, &plan) == GR_OK && plan.add <= 3);
+    cont_state *both[2] = {&st, &twin};
+    gr_grain_table *tables[2] = {&t, &tt};
+    for (int k = 0; k < 2; k++) {
+        cont_free_fields(both[k]);
+        cont_free_particles(both[k]);
+        cont_regrain_free(both[k]);
+        gr_grain_table_free(tables[k], &mem);
+    }
+    CHECK(mem.in_use == 0);
+    gr_world_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
         {"shape_follows_the_flow", test_shape_follows_the_flow},
         {"split_and_merge", test_split_and_merge},
+        {"regrain_conserves", test_regrain_conserves},
         {"operators_adjoint", test_operators_adjoint},
         {"rigid_motion_stress_free", test_rigid_motion_stress_free},
         {"hydrostatic_column", test_hydrostatic_column},

@@ -322,6 +322,10 @@ typedef struct gr_continuum_def {
     /// Default 1. (The reference solver, qp_solver 1, solves the whole QP.)
     uint32_t friction_sweeps;
     uint32_t density_correction;  ///< 1 (default): the density correction of sec. 2.2.1; 0: off
+    /// Render points per particle, in [0, 64] (sec. 5: sampled in the particle's ellipsoid and
+    /// carried with it, reassigned on split and merge). 0 (default): the render points are the
+    /// particles themselves.
+    uint32_t render_points;
 } gr_continuum_def;
 
 /// World parameters.
@@ -538,6 +542,12 @@ typedef struct gr_counters {
     /// Of those, grains deep asleep in still sand that the last substep did not solve
     /// (position-based solver, docs/pbd.md "Deep sleep"; 0 for the others).
     uint32_t frozen_count;
+    /// Grains made by splitting stretched particles, so far (continuum solver, docs/continuum.md
+    /// "Split and merge": each split makes one grain; the parent keeps its handle). 0 for the others.
+    uint64_t grains_split;
+    /// Grains unmade by merging compressed particles, so far (continuum solver: each merge
+    /// unmakes one grain, whose handle goes stale). 0 for the others.
+    uint64_t grains_merged;
 } gr_counters;
 
 /* ------------------------------------------------------------------------------------ */

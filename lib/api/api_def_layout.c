@@ -61,8 +61,8 @@
     X(gr_counters, substep_count) X(gr_counters, neighbor_rebuilds) X(gr_counters, time)                       \
     X(gr_counters, last_substep) X(gr_counters, bytes_in_use) X(gr_counters, bytes_peak)                       \
     X(gr_counters, allocation_count) X(gr_counters, grains_removed) X(gr_counters, sleeping_count)             \
-    X(gr_counters, frozen_count)
-#define COUNTERS_LAST frozen_count
+    X(gr_counters, frozen_count) X(gr_counters, grains_split) X(gr_counters, grains_merged)
+#define COUNTERS_LAST grains_merged
 
 #define BOUNDS GR_DEF_FIELD_BOUNDS
 #define LISTED_TO_END GR_DEF_LISTED_TO_END

@@ -266,6 +266,12 @@ GR_API gr_status gr_world_get_counters(const gr_world *w, gr_counters *out)
             c.sleeping_count += sleeping;
             c.frozen_count += frozen;
         }
+        if (sys->solver->regrain_counts) {
+            uint64_t made, unmade;
+            sys->solver->regrain_counts(sys->state, &made, &unmade);
+            c.grains_split += made;
+            c.grains_merged += unmade;
+        }
     }
     c.step_count = w->step_count;
     c.substep_count = w->substep_count;

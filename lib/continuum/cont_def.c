@@ -17,16 +17,18 @@ void cont_def_defaults(void *def)
     d->tolerance = 1e-5;
     d->friction_sweeps = 1;
     d->density_correction = 1;
+    d->render_points = 0;
 }
 
-GR_DEF_LISTED_TO_END(gr_continuum_def, density_correction);
+GR_DEF_LISTED_TO_END(gr_continuum_def, render_points);
 static const uint16_t bounds[] = {
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, size) GR_DEF_FIELD_BOUNDS(gr_continuum_def, qp_solver)
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, cell_size) GR_DEF_FIELD_BOUNDS(gr_continuum_def, particle_radius)
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, packing) GR_DEF_FIELD_BOUNDS(gr_continuum_def, pic_fraction)
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, stagger_iterations) GR_DEF_FIELD_BOUNDS(gr_continuum_def, max_iterations)
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, cfl) GR_DEF_FIELD_BOUNDS(gr_continuum_def, tolerance)
-    GR_DEF_FIELD_BOUNDS(gr_continuum_def, friction_sweeps) GR_DEF_FIELD_BOUNDS(gr_continuum_def, density_correction)};
+    GR_DEF_FIELD_BOUNDS(gr_continuum_def, friction_sweeps) GR_DEF_FIELD_BOUNDS(gr_continuum_def, density_correction)
+    GR_DEF_FIELD_BOUNDS(gr_continuum_def, render_points)};
 const gr_def_layout cont_def_layout = {bounds, (uint32_t)GR_COUNTOF(bounds)};
 
 bool cont_def_validate(const void *def, gr_def_check *c)
@@ -42,7 +44,8 @@ bool cont_def_validate(const void *def, gr_def_check *c)
            gr_def_range(c, d->cfl, 1e-3, 2.0, "continuum.cfl") &&
            gr_def_range(c, d->tolerance, 1e-14, 0.1, "continuum.tolerance") &&
            gr_def_range(c, d->friction_sweeps, 0, 20, "continuum.friction_sweeps") &&
-           gr_def_enum(c, d->density_correction, 2, "continuum.density_correction");
+           gr_def_enum(c, d->density_correction, 2, "continuum.density_correction") &&
+           gr_def_range(c, d->render_points, 0, CONT_MAX_POINTS, "continuum.render_points");
 }
 
 void cont_def_save(const void *def, gr_stream_writer *w)
@@ -53,6 +56,7 @@ void cont_def_save(const void *def, gr_stream_writer *w)
     gr_writer_u32(w, d->max_iterations);
     gr_writer_u32(w, d->friction_sweeps);
     gr_writer_u32(w, d->density_correction);
+    gr_writer_u32(w, d->render_points);
     const double v[] = {d->cell_size, d->particle_radius, d->packing, d->pic_fraction, d->cfl, d->tolerance};
     gr_writer_f64s(w, v, GR_COUNTOF(v));
 }
@@ -65,6 +69,7 @@ bool cont_def_load(void *def, gr_stream_reader *r)
     d->max_iterations = gr_reader_u32(r);
     d->friction_sweeps = gr_reader_u32(r);
     d->density_correction = gr_reader_u32(r);
+    d->render_points = gr_reader_u32(r);
     double v[6];
     gr_reader_f64s(r, v, 6);
     d->cell_size = v[0], d->particle_radius = v[1], d->packing = v[2], d->pic_fraction = v[3], d->cfl = v[4];
@@ -88,5 +93,6 @@ cont_params cont_def_params(const gr_continuum_def *d)
         .pgs = d->qp_solver == 1,
         .friction_sweeps = d->friction_sweeps,
         .density_correction = d->density_correction != 0,
+        .points = d->render_points,
     };
 }

@@ -24,7 +24,11 @@ typedef struct cont_params {
     bool pgs;             ///< projected Gauss-Seidel instead of MPRGP (the reference)
     uint32_t friction_sweeps; ///< friction by components (sec. 4): block sweeps a round; 0: the whole QP
     bool density_correction;  ///< sec. 2.2.1
+    uint32_t points;          ///< render points per particle (0: the particles are the render points)
 } cont_params;
+
+/// Most render points a particle carries.
+#define CONT_MAX_POINTS 64
 
 /// What the last step's solves did.
 typedef struct cont_stats {
@@ -61,6 +65,7 @@ typedef struct cont_state {
     double *radius;            ///< the grain's radius [m]: its solid volume 4/3 pi r^3 is the particle's
     uint32_t *mat, *slot;      ///< material index, grain table slot
     cont_sym3 *shape;          ///< the ellipsoids (eq. 28)
+    gr_vec3 *pts;              ///< [par.points cap] render points: offsets from their particle (cont_points.h)
     double *grad;              ///< [9 cap] velocity gradient at each particle (a step's scratch)
     gr_vec3 *flow;             ///< the grid's velocity at each particle (a step's scratch)
     /* grid: this step's and the last one's (for warm starts) */
@@ -70,6 +75,15 @@ typedef struct cont_state {
     uint32_t prev_cap;
     cont_fields f;
     gr_qp_workspace qp;
+    /* split and merge (sec. 3.1, cont_regrain.h): the last plan, its scratch, the counts so far */
+    uint32_t plan_cap;         ///< particles the plan arrays hold
+    uint32_t *plan_split;      ///< [plan_cap] particles to split
+    uint32_t *plan_pairs;      ///< [plan_cap] merge pairs (kept, gone), two entries each
+    uint32_t *plan_slots;      ///< [plan_cap] the world's slots for the split children
+    uint32_t *plan_removed;    ///< [plan_cap] the slots of the merged-away particles
+    uint8_t *plan_mark;        ///< [plan_cap] what the plan does with each particle
+    uint32_t plan_splits, plan_merges;
+    uint64_t splits, merges;   ///< so far (saved with the particles)
     cont_stats stats;
 } cont_state;
 

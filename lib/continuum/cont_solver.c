@@ -8,6 +8,8 @@
 #include "../bodies/body_store.h"
 #include "../core/stream.h"
 #include "cont_def.h"
+#include "cont_points.h"
+#include "cont_regrain.h"
 #include "cont_solver.h"
 #include "cont_step.h"
 
@@ -32,6 +34,7 @@ static void cont_destroy(void *state)
         return;
     cont_free_fields(st);
     cont_free_particles(st);
+    cont_regrain_free(st);
     gr_mem_free(st->mem, st, sizeof *st);
 }
 
@@ -59,6 +62,8 @@ static void cont_add_grains(void *state, const gr_grain_init *g, uint32_t count)
         st->shape[i] = cont_sym3_sphere(st->par.radius);
         cont_particle_material(st, i);
         st->env.grains->dense[g[k].slot] = i;
+        if (st->par.points)
+            cont_points_sample(st, i, 0);
     }
 }
 
@@ -149,17 +154,25 @@ static void cont_write_field(void *state, gr_field field, const uint32_t *dense,
     }
 }
 
-static uint32_t cont_render_point_count(const void *state) { return ((const cont_state *)state)->n; }
+static uint32_t cont_render_point_count(const void *state)
+{
+    const cont_state *st = (const cont_state *)state;
+    return st->par.points ? st->n * st->par.points : st->n;
+}
 
-/* Until render points are sampled in the particles' ellipsoids: the particles themselves. */
+/* par.points points per particle, particle by particle (cont_points.h), each of radius r / cbrt K
+ * (together the grain's solid volume); without them, the particles themselves. */
 static void cont_read_render_points(const void *state, uint32_t first, uint32_t count, float *dst, size_t stride)
 {
     const cont_state *st = (const cont_state *)state;
+    const uint32_t K = st->par.points ? st->par.points : 1;
+    const double scale = 1.0 / cbrt((double)K);
     for (uint32_t k = 0; k < count; k++) {
         float *p = (float *)(void *)((char *)dst + stride * k);
-        const uint32_t i = first + k;
-        p[0] = (float)st->x[i].x, p[1] = (float)st->x[i].y, p[2] = (float)st->x[i].z;
-        p[3] = (float)st->radius[i];
+        const uint32_t q = first + k, i = q / K;
+        const gr_vec3 x = st->par.points ? v3_add(st->x[i], st->pts[q]) : st->x[i];
+        p[0] = (float)x.x, p[1] = (float)x.y, p[2] = (float)x.z;
+        p[3] = (float)(st->radius[i] * scale);
     }
 }
 
@@ -184,6 +197,10 @@ static gr_status cont_save(const void *state, gr_stream_writer *w)
         gr_writer_u32(w, st->mat[i]);
         gr_writer_u32(w, st->slot[i]);
     }
+    if (st->par.points) /* (the def in the snapshot says how many) */
+        gr_writer_f64s(w, (const double *)st->pts, 3 * (size_t)st->par.points * st->n);
+    gr_writer_u64(w, st->splits);
+    gr_writer_u64(w, st->merges);
     const gr_sparse_grid *g = &st->prev;
     const uint32_t cells = gr_sparse_grid_cells(g);
     uint32_t kept = 0;
@@ -247,6 +264,16 @@ static gr_status cont_load(void *state, gr_stream_reader *r)
         st->n = i + 1;
         cont_particle_material(st, i);
     }
+    if (st->par.points) {
+        const size_t values = 3 * (size_t)st->par.points * n;
+        LOAD_CHECK(values * 8 <= gr_reader_left(r), "the render points exceed the snapshot");
+        gr_reader_f64s(r, (double *)st->pts, values);
+        for (size_t k = 0; k < values; k++)
+            LOAD_CHECK(isfinite(((const double *)st->pts)[k]) && fabs(((const double *)st->pts)[k]) <= 1e3,
+                       "a render point is not finite or far from its particle");
+    }
+    st->splits = gr_reader_u64(r);
+    st->merges = gr_reader_u64(r);
     /* the warm start: a grid over the kept cells' centres (halo 0), their values on it */
     const uint32_t kept = gr_reader_u32(r);
     const double h = gr_reader_f64(r);
@@ -301,6 +328,20 @@ static gr_status cont_load(void *state, gr_stream_reader *r)
     return s;
 }
 
+static gr_status cont_regrain_plan_(void *state, uint32_t max_add, gr_regrain *plan)
+{
+    return cont_regrain_plan((cont_state *)state, max_add, plan);
+}
+
+static void cont_regrain_apply_(void *state, gr_regrain *plan) { cont_regrain_apply((cont_state *)state, plan); }
+
+static void cont_regrain_counts(const void *state, uint64_t *made, uint64_t *unmade)
+{
+    const cont_state *st = (const cont_state *)state;
+    *made = st->splits;
+    *unmade = st->merges;
+}
+
 static void cont_invalidate(void *state) { (void)state; /* materials are read at every step */ }
 
 /* Bodies the grid meets by their volume: static and kinematic ones. Dynamic and host-owned
@@ -341,4 +382,7 @@ const gr_solver_vtable gr_continuum_solver = {
     .invalidate = cont_invalidate,
     .body_particles = false,
     .body_added = cont_body_added,
+    .regrain_plan = cont_regrain_plan_,
+    .regrain_apply = cont_regrain_apply_,
+    .regrain_counts = cont_regrain_counts,
 };

@@ -7,6 +7,7 @@
 #include "../bodies/body_store.h"
 #include "../qp/qp_mprgp.h"
 #include "../qp/qp_pgs.h"
+#include "cont_points.h"
 
 /* ---- storage ------------------------------------------------------------------------------- */
 
@@ -313,6 +314,8 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
             d = cont_density_particle(g, &f->dx, st->x[i], dt, &st->v[i]);
         st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
         st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
+        if (st->par.points)
+            cont_points_advance(st, i, st->grad + 9 * (size_t)i, dt);
     }
 
     /* 5. keep this step's solution for the next one's warm start */

@@ -4,7 +4,8 @@
 #include <math.h>
 
 #define CONT_PARTICLE_ARRAYS 12
-static void arrays_of(cont_state *st, gr_array_ref a[CONT_PARTICLE_ARRAYS])
+/* The particle arrays; the render points' only when there are any. Returns their number. */
+static uint32_t arrays_of(cont_state *st, gr_array_ref a[CONT_PARTICLE_ARRAYS])
 {
     const gr_array_ref all[CONT_PARTICLE_ARRAYS] = {
         {(void **)&st->x, sizeof(gr_vec3)},      {(void **)&st->v, sizeof(gr_vec3)},
@@ -12,10 +13,11 @@ static void arrays_of(cont_state *st, gr_array_ref a[CONT_PARTICLE_ARRAYS])
         {(void **)&st->alpha, sizeof(double)},   {(void **)&st->radius, sizeof(double)},
         {(void **)&st->mat, sizeof(uint32_t)},   {(void **)&st->slot, sizeof(uint32_t)},
         {(void **)&st->shape, sizeof(cont_sym3)}, {(void **)&st->grad, 9 * sizeof(double)},
-        {(void **)&st->flow, sizeof(gr_vec3)},   {NULL, 0},
+        {(void **)&st->flow, sizeof(gr_vec3)},   {(void **)&st->pts, sizeof(gr_vec3) * st->par.points},
     };
     for (int k = 0; k < CONT_PARTICLE_ARRAYS; k++)
         a[k] = all[k];
+    return st->par.points ? CONT_PARTICLE_ARRAYS : CONT_PARTICLE_ARRAYS - 1;
 }
 
 gr_status cont_reserve_particles(cont_state *st, uint32_t n)
@@ -24,8 +26,8 @@ gr_status cont_reserve_particles(cont_state *st, uint32_t n)
         return GR_OK;
     const uint32_t cap = gr_grow_capacity(st->cap, n);
     gr_array_ref a[CONT_PARTICLE_ARRAYS];
-    arrays_of(st, a);
-    if (!gr_mem_grow_arrays(st->mem, a, CONT_PARTICLE_ARRAYS - 1, st->cap, cap, st->n))
+    const uint32_t k = arrays_of(st, a);
+    if (!gr_mem_grow_arrays(st->mem, a, k, st->cap, cap, st->n))
         return GR_ERROR_OUT_OF_MEMORY;
     st->cap = cap;
     return GR_OK;
@@ -34,9 +36,20 @@ gr_status cont_reserve_particles(cont_state *st, uint32_t n)
 void cont_free_particles(cont_state *st)
 {
     gr_array_ref a[CONT_PARTICLE_ARRAYS];
-    arrays_of(st, a);
-    gr_mem_free_arrays(st->mem, a, CONT_PARTICLE_ARRAYS - 1, st->cap);
+    const uint32_t k = arrays_of(st, a);
+    gr_mem_free_arrays(st->mem, a, k, st->cap);
     st->cap = st->n = 0;
+}
+
+void cont_copy_particle(cont_state *st, uint32_t to, uint32_t from)
+{
+    st->x[to] = st->x[from], st->v[to] = st->v[from];
+    st->m[to] = st->m[from], st->vmin[to] = st->vmin[from], st->alpha[to] = st->alpha[from];
+    st->radius[to] = st->radius[from], st->mat[to] = st->mat[from], st->slot[to] = st->slot[from];
+    st->shape[to] = st->shape[from];
+    const uint32_t K = st->par.points;
+    for (uint32_t k = 0; k < K; k++)
+        st->pts[(size_t)K * to + k] = st->pts[(size_t)K * from + k];
 }
 
 void cont_compact_particles(cont_state *st)
@@ -46,10 +59,7 @@ void cont_compact_particles(cont_state *st)
         if (st->slot[i] == GR_INVALID_INDEX)
             continue;
         if (out != i) {
-            st->x[out] = st->x[i], st->v[out] = st->v[i];
-            st->m[out] = st->m[i], st->vmin[out] = st->vmin[i], st->alpha[out] = st->alpha[i];
-            st->radius[out] = st->radius[i], st->mat[out] = st->mat[i], st->slot[out] = st->slot[i];
-            st->shape[out] = st->shape[i];
+            cont_copy_particle(st, out, i);
             if (st->env.grains)
                 st->env.grains->dense[st->slot[out]] = out;
         }

@@ -12,6 +12,8 @@ void cont_free_particles(cont_state *st);
 /// Remove the particles whose slot is GR_INVALID_INDEX, keeping the others' order, and publish
 /// the moved ones' dense indices.
 void cont_compact_particles(cont_state *st);
+/// Copy particle `from`'s state (not its scratch) to index `to`.
+void cont_copy_particle(cont_state *st, uint32_t to, uint32_t from);
 /// The material-given values of particle i: mass, packed volume and friction coefficient.
 void cont_particle_material(cont_state *st, uint32_t i);
 

@@ -76,6 +76,17 @@ typedef struct gr_solver_env {
     const struct gr_kernels *kernels;     ///< the vectorised kernels for this CPU (simd/simd_kernels.h)
 } gr_solver_env;
 
+/// A solver's own change of its grain set after a step (the continuum solver's split and merge
+/// of its particles, Narain et al. 2010 sec. 3.1): planned by the solver, applied by the world
+/// at the end of gr_step, so that handles follow: a made grain gets a new slot (a handle), an
+/// unmade one's slot is released (its handle goes stale). The arrays are the solver's.
+typedef struct gr_regrain {
+    uint32_t add;        ///< grains the solver makes: the world takes their slots into slots[0..add)
+    uint32_t remove;     ///< grains it unmakes: apply writes their slots to removed[0..remove)
+    uint32_t *slots;     ///< [add]
+    uint32_t *removed;   ///< [remove]
+} gr_regrain;
+
 typedef struct gr_solver_vtable {
     gr_solver_kind kind;
     const char *name;
@@ -150,6 +161,17 @@ typedef struct gr_solver_vtable {
     /// Grains asleep after the last step, and how many of them the last substep did not
     /// solve. NULL: the solver has no sleeping.
     void (*sleep_counts)(const void *state, uint32_t *sleeping, uint32_t *frozen);
+    /// After a completed step: the grains the solver would make and unmake now (gr_regrain),
+    /// at most max_add made. All or nothing: out of memory changes nothing the world can see
+    /// (room is reserved here, so apply cannot fail). NULL: the solver's grain set changes only
+    /// through add_grains and remove_grains.
+    gr_status (*regrain_plan)(void *state, uint32_t max_add, gr_regrain *plan);
+    /// Carry out the last plan: the made grains take plan->slots (dense[] set by the solver), the
+    /// unmade ones' slots are written to plan->removed (already out of the solver: the world
+    /// releases them). Cannot fail.
+    void (*regrain_apply)(void *state, gr_regrain *plan);
+    /// Grains made and unmade by regrain so far (saved with the solver's state).
+    void (*regrain_counts)(const void *state, uint64_t *made, uint64_t *unmade);
 } gr_solver_vtable;
 
 #endif /* GR_CORE_SOLVER_H */

@@ -144,6 +144,36 @@ static void set_body_forces(gr_world *w, const gr_step_report *rep)
     }
 }
 
+/* The systems' own changes of their grain sets after a completed step (gr_regrain: the
+ * continuum solver's split and merge): each planned by its system, given slots for the grains
+ * it makes and rid of those it unmakes. All or nothing per system: out of memory leaves that
+ * system's grains as the step left them (it plans again after the next step). */
+static gr_status regrain_systems(gr_world *w)
+{
+    gr_grain_table *t = &w->grains;
+    for (uint32_t i = 0; i < w->system_count; i++) {
+        const gr_system *sys = &w->systems[i];
+        if (!sys->solver->regrain_plan)
+            continue;
+        const uint64_t used = (uint64_t)t->count + t->retired;
+        const uint32_t room = used < GR_MAX_GRAINS ? (uint32_t)(GR_MAX_GRAINS - used) : 0;
+        gr_regrain plan = {0};
+        const gr_status s = sys->solver->regrain_plan(sys->state, room, &plan);
+        if (s != GR_OK)
+            return s;
+        if (plan.add == 0 && plan.remove == 0)
+            continue;
+        if (plan.add && !gr_grain_table_reserve(t, &w->mem, plan.add))
+            return GR_ERROR_OUT_OF_MEMORY; /* (room was counted: only memory is short) */
+        for (uint32_t k = 0; k < plan.add; k++)
+            plan.slots[k] = gr_grain_table_take(t, i);
+        sys->solver->regrain_apply(sys->state, &plan);
+        for (uint32_t k = 0; k < plan.remove; k++)
+            gr_grain_table_release(t, plan.removed[k]);
+    }
+    return GR_OK;
+}
+
 /* Run the couplings between the systems, once each, after a completed step. */
 static gr_status run_couplings(gr_world *w, double dt, uint32_t *failed)
 {
@@ -307,6 +337,7 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
     double shown = h;     /* the step length the messages name */
     const gr_status s = w->system_count == 1 ? step_system(w, n, h, &rep, &moved, &shown)
                                              : step_interleaved(w, n, h, &rep, &failed, &moved);
+    const gr_status rs = s == GR_OK ? regrain_systems(w) : GR_OK;
     uint32_t failed_coupling = 0;
     const gr_status cs = s == GR_OK && w->coupling_count ? run_couplings(w, dt, &failed_coupling) : GR_OK;
     w->time = rep.time;
@@ -362,6 +393,9 @@ gr_status gr_world_step(gr_world *w, double dt, const char *f)
     if (s != GR_OK)
         return gr_fail(w, s, f, "%s%s during the step; the world is consistent at the end of its last completed "
                        "substep, t = %g s", who, gr_status_string(s), w->time);
+    if (rs != GR_OK)
+        return gr_fail(w, rs, f, "the step completed (t = %g s), but splitting and merging particles ran out of "
+                       "memory and was left for the next step; the grains are as the step left them", w->time);
     if (cs != GR_OK)
         return gr_fail(w, cs, f, "the %s coupling failed after the step (%s); every grain is in one system",
                        w->couplings[failed_coupling].table->name, gr_status_string(cs));

@@ -603,6 +603,7 @@ class gr_continuum_def(_Def):
         ("tolerance", c_double),
         ("friction_sweeps", c_uint32),
         ("density_correction", c_uint32),
+        ("render_points", c_uint32),
     ]
 
 
@@ -790,6 +791,8 @@ class gr_counters(_Struct):
         ("grains_removed", c_uint64),
         ("sleeping_count", c_uint32),
         ("frozen_count", c_uint32),
+        ("grains_split", c_uint64),
+        ("grains_merged", c_uint64),
     ]
 
     @classmethod
@@ -1209,6 +1212,7 @@ _EXPECTED_DEFAULTS = {
         "tolerance": 1e-5,
         "friction_sweeps": 1,
         "density_correction": 1,
+        "render_points": 0,
     },
 }
 
