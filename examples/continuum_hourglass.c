@@ -15,12 +15,21 @@
 /* Grains below height y as a fraction of n. */
 static double fraction_below(const gr_world *w, double y, uint32_t n)
 {
-    double *x = ex_grain_positions(w);
-    uint32_t below = 0;
-    for (uint32_t i = 0; i < n; i++)
-        below += x[3 * i + 1] < y;
-    free(x);
-    return below / (double)n;
+    /* by mass: the particles split and merge (the count changes, the mass does not) */
+    (void)n;
+    const uint32_t count = gr_world_get_grain_count(w);
+    double *x = ex_grain_positions(w), *m = (double *)malloc(sizeof(double) * (count ? count : 1));
+    if (!m || gr_read_grains(w, GR_FIELD_MASS, GR_TYPE_F64, 0, count, m, 0) != GR_OK) {
+        free(x), free(m);
+        return 0;
+    }
+    double below = 0, total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        total += m[i];
+        below += x[3 * i + 1] < y ? m[i] : 0.0;
+    }
+    free(x), free(m);
+    return total > 0 ? below / total : 0;
 }
 
 /* Least-squares slope of f over frames [a, b] (per frame) and the largest deviation from the
