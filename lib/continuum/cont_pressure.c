@@ -81,6 +81,8 @@ static void apply(void *ctx, const double *x, double *y)
     const double k = -cp->dt * cp->dt;
     for (uint32_t c = 0; c < cells; c++)
         y[c] *= k;
+    if (cp->bodies && cp->bodies->free_count)
+        cont_bodies_apply(cp->bodies, g, cp->dt, x, y);
 }
 
 /* (A1 x)_c from the stencil: dt^2 / h^2 sum over the six faces of W (x_c - x_neighbour). */
@@ -97,7 +99,10 @@ static double row(void *ctx, uint32_t c, const double *x)
         if (hi != GR_INVALID_INDEX)
             s += cp->w.f[a][hi] * (x[c] - x[hi]);
     }
-    return s * cp->dt * cp->dt * g->inv_h * g->inv_h;
+    s *= cp->dt * cp->dt * g->inv_h * g->inv_h;
+    if (cp->bodies && cp->bodies->free_count)
+        s += cont_bodies_row(cp->bodies, g, cp->dt, c, x);
+    return s;
 }
 
 gr_qp_problem cont_pressure_problem(cont_pressure *cp)

@@ -11,6 +11,7 @@
 #define GR_CONTINUUM_CONT_PRESSURE_H
 
 #include "../qp/qp_box.h"
+#include "cont_bodies.h"
 #include "cont_transfer.h"
 
 /// One pressure problem over the grid's cells. The caller owns every array (each over cells).
@@ -21,6 +22,9 @@ typedef struct cont_pressure {
     cont_faces inv_rho;   ///< (1 - phi_s) / rho on the faces: the velocity's response to -dt D1 p
     cont_faces scratch;   ///< the matvec's gradient
     double *q, *diag, *lo, *hi;
+    /// The bodies coupled into A1 and b1 (cont_bodies.h): set by the caller after
+    /// cont_pressure_weights (which leaves it as it is); NULL: none.
+    cont_bodies *bodies;
 } cont_pressure;
 
 /// Fill W, (1 - phi_s) / rho, b1, the diagonal and the bounds from the grid's masses, velocities

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The continuum solver's table (lib/core/solver.h): grains are its particles (Narain et al.
  * sec. 3: each a sample of the material with mass, velocity and an ellipsoid), bodies are met
- * by their shapes (no surface particles: the grid sees their volume fractions). */
+ * by their shapes (no surface particles: the grid sees their volume fractions) and coupled two
+ * ways (sec. 2.4, cont_bodies.h): the solver moves kinematic, dynamic and host-owned bodies. */
 #include <math.h>
 #include <string.h>
 
@@ -81,6 +82,21 @@ static void cont_remove_grains(void *state, const uint32_t *dense, uint32_t coun
 static gr_status cont_step_n(void *state, uint32_t n, double h, gr_step_report *rep)
 {
     cont_state *st = (cont_state *)state;
+    /* the bodies' impulses over the step, by slot (reserved before anything moves) */
+    const uint32_t slots = st->env.bodies->slot_count;
+    if (slots > st->imp_cap) {
+        const uint32_t cap = gr_grow_capacity(st->imp_cap, slots);
+        const gr_array_ref a = {(void **)&st->imp, 2 * sizeof(gr_vec3)};
+        if (!gr_mem_grow_arrays(st->mem, &a, 1, st->imp_cap, cap, 0))
+            return GR_ERROR_OUT_OF_MEMORY;
+        st->imp_cap = cap;
+    }
+    for (size_t k = 0; k < 2 * (size_t)slots; k++)
+        st->imp[k] = v3(0, 0, 0);
+    rep->body_impulse = st->imp;
+    rep->impulse_slots = slots;
+    rep->impulse_time = 0;
+    rep->fall = 0;
     for (uint32_t i = 0; i < st->n; i++) /* the materials may have changed since */
         cont_particle_material(st, i);
     const double total = n * h;
@@ -103,6 +119,8 @@ static gr_status cont_step_n(void *state, uint32_t n, double h, gr_step_report *
                 if (!v3_finite(st->x[i]))
                     st->x[i] = v3(0, 0, 0); /* (the world removes blown-up grains) */
             }
+        rep->fall += dt * (done + dt); /* symplectic Euler: sum of h_k t_k (body_host.c) */
+        rep->impulse_time += dt;
         done = dt == left ? total : done + dt;
         rep->substeps++;
         rep->time += dt;
@@ -344,15 +362,6 @@ static void cont_regrain_counts(const void *state, uint64_t *made, uint64_t *unm
 
 static void cont_invalidate(void *state) { (void)state; /* materials are read at every step */ }
 
-/* Bodies the grid meets by their volume: static and kinematic ones. Dynamic and host-owned
- * bodies need the two-way coupling of sec. 2.4, not built yet. */
-static gr_status cont_body_added(void *state, uint32_t body)
-{
-    const cont_state *st = (const cont_state *)state;
-    const gr_motion_type m = st->env.bodies->data[body].motion;
-    return m == GR_MOTION_STATIC || m == GR_MOTION_KINEMATIC ? GR_OK : GR_ERROR_UNSUPPORTED;
-}
-
 const gr_solver_vtable gr_continuum_solver = {
     .kind = GR_SOLVER_CONTINUUM,
     .name = "continuum",
@@ -380,8 +389,8 @@ const gr_solver_vtable gr_continuum_solver = {
     .save = cont_save,
     .load = cont_load,
     .invalidate = cont_invalidate,
+    .integrates_bodies = true,
     .body_particles = false,
-    .body_added = cont_body_added,
     .regrain_plan = cont_regrain_plan_,
     .regrain_apply = cont_regrain_apply_,
     .regrain_counts = cont_regrain_counts,

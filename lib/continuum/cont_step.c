@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
 #include "../qp/qp_mprgp.h"
 #include "../qp/qp_pgs.h"
@@ -72,6 +71,10 @@ void cont_free_fields(cont_state *st)
     gr_sparse_grid_free(&st->grid, st->mem);
     gr_sparse_grid_free(&st->prev, st->mem);
     gr_qp_workspace_free(&st->qp, st->mem);
+    cont_bodies_free(&st->bodies, st->mem);
+    gr_mem_free(st->mem, st->imp, sizeof(gr_vec3) * 2 * (size_t)st->imp_cap);
+    st->imp = NULL;
+    st->imp_cap = 0;
 }
 
 /* ---- the step ------------------------------------------------------------------------------ */
@@ -82,6 +85,8 @@ double cont_stable_step(const cont_state *st)
     for (uint32_t i = 0; i < st->n; i++)
         vmax = fmax(vmax, v3_len2(st->v[i]));
     vmax = sqrt(vmax);
+    if (st->n) /* a body moving through the sand pushes it as fast */
+        vmax = fmax(vmax, cont_bodies_max_speed(st->env.bodies));
     const double reach = st->par.cfl * st->par.cell, g = v3_len(*st->env.gravity);
     /* dt (vmax + g dt) <= reach */
     if (!(vmax > 0) && !(g > 0))
@@ -89,81 +94,6 @@ double cont_stable_step(const cont_state *st)
     if (!(g > 0))
         return reach / vmax;
     return (-vmax + sqrt(vmax * vmax + 4 * g * reach)) / (2 * g);
-}
-
-/* A container's closed faces are thin plates to the particle solvers; to the grid each is a
- * wall `thick` deep behind the face, reaching `thick` past its edges. */
-static bool in_container_wall(const gr_body_data *b, gr_vec3 p, double thick)
-{
-    const gr_vec3 d = v3_sub(p, b->position);
-    const double l[3] = {v3_dot(d, b->axis[0]), v3_dot(d, b->axis[1]), v3_dot(d, b->axis[2])};
-    const double h[3] = {b->half_extents.x, b->half_extents.y, b->half_extents.z};
-    for (uint32_t f = 0; f < 6; f++) {
-        if (b->open_faces & (1u << f))
-            continue;
-        const int a = (int)(f / 2);
-        const double beyond = (f % 2 == 0 ? l[a] : -l[a]) - h[a];
-        if (!(beyond >= 0 && beyond <= thick))
-            continue;
-        bool within = true;
-        for (int o = 0; o < 3; o++)
-            within = within && (o == a || fabs(l[o]) <= h[o] + thick);
-        if (within)
-            return true;
-    }
-    return false;
-}
-
-static bool in_body(const gr_body_data *b, gr_vec3 p, double thick)
-{
-    if (b->shape == GR_SHAPE_CONTAINER)
-        return in_container_wall(b, p, thick);
-    if (b->shape == GR_SHAPE_MESH)
-        return gr_body_contains(b, p);
-    return gr_body_distance(b, p) < 0;
-}
-
-/* The fraction of cell c inside static and kinematic bodies: 0 or 1 from the centre where the
- * surface is farther than the half diagonal, else from 8 samples. */
-static void solid_fractions(const cont_state *st, double *solid)
-{
-    const gr_sparse_grid *g = &st->grid;
-    const uint32_t cells = gr_sparse_grid_cells(g);
-    const gr_body_store *bs = st->env.bodies;
-    const double h = g->h, half_diag = 0.8660254037844386 * h, thick = 2 * h;
-    for (uint32_t c = 0; c < cells; c++) {
-        int32_t k[3];
-        gr_sparse_grid_cell_coords(g, c, k);
-        const gr_vec3 centre = v3_add(g->origin, v3((k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h));
-        double frac = 0;
-        for (uint32_t a = 0; a < bs->count && frac < 1; a++) {
-            const gr_body_data *b = &bs->data[bs->active[a]];
-            /* (a container's distance is to its plates: within half a diagonal plus the walls'
-             * depth of one, the cell may hold wall) */
-            const double near = b->shape == GR_SHAPE_CONTAINER ? half_diag + thick : half_diag;
-            /* (a mesh's distance from its triangles binned near the centre, exact below `near`
-             * and its sign right beyond: the whole mesh's signed distance at every cell of every
-             * step was nine tenths of an hourglass's step. The query's stamps are written:
-             * this loop is serial) */
-            const double d = b->shape == GR_SHAPE_MESH ? gr_body_distance_within((gr_body_data *)b, centre, near)
-                                                       : gr_body_distance(b, centre);
-            if (fabs(d) >= near && b->shape != GR_SHAPE_CONTAINER) {
-                if (d < 0)
-                    frac = 1;
-                continue;
-            }
-            if (d >= near)
-                continue;
-            uint32_t inside = 0;
-            for (int s = 0; s < 8; s++) {
-                const gr_vec3 q = v3_add(centre, v3((s & 1 ? 0.25 : -0.25) * h, (s & 2 ? 0.25 : -0.25) * h,
-                                                    (s & 4 ? 0.25 : -0.25) * h));
-                inside += in_body(b, q, thick);
-            }
-            frac = fmax(frac, inside / 8.0);
-        }
-        solid[c] = frac;
-    }
 }
 
 /* Last step's pressure and stress at this step's cells (0 where the grid is new). */
@@ -214,8 +144,11 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
 {
     *lost = 0;
     gr_status s;
-    if (st->n == 0)
+    const gr_vec3 gv = *st->env.gravity;
+    if (st->n == 0) {
+        cont_bodies_drift(st->env.bodies, gv, dt);
         return GR_OK;
+    }
     /* everything allocated first: the grid, its fields, the warm-start store */
     if (!gr_sparse_grid_build(&st->grid, st->mem, (const double *)st->x, 3, st->n, st->par.cell, (gr_vec3){0, 0, 0}, 2))
         return GR_ERROR_OUT_OF_MEMORY;
@@ -234,14 +167,16 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     cont_particle_view pv = {st->n, st->x, st->v, st->m, st->vmin, st->alpha};
     cont_particles_to_grid(g, &pv, &f->gm);
     copy_faces(&f->gm.u, &f->u_old, cells);
-    const gr_vec3 gv = *st->env.gravity;
     const double gc[3] = {gv.x * dt, gv.y * dt, gv.z * dt};
     for (int a = 0; a < 3; a++)
         for (uint32_t c = 0; c < cells; c++)
             if (f->gm.mass.f[a][c] > 0)
                 f->gm.u.f[a][c] += gc[a];
     copy_faces(&f->gm.u, &f->u_star, cells);
-    solid_fractions(st, f->solid);
+    /* the bodies' fractions, faces and velocities (the last allocation of the step) */
+    if ((s = cont_bodies_build(&st->bodies, st->mem, g, st->env.bodies, gv, dt, f->solid)) != GR_OK)
+        return s;
+    f->cp.bodies = &st->bodies;
 
     /* 1b. density correction (sec. 2.2.1, Fig. 8 step 2), on the pressure problem's arrays */
     if (st->par.density_correction) {
@@ -252,8 +187,13 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
         ds.jacobi = true;
         gr_qp_stats qs;
         memset(f->y, 0, sizeof(double) * cells);
-        if ((s = cont_density_correct(&f->cp, &f->gm, f->solid, &st->qp, &ds, f->y, &f->dx, &qs)) != GR_OK)
+        /* (against fixed solids only: where sand and a free body overlap, the pressure pushes
+         * both apart, cont_bodies_rhs; moving the sand alone let a resting body sink a little
+         * every step, and so did sharing the shift by mass) */
+        f->cp.bodies = NULL;
+        if ((s = cont_density_correct(&f->cp, &f->gm, st->bodies.fixed, &st->qp, &ds, f->y, &f->dx, &qs)) != GR_OK)
             return s;
+        f->cp.bodies = &st->bodies;
         st->stats.density_iterations = qs.iterations;
         f->cp.dt = dt;
     }
@@ -261,11 +201,13 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     /* 2. staggered projections (sec. 2.5, Fig. 8 step 3), warm-started from the last step */
     warm_start(st);
     cont_pressure_weights(&f->cp, &f->gm, f->solid);
+    cont_bodies_diag(&st->bodies, g, dt, f->cp.diag);
     const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
     for (uint32_t r = 0; r < rounds; r++) {
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_friction_apply(&f->cf, f->s, &f->u_try);
         cont_pressure_rhs(&f->cp, &f->gm, &f->u_try, f->solid);
+        cont_bodies_rhs(&st->bodies, g, dt, f->gm.phi, f->solid, f->cp.q);
         gr_qp_problem pp = cont_pressure_problem(&f->cp);
         if ((s = solve(st, &pp, f->p, &st->stats.pressure_iterations, &st->stats.pressure_matvecs)) != GR_OK)
             return s;
@@ -301,6 +243,11 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     cont_friction_apply(&f->cf, f->s, &f->gm.u);
     st->stats.friction_work = grid_energy(&f->gm, &f->gm.u, cells) - grid_energy(&f->gm, &f->u_try, cells);
 
+    /* 3b. the bodies take what the sand gave them (eq. 23) and move */
+    const cont_stress sv = cont_stress_view(f->s, cells);
+    cont_bodies_impulse(&st->bodies, g, dt, f->p, &sv);
+    cont_bodies_finish(&st->bodies, st->env.bodies, dt, st->imp, st->imp ? st->imp_cap : 0);
+
     /* 4. particles: FLIP velocities, motion, shapes (eq. 28) */
     cont_grid_to_particles(g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
     for (uint32_t i = 0; i < st->n; i++) {
@@ -317,6 +264,8 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
         if (st->par.points)
             cont_points_advance(st, i, st->grad + 9 * (size_t)i, dt);
     }
+
+    cont_bodies_push_out(&st->bodies, st->env.bodies, st->n, st->x, st->v, st->m, st->imp, st->imp ? st->imp_cap : 0);
 
     /* 5. keep this step's solution for the next one's warm start */
     memcpy(st->prev_p, f->p, sizeof(double) * cells);

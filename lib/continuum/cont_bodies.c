@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: MIT */
+#include "cont_bodies.h"
+
+#include <string.h>
+
+#include "../bodies/body_shapes.h"
+
+/* ---- storage ------------------------------------------------------------------------------- */
+
+void cont_bodies_free(cont_bodies *cb, gr_mem *mem)
+{
+    gr_mem_free(mem, cb->b, sizeof(cont_body) * cb->cap);
+    gr_mem_free(mem, cb->f, sizeof(cont_body_face) * cb->face_cap);
+    gr_mem_free(mem, cb->frac, sizeof(double) * cb->cell_cap);
+    gr_mem_free(mem, cb->jrow, 6 * sizeof(double) * cb->cell_cap);
+    gr_mem_free(mem, cb->touch, cb->cell_cap);
+    gr_mem_free(mem, cb->fixed, sizeof(double) * cb->cell_cap);
+    memset(cb, 0, sizeof *cb);
+}
+
+static gr_status reserve(gr_mem *mem, void **p, uint32_t *cap, uint32_t need, size_t size, uint32_t keep)
+{
+    if (need <= *cap)
+        return GR_OK;
+    const uint32_t c = gr_grow_capacity(*cap, need);
+    const gr_array_ref a = {p, size};
+    if (!gr_mem_grow_arrays(mem, &a, 1, *cap, c, keep))
+        return GR_ERROR_OUT_OF_MEMORY;
+    *cap = c;
+    return GR_OK;
+}
+
+static gr_status reserve_cells(cont_bodies *cb, gr_mem *mem, uint32_t cells)
+{
+    if (cells <= cb->cell_cap)
+        return GR_OK;
+    const uint32_t cap = gr_grow_capacity(cb->cell_cap, cells);
+    const gr_array_ref a[] = {{(void **)&cb->frac, sizeof(double)},
+                              {(void **)&cb->jrow, 6 * sizeof(double)},
+                              {(void **)&cb->touch, 1},
+                              {(void **)&cb->fixed, sizeof(double)}};
+    if (!gr_mem_grow_arrays(mem, a, GR_COUNTOF(a), cb->cell_cap, cap, 0))
+        return GR_ERROR_OUT_OF_MEMORY;
+    memset(cb->jrow, 0, 6 * sizeof(double) * cap); /* (kept zero between uses) */
+    cb->cell_cap = cap;
+    return GR_OK;
+}
+
+/* ---- the fractions --------------------------------------------------------------------------- */
+
+/* A container's closed faces are thin plates to the particle solvers; to the grid each is a
+ * wall `thick` deep behind the face, reaching `thick` past its edges. */
+static bool in_container_wall(const gr_body_data *b, gr_vec3 p, double thick)
+{
+    const gr_vec3 d = v3_sub(p, b->position);
+    const double l[3] = {v3_dot(d, b->axis[0]), v3_dot(d, b->axis[1]), v3_dot(d, b->axis[2])};
+    const double h[3] = {b->half_extents.x, b->half_extents.y, b->half_extents.z};
+    for (uint32_t f = 0; f < 6; f++) {
+        if (b->open_faces & (1u << f))
+            continue;
+        const int a = (int)(f / 2);
+        const double beyond = (f % 2 == 0 ? l[a] : -l[a]) - h[a];
+        if (!(beyond >= 0 && beyond <= thick))
+            continue;
+        bool within = true;
+        for (int o = 0; o < 3; o++)
+            within = within && (o == a || fabs(l[o]) <= h[o] + thick);
+        if (within)
+            return true;
+    }
+    return false;
+}
+
+static bool in_body(const gr_body_data *b, gr_vec3 p, double thick)
+{
+    if (b->shape == GR_SHAPE_CONTAINER)
+        return in_container_wall(b, p, thick);
+    if (b->shape == GR_SHAPE_MESH)
+        return gr_body_contains(b, p);
+    return gr_body_distance(b, p) < 0;
+}
+
+/* The fraction of the cell about `centre` inside body b: 0 or 1 from the centre where the
+ * surface is farther than the half diagonal, else from 8 samples. */
+static double cell_fraction(const gr_body_data *b, gr_vec3 centre, double h)
+{
+    const double half_diag = 0.8660254037844386 * h, thick = 2 * h;
+    /* (a container's distance is to its plates: within half a diagonal plus the walls' depth of
+     * one, the cell may hold wall) */
+    const double near = b->shape == GR_SHAPE_CONTAINER ? half_diag + thick : half_diag;
+    /* (a mesh's distance from its triangles binned near the centre, exact below `near` and its
+     * sign right beyond: the whole mesh's signed distance at every cell of every step was nine
+     * tenths of an hourglass's step. The query's stamps are written: the callers are serial) */
+    const double d = b->shape == GR_SHAPE_MESH ? gr_body_distance_within((gr_body_data *)b, centre, near)
+                                               : gr_body_distance(b, centre);
+    if (fabs(d) >= near && b->shape != GR_SHAPE_CONTAINER)
+        return d < 0 ? 1.0 : 0.0;
+    if (d >= near)
+        return 0.0;
+    uint32_t inside = 0;
+    for (int s = 0; s < 8; s++) {
+        const gr_vec3 q = v3_add(centre, v3((s & 1 ? 0.25 : -0.25) * h, (s & 2 ? 0.25 : -0.25) * h,
+                                            (s & 4 ? 0.25 : -0.25) * h));
+        inside += in_body(b, q, thick);
+    }
+    return inside / 8.0;
+}
+
+static uint32_t below(const gr_sparse_grid *g, uint32_t c, uint32_t axis)
+{
+    return gr_sparse_grid_neighbor(g, c, axis == 0 ? -1 : 0, axis == 1 ? -1 : 0, axis == 2 ? -1 : 0);
+}
+
+/* The solid fraction of cell c's low face: the mean of the two cells (the one alone at the
+ * grid's edge), as cont_pressure's face_solid. */
+static double face_fraction(const double *frac, uint32_t c, uint32_t nb)
+{
+    return nb == GR_INVALID_INDEX ? frac[c] : 0.5 * (frac[c] + frac[nb]);
+}
+
+/* ---- the bodies' velocities and inverse mass --------------------------------------------- */
+
+static bool is_free(gr_motion_type m) { return m == GR_MOTION_DYNAMIC || m == GR_MOTION_HOST; }
+
+/* r <- M^-1 r (6: linear, angular about the centre of mass) */
+static void inverse_mass(const cont_body *b, double r[6])
+{
+    for (int k = 0; k < 3; k++)
+        r[k] *= b->inv_m;
+    const gr_vec3 l = quat_rotate_inv(b->principal, v3(r[3], r[4], r[5]));
+    const gr_vec3 w = quat_rotate(b->principal, v3(l.x * b->inv_inertia.x, l.y * b->inv_inertia.y,
+                                                   l.z * b->inv_inertia.z));
+    r[3] = w.x, r[4] = w.y, r[5] = w.z;
+}
+
+static void set_body(cont_body *e, const gr_body_data *b, uint32_t slot, gr_vec3 gravity, double dt)
+{
+    memset(e, 0, sizeof *e);
+    e->slot = slot;
+    e->motion = b->motion;
+    e->free = is_free(b->motion);
+    e->com = v3_add(b->position, quat_rotate(b->orientation, b->com));
+    if (b->motion != GR_MOTION_STATIC) {
+        gr_vec3 v = v3_add(b->linear_velocity, v3_cross(b->angular_velocity, v3_sub(e->com, b->position)));
+        if (e->free)
+            v = v3_madd(v, gravity, dt);
+        const double w[6] = {v.x, v.y, v.z, b->angular_velocity.x, b->angular_velocity.y, b->angular_velocity.z};
+        memcpy(e->v, w, sizeof w);
+    }
+    if (e->free) {
+        e->inv_m = 1.0 / b->mass;
+        e->principal = quat_mul(b->orientation, b->principal);
+        e->inv_inertia = v3(1.0 / b->inertia.x, 1.0 / b->inertia.y, 1.0 / b->inertia.z);
+    }
+}
+
+/* ---- build ------------------------------------------------------------------------------------ */
+
+gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *g, const gr_body_store *bs,
+                            gr_vec3 gravity, double dt, double *solid)
+{
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    gr_status s;
+    if ((s = reserve_cells(cb, mem, cells)) != GR_OK ||
+        (s = reserve(mem, (void **)&cb->b, &cb->cap, bs->count, sizeof(cont_body), 0)) != GR_OK)
+        return s;
+    const double h = g->h;
+    cb->n = cb->faces = cb->free_count = 0;
+    memset(solid, 0, sizeof(double) * cells);
+    memset(cb->fixed, 0, sizeof(double) * cells);
+    memset(cb->touch, 0, cells);
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const uint32_t slot = bs->active[a];
+        const gr_body_data *b = &bs->data[slot];
+        bool any = false;
+        for (uint32_t c = 0; c < cells; c++) {
+            int32_t k[3];
+            gr_sparse_grid_cell_coords(g, c, k);
+            const gr_vec3 centre = v3_add(g->origin, v3((k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h));
+            const double fr = cell_fraction(b, centre, h);
+            cb->frac[c] = fr;
+            solid[c] = fmax(solid[c], fr);
+            if (!is_free(b->motion))
+                cb->fixed[c] = fmax(cb->fixed[c], fr);
+            any = any || fr > 0;
+        }
+        /* a moving body away from the sand still moves (with no faces) */
+        if (!any && b->motion == GR_MOTION_STATIC)
+            continue;
+        uint32_t count = 0;
+        for (uint32_t c = 0; any && c < cells; c++)
+            for (uint32_t ax = 0; ax < 3; ax++)
+                count += face_fraction(cb->frac, c, below(g, c, ax)) > 0;
+        if ((s = reserve(mem, (void **)&cb->f, &cb->face_cap, cb->faces + count, sizeof(cont_body_face), cb->faces)) !=
+            GR_OK)
+            return s;
+        cont_body *e = &cb->b[cb->n++];
+        set_body(e, b, slot, gravity, dt);
+        e->first = cb->faces;
+        cb->free_count += e->free;
+        for (uint32_t c = 0; any && c < cells; c++) {
+            int32_t k[3];
+            gr_sparse_grid_cell_coords(g, c, k);
+            for (uint32_t ax = 0; ax < 3; ax++) {
+                const uint32_t nb = below(g, c, ax);
+                const double phi = face_fraction(cb->frac, c, nb);
+                if (!(phi > 0))
+                    continue;
+                double x[3] = {(k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h};
+                x[ax] -= 0.5 * h;
+                const gr_vec3 r = v3_sub(v3_add(g->origin, v3(x[0], x[1], x[2])), e->com);
+                const gr_vec3 n = v3(ax == 0, ax == 1, ax == 2);
+                const gr_vec3 m = v3_cross(r, n);
+                cont_body_face *f = &cb->f[cb->faces++];
+                f->cell = c, f->nb = nb, f->axis = ax;
+                const double gv[6] = {phi * n.x, phi * n.y, phi * n.z, phi * m.x, phi * m.y, phi * m.z};
+                memcpy(f->g, gv, sizeof gv);
+                if (e->free) {
+                    cb->touch[c] = 1;
+                    if (nb != GR_INVALID_INDEX)
+                        cb->touch[nb] = 1;
+                }
+            }
+        }
+        e->count = cb->faces - e->first;
+    }
+    return GR_OK;
+}
+
+/* ---- the pressure problem's body terms -------------------------------------------------- */
+
+static double dot6(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* Add F to cell c's divergence and take it from nb's: the flux F through c's low face, dt D. */
+static void scatter_flux(double *y, const cont_body_face *f, double k)
+{
+    y[f->cell] -= k;
+    if (f->nb != GR_INVALID_INDEX)
+        y[f->nb] += k;
+}
+
+void cont_bodies_rhs(const cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *phi,
+                     const double *solid, double *q)
+{
+    const double k = dt * g->inv_h;
+    if (cb->free_count) {
+        const uint32_t cells = gr_sparse_grid_cells(g);
+        for (uint32_t c = 0; c < cells; c++) {
+            const double over = 1.0 - solid[c] - phi[c];
+            if (cb->touch[c] && over < -CONT_BODY_OVERLAP)
+                q[c] += -CONT_BODY_OVERLAP - over;
+        }
+    }
+    for (uint32_t i = 0; i < cb->n; i++) {
+        const cont_body *e = &cb->b[i];
+        if (e->motion == GR_MOTION_STATIC)
+            continue;
+        for (uint32_t j = e->first; j < e->first + e->count; j++)
+            scatter_flux(q, &cb->f[j], k * dot6(cb->f[j].g, e->v));
+    }
+}
+
+/* e->jx = M^-1 h^3 J^T x, J^T x = dt sum_f g_f (D^T x)_f, (D^T x)_f = (x_nb - x_c) / h */
+static void body_response(const cont_bodies *cb, const cont_body *e, const gr_sparse_grid *g, double dt,
+                          const double *x, double jx[6])
+{
+    double r[6] = {0, 0, 0, 0, 0, 0};
+    for (uint32_t j = e->first; j < e->first + e->count; j++) {
+        const cont_body_face *f = &cb->f[j];
+        const double d = (f->nb != GR_INVALID_INDEX ? x[f->nb] : 0.0) - x[f->cell];
+        for (int k = 0; k < 6; k++)
+            r[k] += f->g[k] * d;
+    }
+    const double s = g->h * g->h * dt; /* h^3 dt / h */
+    for (int k = 0; k < 6; k++)
+        r[k] *= s;
+    inverse_mass(e, r);
+    memcpy(jx, r, sizeof r);
+}
+
+void cont_bodies_apply(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *x, double *y)
+{
+    const double k = dt * g->inv_h;
+    for (uint32_t i = 0; i < cb->n; i++) {
+        cont_body *e = &cb->b[i];
+        if (!e->free)
+            continue;
+        body_response(cb, e, g, dt, x, e->jx);
+        for (uint32_t j = e->first; j < e->first + e->count; j++)
+            scatter_flux(y, &cb->f[j], k * dot6(cb->f[j].g, e->jx));
+    }
+}
+
+double cont_bodies_row(const cont_bodies *cb, const gr_sparse_grid *g, double dt, uint32_t c, const double *x)
+{
+    if (!cb->touch[c])
+        return 0.0;
+    const double k = dt * g->inv_h;
+    double y = 0;
+    for (uint32_t i = 0; i < cb->n; i++) {
+        const cont_body *e = &cb->b[i];
+        if (!e->free)
+            continue;
+        double jc[6] = {0, 0, 0, 0, 0, 0}; /* row c of J / k */
+        bool here = false;
+        for (uint32_t j = e->first; j < e->first + e->count; j++) {
+            const cont_body_face *f = &cb->f[j];
+            const double s = f->cell == c ? -1.0 : (f->nb == c ? 1.0 : 0.0);
+            if (s == 0)
+                continue;
+            here = true;
+            for (int m = 0; m < 6; m++)
+                jc[m] += s * f->g[m];
+        }
+        if (!here)
+            continue;
+        double jx[6];
+        body_response(cb, e, g, dt, x, jx);
+        y += k * dot6(jc, jx);
+    }
+    return y;
+}
+
+void cont_bodies_diag(cont_bodies *cb, const gr_sparse_grid *g, double dt, double *diag)
+{
+    const double k = dt * g->inv_h, h3 = g->h * g->h * g->h;
+    for (uint32_t i = 0; i < cb->n; i++) {
+        const cont_body *e = &cb->b[i];
+        if (!e->free)
+            continue;
+        /* the rows of J on the cells it touches, then each one's J_c M^-1 J_c^T once (the row
+         * is zeroed when added: the cell's other faces then add nothing) */
+        for (uint32_t j = e->first; j < e->first + e->count; j++) {
+            const cont_body_face *f = &cb->f[j];
+            for (int m = 0; m < 6; m++) {
+                cb->jrow[6 * (size_t)f->cell + m] -= k * f->g[m];
+                if (f->nb != GR_INVALID_INDEX)
+                    cb->jrow[6 * (size_t)f->nb + m] += k * f->g[m];
+            }
+        }
+        for (uint32_t j = e->first; j < e->first + e->count; j++) {
+            const cont_body_face *f = &cb->f[j];
+            const uint32_t at[2] = {f->cell, f->nb};
+            for (int t = 0; t < 2; t++) {
+                if (at[t] == GR_INVALID_INDEX)
+                    continue;
+                double *row = cb->jrow + 6 * (size_t)at[t];
+                double w[6];
+                memcpy(w, row, sizeof w);
+                inverse_mass(e, w);
+                diag[at[t]] += h3 * dot6(row, w);
+                memset(row, 0, sizeof w);
+            }
+        }
+    }
+}
+
+/* ---- after the solve ------------------------------------------------------------------------ */
+
+void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)
+{
+    const double k = g->h * g->h * g->h * dt;
+    for (uint32_t i = 0; i < cb->n; i++) {
+        cont_body *e = &cb->b[i];
+        double r[6] = {0, 0, 0, 0, 0, 0};
+        for (uint32_t j = e->first; j < e->first + e->count; j++) {
+            const cont_body_face *f = &cb->f[j];
+            double d = ((f->nb != GR_INVALID_INDEX ? p[f->nb] : 0.0) - p[f->cell]) * g->inv_h;
+            if (s)
+                d += cont_stress_div_face(g, s, f->cell, (int)f->axis);
+            for (int m = 0; m < 6; m++)
+                r[m] += f->g[m] * d;
+        }
+        for (int m = 0; m < 6; m++)
+            e->imp[m] = k * r[m];
+    }
+}
+
+void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_vec3 *report, uint32_t slots)
+{
+    for (uint32_t i = 0; i < cb->n; i++) {
+        const cont_body *e = &cb->b[i];
+        gr_body_data *b = &bs->data[e->slot];
+        const gr_vec3 force = v3(e->imp[0], e->imp[1], e->imp[2]);
+        if (e->slot < slots) {
+            const gr_vec3 moment = v3_add(v3(e->imp[3], e->imp[4], e->imp[5]),
+                                          v3_cross(v3_sub(e->com, b->position), force));
+            report[2 * (size_t)e->slot] = v3_add(report[2 * (size_t)e->slot], force);
+            report[2 * (size_t)e->slot + 1] = v3_add(report[2 * (size_t)e->slot + 1], moment);
+        }
+        if (e->free) {
+            double v[6];
+            memcpy(v, e->imp, sizeof v);
+            inverse_mass(e, v);
+            for (int m = 0; m < 6; m++)
+                v[m] += e->v[m];
+            const gr_vec3 w = v3(v[3], v[4], v[5]);
+            b->angular_velocity = w;
+            /* (the store's linear velocity is its position's) */
+            b->linear_velocity = v3_sub(v3(v[0], v[1], v[2]), v3_cross(w, v3_sub(e->com, b->position)));
+        }
+        if (e->motion != GR_MOTION_STATIC)
+            gr_body_integrate(b, dt);
+    }
+}
+
+void cont_bodies_drift(gr_body_store *bs, gr_vec3 gravity, double dt)
+{
+    for (uint32_t a = 0; a < bs->count; a++) {
+        gr_body_data *b = &bs->data[bs->active[a]];
+        if (is_free(b->motion))
+            b->linear_velocity = v3_madd(b->linear_velocity, gravity, dt);
+        if (b->motion != GR_MOTION_STATIC)
+            gr_body_integrate(b, dt);
+    }
+}
+
+double cont_bodies_max_speed(const gr_body_store *bs)
+{
+    double v = 0;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const gr_body_data *b = &bs->data[bs->active[a]];
+        if (b->motion == GR_MOTION_STATIC)
+            continue;
+        const double r = gr_body_bound_radius(b);
+        v = fmax(v, v3_len(b->linear_velocity) + (isfinite(r) ? r * v3_len(b->angular_velocity) : 0.0));
+    }
+    return v;
+}
+
+/* ---- particles out of moving bodies ---------------------------------------------------------- */
+
+void cont_bodies_push_out(const cont_bodies *cb, gr_body_store *bs, uint32_t n, gr_vec3 *x, gr_vec3 *v,
+                          const double *m, gr_vec3 *report, uint32_t slots)
+{
+    for (uint32_t i = 0; i < cb->n; i++) {
+        const cont_body *e = &cb->b[i];
+        gr_body_data *b = &bs->data[e->slot];
+        if (e->motion == GR_MOTION_STATIC || b->shape == GR_SHAPE_CONTAINER || b->shape == GR_SHAPE_PLANE)
+            continue;
+        const double bound = gr_body_bound_radius(b);
+        gr_vec3 imp = {0, 0, 0}, moment = {0, 0, 0}; /* about the centre of mass */
+        const gr_vec3 com = v3_add(b->position, quat_rotate(b->orientation, b->com));
+        for (uint32_t k = 0; k < n; k++) {
+            if (v3_len2(v3_sub(x[k], b->position)) > bound * bound)
+                continue;
+            gr_vec3 normal, point;
+            const double d = gr_body_feature_distance(b, 0, x[k], &normal, &point);
+            if (!(d < 0))
+                continue;
+            x[k] = point;
+            const double vn = v3_dot(v3_sub(v[k], gr_body_point_velocity(b, point)), normal);
+            if (!(vn < 0))
+                continue;
+            const gr_vec3 dp = v3_scale(normal, -vn * m[k]); /* the particle's gain, the body's loss */
+            v[k] = v3_madd(v[k], normal, -vn);
+            imp = v3_sub(imp, dp);
+            moment = v3_sub(moment, v3_cross(v3_sub(point, com), dp));
+        }
+        if (e->slot < slots) {
+            report[2 * (size_t)e->slot] = v3_add(report[2 * (size_t)e->slot], imp);
+            report[2 * (size_t)e->slot + 1] = v3_add(report[2 * (size_t)e->slot + 1],
+                                                     v3_add(moment, v3_cross(v3_sub(com, b->position), imp)));
+        }
+        if (e->free) {
+            double r[6] = {imp.x, imp.y, imp.z, moment.x, moment.y, moment.z};
+            inverse_mass(e, r);
+            const gr_vec3 dw = v3(r[3], r[4], r[5]);
+            b->angular_velocity = v3_add(b->angular_velocity, dw);
+            b->linear_velocity = v3_add(b->linear_velocity,
+                                        v3_sub(v3(r[0], r[1], r[2]), v3_cross(dw, v3_sub(com, b->position))));
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* Bodies in the continuum's grid and their two-way coupling (Narain et al. sec. 2.4, eq. 21-27).
+ *
+ * Every body fills a fraction phi_s of each cell (from its signed distance or inside test);
+ * the sand may fill only what is left, phi + phi_s <= 1 (eq. 24). A body of generalized
+ * velocity V = (v, w) (at its centre of mass c) moves solid through the faces: the flux on the
+ * face f, normal e_f, at x_f, is phi_s,f e_f . (v + w x (x_f - c)) = g_f . V with
+ *     g_f = phi_s,f [e_f ; (x_f - c) x e_f],
+ * so the solid fraction after the step is phi_s - dt D (G V). With J = dt D G (cells x 6):
+ * - the sand's pressure p gives the body the impulse h^3 J^T p (= -h^3 dt sum_f g_f (D1 p)_f:
+ *   force and moment about c; eq. 21, 23), and its friction stress h^3 dt sum_f g_f (D2 s)_f
+ *   (eq. 22), the share phi_s of the faces' stress that the sand does not take (eq. 27);
+ * - a free body (dynamic, host-owned) answers V = V* + M^-1 h^3 J^T p, so eliminating V adds
+ *   h^3 J M^-1 J^T (rank <= 6 a body, applied matrix-free, never formed) to A1 and J V* to b1
+ *   (eq. 25); V* its velocity after gravity;
+ * - a kinematic body's prescribed velocity enters b1 alone (M^-1 = 0), a static one nothing.
+ * The friction QP does not see the body's velocity (no eq. 26 term): the body takes the
+ * friction's reaction after the solve. */
+#ifndef GR_CONTINUUM_CONT_BODIES_H
+#define GR_CONTINUUM_CONT_BODIES_H
+
+#include "../bodies/body_store.h"
+#include "cont_ops.h"
+
+/// One face a body fills part of: cell's low face normal to axis, nb the cell below it.
+typedef struct cont_body_face {
+    uint32_t cell, nb, axis;
+    double g[6]; ///< phi_s,f [e_f ; (x_f - c) x e_f]
+} cont_body_face;
+
+/// One body as the step sees it.
+typedef struct cont_body {
+    uint32_t slot;
+    gr_motion_type motion;
+    uint32_t first, count; ///< its faces
+    bool free;             ///< dynamic or host-owned: its velocity is an unknown of the solve
+    gr_vec3 com;           ///< centre of mass, world
+    double v[6];           ///< V*: velocity of the centre of mass (after gravity when free), angular
+    double imp[6];         ///< this step's impulse from the sand [N s], moment about com [N m s]
+    double jx[6];          ///< scratch of the matvec: M^-1 h^3 J^T x
+    double inv_m;          ///< 1 / mass (free bodies)
+    gr_quat principal;     ///< world orientation of the principal axes (free bodies)
+    gr_vec3 inv_inertia;   ///< 1 / principal moments (free bodies)
+} cont_body;
+
+typedef struct cont_bodies {
+    uint32_t n, cap;
+    cont_body *b;
+    uint32_t faces, face_cap;
+    cont_body_face *f;
+    uint32_t cell_cap;
+    double *frac;   ///< [cells] one body's fractions (scratch)
+    double *fixed;  ///< [cells] the fraction inside static and kinematic bodies (the most of any one)
+    double *jrow;   ///< [6 cells] rows of J for the diagonal (scratch, kept zero)
+    uint8_t *touch; ///< [cells] a free body's J has a row here
+    uint32_t free_count;
+} cont_bodies;
+
+void cont_bodies_free(cont_bodies *cb, gr_mem *mem);
+
+/// The bodies over this grid: solid[c] the fraction of cell c inside any body (the most of
+/// any one), fixed[] the same of static and kinematic bodies, and each body's faces and velocity V* (free bodies: gravity over dt added). Only
+/// allocates (all or nothing: GR_ERROR_OUT_OF_MEMORY); the bodies are not changed.
+gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *g, const gr_body_store *bs,
+                            gr_vec3 gravity, double dt, double *solid);
+
+/// The most over-packing next to a free body the pressure undoes in one step (a volume
+/// fraction: at most CONT_BODY_OVERLAP h / dt of speed, so an overlap does not fling the body).
+#define CONT_BODY_OVERLAP 0.05
+/// b1 += J V* (dt D (G V*)) for every moving body; where a free body reaches, the
+/// over-packing 1 - phi_s - phi < 0 in b1 counts at most CONT_BODY_OVERLAP.
+void cont_bodies_rhs(const cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *phi,
+                     const double *solid, double *q);
+/// y += h^3 J M^-1 J^T x over the free bodies.
+void cont_bodies_apply(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *x, double *y);
+/// (h^3 J M^-1 J^T x)_c: one row (projected Gauss-Seidel; O(faces of the bodies at c)).
+double cont_bodies_row(const cont_bodies *cb, const gr_sparse_grid *g, double dt, uint32_t c, const double *x);
+/// diag[c] += (h^3 J M^-1 J^T)_cc where fixed[c] is false (lo < hi).
+void cont_bodies_diag(cont_bodies *cb, const gr_sparse_grid *g, double dt, double *diag);
+
+/// imp = h^3 dt sum_f g_f ((D^T p)_f + (D2 s)_f): the impulse of the step's pressure and
+/// friction (s NULL: none).
+void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s);
+
+/// Move the bodies over dt: free ones take V* + M^-1 imp (symplectic Euler), kinematic ones
+/// their velocity; add each body's impulse (and its moment about the body's position) to
+/// report[2 slot], report[2 slot + 1] for slots below `slots`.
+void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_vec3 *report, uint32_t slots);
+
+/// After the particles moved (and the bodies): a particle inside a moving body is put on its
+/// surface, and its velocity into the body taken out; a free body takes the reaction (the
+/// grid's faces inside a body carry no pressure, so sand that got in would stay in), reported
+/// as the other impulses.
+void cont_bodies_push_out(const cont_bodies *cb, gr_body_store *bs, uint32_t n, gr_vec3 *x, gr_vec3 *v,
+                          const double *m, gr_vec3 *report, uint32_t slots);
+
+/// Free and kinematic bodies alone over dt (a step without sand): gravity and their velocity.
+void cont_bodies_drift(gr_body_store *bs, gr_vec3 gravity, double dt);
+
+/// The fastest point of a moving body near the grid [m/s] (bodies of infinite extent: their
+/// linear speed).
+double cont_bodies_max_speed(const gr_body_store *bs);
+
+#endif /* GR_CONTINUUM_CONT_BODIES_H */
