@@ -5,6 +5,7 @@
 
 #include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
+#include "../core/clock.h"
 #include "../qp/qp_mprgp.h"
 #include "../qp/qp_pgs.h"
 
@@ -136,11 +137,13 @@ static void solid_fractions(const cont_state *st, double *solid)
         const gr_vec3 centre = v3_add(g->origin, v3((k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h));
         double frac = 0;
         for (uint32_t a = 0; a < bs->count && frac < 1; a++) {
-            const gr_body_data *b = &bs->data[bs->active[a]];
+            gr_body_data *b = &bs->data[bs->active[a]];
             /* (a container's distance is to its plates: within half a diagonal plus the walls'
              * depth of one, the cell may hold wall) */
-            const double d = gr_body_distance(b, centre);
             const double near = b->shape == GR_SHAPE_CONTAINER ? half_diag + thick : half_diag;
+            /* (a mesh's distance through its binned query, exact below `near`: the features'
+             * distance tests every triangle with a winding number, 100x slower) */
+            const double d = b->shape == GR_SHAPE_MESH ? gr_body_distance_within(b, centre, near) : gr_body_distance(b, centre);
             if (fabs(d) >= near && b->shape != GR_SHAPE_CONTAINER) {
                 if (b->shape == GR_SHAPE_MESH ? gr_body_contains(b, centre) : d < 0)
                     frac = 1;
@@ -204,12 +207,18 @@ static gr_status solve(cont_state *st, const gr_qp_problem *pr, double *x, uint3
     return s;
 }
 
-gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
+/* The time since *clock into *share; *clock = now. */
+static void lap(double *clock, double *share)
 {
-    *lost = 0;
+    const double t = gr_clock_seconds();
+    *share += t - *clock;
+    *clock = t;
+}
+
+static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
+{
     gr_status s;
-    if (st->n == 0)
-        return GR_OK;
+    cont_timing *tm = &st->timing;
     /* everything allocated first: the grid, its fields, the warm-start store */
     if (!gr_sparse_grid_build(&st->grid, st->mem, (const double *)st->x, 3, st->n, st->par.cell, (gr_vec3){0, 0, 0}, 2))
         return GR_ERROR_OUT_OF_MEMORY;
@@ -223,6 +232,7 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     f->cf.cp = &f->cp;
     st->stats = (cont_stats){.cells = cells, .blocks = g->block_count, .converged = true};
     *lost = g->rejected;
+    lap(clock, &tm->grid);
 
     /* 1. particles to grid; gravity on every face with mass */
     cont_particle_view pv = {st->n, st->x, st->v, st->m, st->vmin, st->alpha};
@@ -235,7 +245,9 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
             if (f->gm.mass.f[a][c] > 0)
                 f->gm.u.f[a][c] += gc[a];
     copy_faces(&f->gm.u, &f->u_star, cells);
+    lap(clock, &tm->particles);
     solid_fractions(st, f->solid);
+    lap(clock, &tm->grid);
 
     /* 1b. density correction (sec. 2.2.1, Fig. 8 step 2), on the pressure problem's arrays */
     if (st->par.density_correction) {
@@ -251,22 +263,27 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
         st->stats.density_iterations = qs.iterations;
         f->cp.dt = dt;
     }
+    lap(clock, &tm->pressure);
 
     /* 2. staggered projections (sec. 2.5, Fig. 8 step 3), warm-started from the last step */
     warm_start(st);
+    lap(clock, &tm->grid);
     cont_pressure_weights(&f->cp, &f->gm, f->solid);
     const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
     for (uint32_t r = 0; r < rounds; r++) {
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_friction_apply(&f->cf, f->s, &f->u_try);
+        lap(clock, &tm->friction);
         cont_pressure_rhs(&f->cp, &f->gm, &f->u_try, f->solid);
         gr_qp_problem pp = cont_pressure_problem(&f->cp);
         if ((s = solve(st, &pp, f->p, &st->stats.pressure_iterations, &st->stats.pressure_matvecs)) != GR_OK)
             return s;
+        lap(clock, &tm->pressure);
         if (st->par.stagger == 0)
             break;
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_pressure_apply(&f->cp, f->p, &f->u_try);
+        lap(clock, &tm->pressure);
         cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, f->gm.alpha, 0.0);
         if (st->par.friction_sweeps && !st->par.pgs) {
             gr_qp_settings set = gr_qp_settings_default();
@@ -284,6 +301,7 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
             if ((s = solve(st, &fp, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
                 return s;
         }
+        lap(clock, &tm->friction);
     }
     if (st->par.stagger == 0)
         memset(f->s, 0, sizeof(double) * 5 * cells);
@@ -291,9 +309,11 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     /* 3. the velocity of eq. 5 / 27 */
     copy_faces(&f->u_star, &f->gm.u, cells);
     cont_pressure_apply(&f->cp, f->p, &f->gm.u);
+    lap(clock, &tm->pressure);
     copy_faces(&f->gm.u, &f->u_try, cells);
     cont_friction_apply(&f->cf, f->s, &f->gm.u);
     st->stats.friction_work = grid_energy(&f->gm, &f->gm.u, cells) - grid_energy(&f->gm, &f->u_try, cells);
+    lap(clock, &tm->friction);
 
     /* 4. particles: FLIP velocities, motion, shapes (eq. 28) */
     cont_grid_to_particles(g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
@@ -309,6 +329,7 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
         st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
         st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
     }
+    lap(clock, &tm->particles);
 
     /* 5. keep this step's solution for the next one's warm start */
     memcpy(st->prev_p, f->p, sizeof(double) * cells);
@@ -316,5 +337,23 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     const gr_sparse_grid t = st->prev;
     st->prev = st->grid;
     st->grid = t;
+    lap(clock, &tm->grid);
     return GR_OK;
+}
+
+gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
+{
+    *lost = 0;
+    if (st->n == 0)
+        return GR_OK;
+    const double t0 = gr_clock_seconds();
+    double clock = t0;
+    const gr_status s = step(st, dt, lost, &clock);
+    cont_timing *tm = &st->timing;
+    tm->total += clock - t0;
+    tm->steps++;
+    tm->pressure_iterations += st->stats.pressure_iterations;
+    tm->friction_iterations += st->stats.friction_iterations;
+    tm->density_iterations += st->stats.density_iterations;
+    return s;
 }
