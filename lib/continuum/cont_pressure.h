@@ -21,6 +21,7 @@ typedef struct cont_pressure {
     cont_faces inv_rho;   ///< (1 - phi_s) / rho on the faces: the velocity's response to -dt D1 p
     cont_faces scratch;   ///< the matvec's gradient
     double *q, *diag, *lo, *hi;
+    gr_tasks *tasks;      ///< the matvecs run on these (NULL: in the calling thread)
 } cont_pressure;
 
 /// Fill W, (1 - phi_s) / rho, b1, the diagonal and the bounds from the grid's masses, velocities

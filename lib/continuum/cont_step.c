@@ -207,6 +207,36 @@ static gr_status solve(cont_state *st, const gr_qp_problem *pr, double *x, uint3
     return s;
 }
 
+typedef struct advect_job {
+    cont_state *st;
+    double dt;
+} advect_job;
+
+/* Particles [i0, i1) move through the grid's flow (eq. 28 for their shapes): each writes only
+ * its own state. */
+static void advect_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
+{
+    (void)worker;
+    const advect_job *j = (const advect_job *)ctx;
+    cont_state *st = j->st;
+    const double dt = j->dt;
+    const gr_sparse_grid *g = &st->grid;
+    const cont_fields *f = &st->f;
+    const gr_vec3 gv = *st->env.gravity;
+    for (uint32_t i = i0; i < i1; i++) {
+        if (g->point_cell[i] == GR_INVALID_INDEX) { /* no grid here: free flight */
+            st->x[i] = v3_madd(st->x[i], st->v[i], dt);
+            st->v[i] = v3_madd(st->v[i], gv, dt);
+            continue;
+        }
+        gr_vec3 d = {0, 0, 0};
+        if (st->par.density_correction)
+            d = cont_density_particle(g, &f->dx, st->x[i], dt, &st->v[i]);
+        st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
+        st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
+    }
+}
+
 /* The time since *clock into *share; *clock = now. */
 static void lap(double *clock, double *share)
 {
@@ -229,6 +259,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     cont_fields *f = &st->f;
     f->cp.g = g;
     f->cp.dt = dt;
+    f->cp.tasks = st->env.tasks;
     f->cf.cp = &f->cp;
     st->stats = (cont_stats){.cells = cells, .blocks = g->block_count, .converged = true};
     *lost = g->rejected;
@@ -316,19 +347,12 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     lap(clock, &tm->friction);
 
     /* 4. particles: FLIP velocities, motion, shapes (eq. 28) */
-    cont_grid_to_particles(g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
-    for (uint32_t i = 0; i < st->n; i++) {
-        if (g->point_cell[i] == GR_INVALID_INDEX) { /* no grid here: free flight */
-            st->x[i] = v3_madd(st->x[i], st->v[i], dt);
-            st->v[i] = v3_madd(st->v[i], gv, dt);
-            continue;
-        }
-        gr_vec3 d = {0, 0, 0};
-        if (st->par.density_correction)
-            d = cont_density_particle(g, &f->dx, st->x[i], dt, &st->v[i]);
-        st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
-        st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
-    }
+    cont_grid_to_particles_on(st->env.tasks, g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
+    advect_job aj = {st, dt};
+    if (!st->env.tasks || st->env.tasks->worker_count <= 1 || st->n <= CONT_PARTICLES_PER_TASK)
+        advect_range(&aj, 0, st->n, 0);
+    else
+        gr_parallel_for(st->env.tasks, st->n, CONT_PARTICLES_PER_TASK, advect_range, &aj);
     lap(clock, &tm->particles);
 
     /* 5. keep this step's solution for the next one's warm start */
