@@ -14,7 +14,8 @@
  * shapes) and grid (sparse grid build, solid fractions, warm start). The state is read through
  * the internal headers: the public API has no solver statistics.
  * Prints: narain scene=<s> workers=<w> cells=<active cells> occupied=<cells with particles>
- *   particles=<n> render_points=<n> ms_per_frame=<x> steps_per_frame=<k> pressure=<%> friction=<%>
+ *   particles=<n> render_points=<n> ms_per_frame=<x> (wall) cpu_ms_per_frame=<x> (the process's CPU
+ *   time: all workers, spinning included) steps_per_frame=<k> pressure=<%> friction=<%>
  *   particles_share=<%> grid=<%> pressure_iters=<per step> friction_iters=<per step>
  *   bytes_per_particle=<b> bytes_per_cell=<b> (per occupied cell).
  * A harness, not a test. */
@@ -30,12 +31,16 @@
 #include "../lib/continuum/cont_internal.h"
 #include "../lib/world/world.h"
 
-static double now(void)
+static double clock_of(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
+static double now(void) { return clock_of(CLOCK_MONOTONIC); }
+/* the process's CPU time (all its threads): on a loaded machine, with 1 worker, what the frame
+ * costs uncontended */
+static double cpu(void) { return clock_of(CLOCK_PROCESS_CPUTIME_ID); }
 
 #define FAIL(w, what)                                                                                                  \
     do {                                                                                                               \
@@ -212,7 +217,7 @@ int main(int argc, char **argv)
             FAIL(w, "a step");
     const cont_timing t0 = st->timing;
     uint32_t cells = 0, occupied = 0, cells_max = 0;
-    const double wall0 = now();
+    const double wall0 = now(), cpu0 = cpu();
     for (int f = 0; f < frames; f++) {
         if (gr_step(w, frame) != GR_OK)
             FAIL(w, "a step");
@@ -221,7 +226,7 @@ int main(int argc, char **argv)
         occupied += occupied_cells(&st->prev);
         cells_max = cells_max > gr_sparse_grid_cells(&st->prev) ? cells_max : gr_sparse_grid_cells(&st->prev);
     }
-    const double wall = now() - wall0;
+    const double wall = now() - wall0, cpu_time = cpu() - cpu0;
     const cont_timing t1 = st->timing;
     const double total = t1.total - t0.total, steps = (double)(t1.steps - t0.steps);
     gr_counters c;
@@ -234,10 +239,10 @@ int main(int argc, char **argv)
     const double particle_bytes = (double)per_particle * st->cap;
     const uint32_t occ_last = occupied_cells(&st->prev);
     printf("narain scene=%s workers=%u cells=%u occupied=%u particles=%u render_points=%u ms_per_frame=%.1f "
-           "steps_per_frame=%.1f pressure=%.0f%% friction=%.0f%% particles_share=%.0f%% grid=%.0f%% "
+           "cpu_ms_per_frame=%.1f steps_per_frame=%.1f pressure=%.0f%% friction=%.0f%% particles_share=%.0f%% grid=%.0f%% "
            "pressure_iters=%.0f friction_iters=%.0f bytes_per_particle=%.0f bytes_per_cell=%.0f\n",
            scene, workers, cells / frames, occupied / frames, st->n, gr_world_get_render_point_count(w),
-           1e3 * wall / frames, steps / frames, 100 * (t1.pressure - t0.pressure) / total,
+           1e3 * wall / frames, 1e3 * cpu_time / frames, steps / frames, 100 * (t1.pressure - t0.pressure) / total,
            100 * (t1.friction - t0.friction) / total, 100 * (t1.particles - t0.particles) / total,
            100 * (t1.grid - t0.grid) / total, (double)(t1.pressure_iterations - t0.pressure_iterations) / steps,
            (double)(t1.friction_iterations - t0.friction_iterations) / steps, particle_bytes / st->n,
