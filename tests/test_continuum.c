@@ -397,7 +397,7 @@ static void scene_step(scene *s, gr_mem *mem)
     }
     face_copy(&gm.u, &u_star, cells);
     cont_pressure cp = {g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells)};
+                        zeros(cells), zeros(cells), zeros(cells), NULL};
     cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
                         zeros(5 * cells), 0};
     free(s->p);
@@ -513,7 +513,7 @@ static void test_friction_rows_and_solvers_agree(void)
             gm.u.f[1][c] -= s.dt * 9.81;
     }
     cont_pressure cp = {g, s.dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells)};
+                        zeros(cells), zeros(cells), zeros(cells), NULL};
     cont_pressure_setup(&cp, &gm, &gm.u, solid);
     gr_qp_problem pp = cont_pressure_problem(&cp);
     gr_qp_stats st;

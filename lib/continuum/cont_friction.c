@@ -189,36 +189,57 @@ static inline uint32_t step(const gr_sparse_grid *g, uint32_t c, const block_axi
     return gr_sparse_grid_neighbor(g, c, ax->dir == 0 ? o : 0, ax->dir == 1 ? o : 0, ax->dir == 2 ? o : 0);
 }
 
+typedef struct block_apply_job {
+    const cont_friction_block *fb;
+    const double *x;
+    double *y;
+} block_apply_job;
+
 /* y = A2_kk x = sum over the component's face grids of dt^2 k^2 / h^2 Delta^T W Delta x, plus
- * eps x: two passes over the cells per face grid. */
-static void block_apply(void *ctx, const double *x, double *y)
+ * eps x, on grid blocks [b0, b1): each cell gathers t = k^2 W Delta x on its two faces of each
+ * face grid, y[c] += t[c] - t[c + e] (the same operations in the same order whichever worker
+ * runs which blocks). */
+static void block_apply_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
-    const cont_friction_block *fb = (const cont_friction_block *)ctx;
-    const cont_friction *cf = fb->cf;
+    (void)worker;
+    const block_apply_job *job = (const block_apply_job *)ctx;
+    const cont_friction *cf = job->fb->cf;
     const cont_pressure *cp = cf->cp;
     const gr_sparse_grid *g = cp->g;
-    const uint32_t blocks = g->block_count, cells = gr_sparse_grid_cells(g);
-    const int comp = fb->component;
+    const double *x = job->x;
+    double *y = job->y;
+    const int comp = job->fb->component;
     const double scale = cp->dt * cp->dt * g->inv_h * g->inv_h;
-    for (uint32_t c = 0; c < cells; c++)
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++)
         y[c] = cf->eps * x[c];
     for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) {
         const block_axis *ax = &BLOCK_AXES[comp][j];
         const double *w = cp->w.f[ax->axis];
-        double *t = cf->scratch.f[ax->axis];
         const double k2 = ax->k * ax->k * scale;
         const int dir = ax->dir, o = ax->sgn;
-        for (uint32_t b = 0; b < blocks; b++) { /* t = k^2 W Delta x (Delta x: x[f] - x[f - e]) */
-            const uint32_t nb = block_toward(g, b, dir, -o);
-            for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++)
-                t[c] = w[c] == 0 ? 0.0 : k2 * w[c] * (x[c] - shifted(x, c, l, dir, -o, nb));
-        }
-        for (uint32_t b = 0; b < blocks; b++) { /* y += Delta^T t (t[c] - t[c + e]) */
-            const uint32_t nb = block_toward(g, b, dir, o);
-            for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++)
-                y[c] += t[c] - shifted(t, c, l, dir, o, nb);
+        const uint32_t stride = 1u << (2 * dir);
+        for (uint32_t b = b0; b < b1; b++) {
+            const uint32_t back = block_toward(g, b, dir, -o), ahead = block_toward(g, b, dir, o);
+            for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++) {
+                /* t at c, and at the cell e ahead (its own back neighbour is c) */
+                const double tc = w[c] == 0 ? 0.0 : k2 * w[c] * (x[c] - shifted(x, c, l, dir, -o, back));
+                const uint32_t lc = (l >> (2 * dir)) & 3u;
+                const bool inside = o > 0 ? lc < 3u : lc > 0u;
+                const uint32_t e = inside ? (o > 0 ? c + stride : c - stride)
+                                   : (ahead == GR_INVALID_INDEX ? GR_INVALID_INDEX
+                                                                : ahead * 64u + (o > 0 ? l - 3u * stride : l + 3u * stride));
+                const double te = e == GR_INVALID_INDEX || w[e] == 0 ? 0.0 : k2 * w[e] * (x[e] - x[c]);
+                y[c] += tc - te;
+            }
         }
     }
+}
+
+static void block_apply(void *ctx, const double *x, double *y)
+{
+    const cont_friction_block *fb = (const cont_friction_block *)ctx;
+    block_apply_job job = {fb, x, y};
+    cont_for_blocks(fb->cf->cp->tasks, fb->cf->cp->g->block_count, block_apply_blocks, &job);
 }
 
 /* (A2_kk x)_c from the two faces per face grid the coefficient touches. */

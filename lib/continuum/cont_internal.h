@@ -41,6 +41,18 @@ typedef struct cont_stats {
     double friction_work; ///< the friction's change of the grid's kinetic energy [J] (<= 0)
 } cont_stats;
 
+/// Where the steps' time went, summed since the solver was created (for benchmarks: read the
+/// difference over a stretch of steps; a monotonic clock, never used for results) [s]. The
+/// pressure share holds the density correction and the pressure solves and applies, the friction
+/// share the friction setups, solves and applies, the particles share both transfers, the
+/// advection and the shapes; grid: the sparse grid's build, the solids and the warm start.
+typedef struct cont_timing {
+    double total, grid, pressure, friction, particles;
+    uint64_t steps;                                     ///< cont_step calls that did a step
+    uint64_t pressure_iterations, friction_iterations;  ///< MPRGP (or PGS) iterations, summed
+    uint64_t density_iterations;
+} cont_timing;
+
 /// The fields over the grid's cells a step uses (all grown together).
 typedef struct cont_fields {
     uint32_t cap;               ///< cells each array holds
@@ -89,6 +101,7 @@ typedef struct cont_state {
     gr_vec3 *imp;              ///< [2 imp_cap] the bodies' impulses over a world step, by body slot
     uint32_t imp_cap;
     cont_stats stats;
+    cont_timing timing;
 } cont_state;
 
 #endif /* GR_CONTINUUM_CONT_INTERNAL_H */

@@ -16,6 +16,7 @@
 #ifndef GR_CONTINUUM_CONT_OPS_H
 #define GR_CONTINUUM_CONT_OPS_H
 
+#include "../core/tasks.h"
 #include "../grid/sparse_grid.h"
 
 /// A field on the faces: the x, y and z components, each an array over cells.
@@ -61,6 +62,20 @@ static inline double cont_stress_div_face(const gr_sparse_grid *g, const cont_st
     else
         off = cont_at(g, s->xz, c, 1, 0, 0) - s->xz[c] + cont_at(g, s->yz, c, 0, 1, 0) - s->yz[c];
     return (diag + off) * g->inv_h;
+}
+
+/// Grid blocks a parallel job's range takes at a time (fixed: results do not depend on it).
+#define CONT_BLOCKS_PER_TASK 8u
+
+/// fn(ctx, first block, end block, worker) over the grid's blocks [0, blocks): in parallel on
+/// `tasks` (NULL or one worker: in the calling thread). fn must write only its blocks' cells, so
+/// the results are the same for any worker count.
+static inline void cont_for_blocks(gr_tasks *tasks, uint32_t blocks, gr_range_fn *fn, void *ctx)
+{
+    if (!tasks || tasks->worker_count <= 1 || blocks <= CONT_BLOCKS_PER_TASK)
+        fn(ctx, 0, blocks, 0);
+    else
+        gr_parallel_for(tasks, blocks, CONT_BLOCKS_PER_TASK, fn, ctx);
 }
 
 /// out = D u: (u(i+1/2) - u(i-1/2) + v(j+1/2) - v(j-1/2) + w(k+1/2) - w(k-1/2)) / h.

@@ -67,22 +67,48 @@ void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_
     cont_pressure_rhs(cp, m, u, solid);
 }
 
-/* y = dt^2 D1^T W D1 x = -dt^2 D (W D1 x) */
+/* W D1 x on cell c's low face normal to `axis` (0 when c is inactive). */
+static inline double weighted_grad(const cont_pressure *cp, const double *x, uint32_t c, int axis)
+{
+    if (c == GR_INVALID_INDEX)
+        return 0.0;
+    const gr_sparse_grid *g = cp->g;
+    const double lo = cont_at(g, x, c, -(axis == 0), -(axis == 1), -(axis == 2));
+    return (x[c] - lo) * g->inv_h * cp->w.f[axis][c];
+}
+
+typedef struct apply_job {
+    const cont_pressure *cp;
+    const double *x;
+    double *y;
+} apply_job;
+
+/* y = dt^2 D1^T W D1 x = -dt^2 D (W D1 x) on blocks [b0, b1): each cell gathers the weighted
+ * gradient on its six faces (the same operations in the same order as D after D1: the result
+ * does not depend on how the blocks are shared out). */
+static void apply_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const apply_job *j = (const apply_job *)ctx;
+    const cont_pressure *cp = j->cp;
+    const gr_sparse_grid *g = cp->g;
+    const double k = -cp->dt * cp->dt, inv_h = g->inv_h;
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++) {
+        const double d = weighted_grad(cp, j->x, gr_sparse_grid_neighbor(g, c, 1, 0, 0), 0) -
+                         weighted_grad(cp, j->x, c, 0) + weighted_grad(cp, j->x, gr_sparse_grid_neighbor(g, c, 0, 1, 0), 1) -
+                         weighted_grad(cp, j->x, c, 1) + weighted_grad(cp, j->x, gr_sparse_grid_neighbor(g, c, 0, 0, 1), 2) -
+                         weighted_grad(cp, j->x, c, 2);
+        j->y[c] = d * inv_h * k;
+    }
+}
+
 static void apply(void *ctx, const double *x, double *y)
 {
     cont_pressure *cp = (cont_pressure *)ctx;
-    const gr_sparse_grid *g = cp->g;
-    const uint32_t cells = gr_sparse_grid_cells(g);
-    cont_grad(g, x, &cp->scratch);
-    for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++)
-            cp->scratch.f[a][c] *= cp->w.f[a][c];
-    cont_div(g, &cp->scratch, y);
-    const double k = -cp->dt * cp->dt;
-    for (uint32_t c = 0; c < cells; c++)
-        y[c] *= k;
-    if (cp->bodies && cp->bodies->free_count)
-        cont_bodies_apply(cp->bodies, g, cp->dt, x, y);
+    apply_job j = {cp, x, y};
+    cont_for_blocks(cp->tasks, cp->g->block_count, apply_blocks, &j);
+    if (cp->bodies && cp->bodies->free_count) /* (serial: a sum over each body's faces) */
+        cont_bodies_apply(cp->bodies, cp->g, cp->dt, x, y);
 }
 
 /* (A1 x)_c from the stencil: dt^2 / h^2 sum over the six faces of W (x_c - x_neighbour). */

@@ -25,6 +25,7 @@ typedef struct cont_pressure {
     /// The bodies coupled into A1 and b1 (cont_bodies.h): set by the caller after
     /// cont_pressure_weights (which leaves it as it is); NULL: none.
     cont_bodies *bodies;
+    gr_tasks *tasks;      ///< the matvecs run on these (NULL: in the calling thread)
 } cont_pressure;
 
 /// Fill W, (1 - phi_s) / rho, b1, the diagonal and the bounds from the grid's masses, velocities

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../bodies/body_store.h"
+#include "../core/clock.h"
 #include "../qp/qp_mprgp.h"
 #include "../qp/qp_pgs.h"
 #include "cont_points.h"
@@ -140,15 +141,55 @@ static gr_status solve(cont_state *st, const gr_qp_problem *pr, double *x, uint3
     return s;
 }
 
-gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
+typedef struct advect_job {
+    cont_state *st;
+    double dt;
+} advect_job;
+
+/* Particles [i0, i1) move through the grid's flow (eq. 28 for their shapes): each writes only
+ * its own state. */
+static void advect_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
 {
-    *lost = 0;
+    (void)worker;
+    const advect_job *j = (const advect_job *)ctx;
+    cont_state *st = j->st;
+    const double dt = j->dt;
+    const gr_sparse_grid *g = &st->grid;
+    const cont_fields *f = &st->f;
+    const gr_vec3 gv = *st->env.gravity;
+    for (uint32_t i = i0; i < i1; i++) {
+        if (g->point_cell[i] == GR_INVALID_INDEX) { /* no grid here: free flight */
+            st->x[i] = v3_madd(st->x[i], st->v[i], dt);
+            st->v[i] = v3_madd(st->v[i], gv, dt);
+            continue;
+        }
+        gr_vec3 d = {0, 0, 0};
+        if (st->par.density_correction)
+            d = cont_density_particle(g, &f->dx, st->x[i], dt, &st->v[i]);
+        st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
+        st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
+        if (st->par.points)
+            cont_points_advance(st, i, st->grad + 9 * (size_t)i, dt);
+    }
+}
+
+/* The time since *clock into *share; *clock = now. */
+static void lap(double *clock, double *share)
+{
+    const double t = gr_clock_seconds();
+    *share += t - *clock;
+    *clock = t;
+}
+
+static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
+{
     gr_status s;
     const gr_vec3 gv = *st->env.gravity;
     if (st->n == 0) {
         cont_bodies_drift(st->env.bodies, gv, dt);
         return GR_OK;
     }
+    cont_timing *tm = &st->timing;
     /* everything allocated first: the grid, its fields, the warm-start store */
     if (!gr_sparse_grid_build(&st->grid, st->mem, (const double *)st->x, 3, st->n, st->par.cell, (gr_vec3){0, 0, 0}, 2))
         return GR_ERROR_OUT_OF_MEMORY;
@@ -159,9 +200,11 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     cont_fields *f = &st->f;
     f->cp.g = g;
     f->cp.dt = dt;
+    f->cp.tasks = st->env.tasks;
     f->cf.cp = &f->cp;
     st->stats = (cont_stats){.cells = cells, .blocks = g->block_count, .converged = true};
     *lost = g->rejected;
+    lap(clock, &tm->grid);
 
     /* 1. particles to grid; gravity on every face with mass */
     cont_particle_view pv = {st->n, st->x, st->v, st->m, st->vmin, st->alpha};
@@ -173,10 +216,12 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
             if (f->gm.mass.f[a][c] > 0)
                 f->gm.u.f[a][c] += gc[a];
     copy_faces(&f->gm.u, &f->u_star, cells);
+    lap(clock, &tm->particles);
     /* the bodies' fractions, faces and velocities (the last allocation of the step) */
     if ((s = cont_bodies_build(&st->bodies, st->mem, g, st->env.bodies, gv, dt, f->solid)) != GR_OK)
         return s;
     f->cp.bodies = &st->bodies;
+    lap(clock, &tm->grid);
 
     /* 1b. density correction (sec. 2.2.1, Fig. 8 step 2), on the pressure problem's arrays */
     if (st->par.density_correction) {
@@ -197,24 +242,29 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
         st->stats.density_iterations = qs.iterations;
         f->cp.dt = dt;
     }
+    lap(clock, &tm->pressure);
 
     /* 2. staggered projections (sec. 2.5, Fig. 8 step 3), warm-started from the last step */
     warm_start(st);
+    lap(clock, &tm->grid);
     cont_pressure_weights(&f->cp, &f->gm, f->solid);
     cont_bodies_diag(&st->bodies, g, dt, f->cp.diag);
     const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
     for (uint32_t r = 0; r < rounds; r++) {
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_friction_apply(&f->cf, f->s, &f->u_try);
+        lap(clock, &tm->friction);
         cont_pressure_rhs(&f->cp, &f->gm, &f->u_try, f->solid);
         cont_bodies_rhs(&st->bodies, g, dt, f->gm.phi, f->solid, f->cp.q);
         gr_qp_problem pp = cont_pressure_problem(&f->cp);
         if ((s = solve(st, &pp, f->p, &st->stats.pressure_iterations, &st->stats.pressure_matvecs)) != GR_OK)
             return s;
+        lap(clock, &tm->pressure);
         if (st->par.stagger == 0)
             break;
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_pressure_apply(&f->cp, f->p, &f->u_try);
+        lap(clock, &tm->pressure);
         cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, f->gm.alpha, 0.0);
         if (st->par.friction_sweeps && !st->par.pgs) {
             gr_qp_settings set = gr_qp_settings_default();
@@ -232,6 +282,7 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
             if ((s = solve(st, &fp, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
                 return s;
         }
+        lap(clock, &tm->friction);
     }
     if (st->par.stagger == 0)
         memset(f->s, 0, sizeof(double) * 5 * cells);
@@ -239,9 +290,11 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     /* 3. the velocity of eq. 5 / 27 */
     copy_faces(&f->u_star, &f->gm.u, cells);
     cont_pressure_apply(&f->cp, f->p, &f->gm.u);
+    lap(clock, &tm->pressure);
     copy_faces(&f->gm.u, &f->u_try, cells);
     cont_friction_apply(&f->cf, f->s, &f->gm.u);
     st->stats.friction_work = grid_energy(&f->gm, &f->gm.u, cells) - grid_energy(&f->gm, &f->u_try, cells);
+    lap(clock, &tm->friction);
 
     /* 3b. the bodies take what the sand gave them (eq. 23) and move */
     const cont_stress sv = cont_stress_view(f->s, cells);
@@ -249,21 +302,13 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     cont_bodies_finish(&st->bodies, st->env.bodies, dt, st->imp, st->imp ? st->imp_cap : 0);
 
     /* 4. particles: FLIP velocities, motion, shapes (eq. 28) */
-    cont_grid_to_particles(g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
-    for (uint32_t i = 0; i < st->n; i++) {
-        if (g->point_cell[i] == GR_INVALID_INDEX) { /* no grid here: free flight */
-            st->x[i] = v3_madd(st->x[i], st->v[i], dt);
-            st->v[i] = v3_madd(st->v[i], gv, dt);
-            continue;
-        }
-        gr_vec3 d = {0, 0, 0};
-        if (st->par.density_correction)
-            d = cont_density_particle(g, &f->dx, st->x[i], dt, &st->v[i]);
-        st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
-        st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
-        if (st->par.points)
-            cont_points_advance(st, i, st->grad + 9 * (size_t)i, dt);
-    }
+    cont_grid_to_particles_on(st->env.tasks, g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
+    advect_job aj = {st, dt};
+    if (!st->env.tasks || st->env.tasks->worker_count <= 1 || st->n <= CONT_PARTICLES_PER_TASK)
+        advect_range(&aj, 0, st->n, 0);
+    else
+        gr_parallel_for(st->env.tasks, st->n, CONT_PARTICLES_PER_TASK, advect_range, &aj);
+    lap(clock, &tm->particles);
 
     cont_bodies_push_out(&st->bodies, st->env.bodies, st->n, st->x, st->v, st->m, st->imp, st->imp ? st->imp_cap : 0);
 
@@ -273,5 +318,23 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     const gr_sparse_grid t = st->prev;
     st->prev = st->grid;
     st->grid = t;
+    lap(clock, &tm->grid);
     return GR_OK;
+}
+
+gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
+{
+    *lost = 0;
+    if (st->n == 0)
+        return GR_OK;
+    const double t0 = gr_clock_seconds();
+    double clock = t0;
+    const gr_status s = step(st, dt, lost, &clock);
+    cont_timing *tm = &st->timing;
+    tm->total += clock - t0;
+    tm->steps++;
+    tm->pressure_iterations += st->stats.pressure_iterations;
+    tm->friction_iterations += st->stats.friction_iterations;
+    tm->density_iterations += st->stats.density_iterations;
+    return s;
 }

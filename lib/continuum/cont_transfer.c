@@ -167,10 +167,26 @@ bool cont_velocity_at(const gr_sparse_grid *g, const cont_faces *u, gr_vec3 x, g
     return true;
 }
 
-void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p, const cont_faces *u,
-                            const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow)
+typedef struct g2p_job {
+    const gr_sparse_grid *g;
+    const cont_particle_view *p;
+    const cont_faces *u, *u_old;
+    double pic;
+    double *grad;
+    gr_vec3 *flow;
+} g2p_job;
+
+/* Particles [i0, i1): each writes only its own velocity, gradient and flow. */
+static void g2p_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
 {
-    for (uint32_t i = 0; i < p->n; i++) {
+    (void)worker;
+    const g2p_job *j = (const g2p_job *)ctx;
+    const gr_sparse_grid *g = j->g;
+    const cont_particle_view *p = j->p;
+    const double pic = j->pic;
+    double *grad = j->grad;
+    gr_vec3 *flow = j->flow;
+    for (uint32_t i = i0; i < i1; i++) {
         uint32_t c0;
         double f[3];
         if (!particle_cell(g, p, i, &c0, f)) {
@@ -181,8 +197,8 @@ void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p
             continue;
         }
         double now[3], before[3];
-        interpolate(g, c0, f, u, now, grad ? grad + 9 * (size_t)i : NULL);
-        interpolate(g, c0, f, u_old, before, NULL);
+        interpolate(g, c0, f, j->u, now, grad ? grad + 9 * (size_t)i : NULL);
+        interpolate(g, c0, f, j->u_old, before, NULL);
         const double old[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
         double nv[3];
         for (int a = 0; a < 3; a++)
@@ -191,4 +207,20 @@ void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p
         if (flow)
             flow[i] = v3(now[0], now[1], now[2]);
     }
+}
+
+void cont_grid_to_particles_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_particle_view *p,
+                               const cont_faces *u, const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow)
+{
+    g2p_job j = {g, p, u, u_old, pic, grad, flow};
+    if (!tasks || tasks->worker_count <= 1 || p->n <= CONT_PARTICLES_PER_TASK)
+        g2p_range(&j, 0, p->n, 0);
+    else
+        gr_parallel_for(tasks, p->n, CONT_PARTICLES_PER_TASK, g2p_range, &j);
+}
+
+void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p, const cont_faces *u,
+                            const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow)
+{
+    cont_grid_to_particles_on(NULL, g, p, u, u_old, pic, grad, flow);
 }

@@ -41,6 +41,14 @@ void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p
 void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p, const cont_faces *u,
                             const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow);
 
+/// Particles a parallel job's range takes at a time.
+#define CONT_PARTICLES_PER_TASK 1024u
+
+/// cont_grid_to_particles on `tasks` (NULL: in the calling thread): each particle's result is
+/// its own, the same for any worker count.
+void cont_grid_to_particles_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_particle_view *p,
+                               const cont_faces *u, const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow);
+
 /// The grid's velocity at x (trilinear on each face grid); x must lie in an active cell whose
 /// halo of 1 is active (false otherwise, v zero).
 bool cont_velocity_at(const gr_sparse_grid *g, const cont_faces *u, gr_vec3 x, gr_vec3 *v);
