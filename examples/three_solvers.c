@@ -74,8 +74,8 @@ int main(int argc, char **argv)
                p[k].angle_hr, p[k].mean_speed, (unsigned long long)c.substep_count, wall[k]);
     }
     for (int k = 0; k < 3; k++) {
-        ex_check(removed[k] == 0 && ymin[k] > -0.25 * s[k].def.cell, "%s: no grain lost or through the floor (lowest %.4f m)",
-                 names[k], ymin[k]);
+        ex_check(removed[k] == 0 && ymin[k] > -0.25 * s[k].def.cell, "%s: no grain lost (%llu) or through the floor (lowest %.4f m)",
+                 names[k], removed[k], ymin[k]);
         ex_check(p[k].foot > p0[k].foot + 0.25 * s[k].def.half_width && p[k].height < 0.8 * s[k].def.height,
                  "%s: the column collapsed: runout %.3f m, height %.3f m", names[k], p[k].foot - p0[k].foot, p[k].height);
         ex_check(p[k].mean_speed < 0.02, "%s: and stopped: mean speed %.4f m/s, largest displacement over 1/3 s %.4f m",

@@ -167,7 +167,17 @@ static void advect_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
         if (st->par.density_correction)
             d = cont_density_particle(g, &f->dx, st->x[i], dt, &st->v[i]);
         st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
-        st->shape[i] = cont_shape_advance(st->shape[i], st->grad + 9 * (size_t)i, dt);
+        /* (a step deforms a particle by at most half its size: beside a wall one step's gradient
+         * from the grid can be of order 1 / dt, and it would stretch an ellipsoid metres long) */
+        double *J = st->grad + 9 * (size_t)i, n2 = 0;
+        for (int k = 0; k < 9; k++)
+            n2 += J[k] * J[k];
+        if (dt * dt * n2 > 0.25) {
+            const double scale = 0.5 / (dt * sqrt(n2));
+            for (int k = 0; k < 9; k++)
+                J[k] *= scale;
+        }
+        st->shape[i] = cont_shape_advance(st->shape[i], J, dt);
         if (st->par.points)
             cont_points_advance(st, i, st->grad + 9 * (size_t)i, dt);
     }
