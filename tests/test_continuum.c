@@ -739,6 +739,7 @@ static void regrain_scene(cont_state *st, gr_mem *mem, gr_world *w, gr_grain_tab
     cont_def_defaults(&def);
     st->par = cont_def_params(&def);
     st->par.points = 6;
+    st->par.split_merge = true;
     gr_sparse_grid_init(&st->grid);
     gr_sparse_grid_init(&st->prev);
     gr_grain_table_init(t);

@@ -51,6 +51,12 @@ static void scenario(tu_alloc *a, scenario_result *res, gr_solver_kind solver)
     pbd.hr_radius = 0.0008; /* render points too (sampled by fills and steps) */
     if (solver == GR_SOLVER_PBD)
         def.pbd = &pbd;
+    gr_continuum_def cont;
+    gr_continuum_def_init(&cont);
+    cont.split_merge = 1; /* (their plans allocate too) */
+    cont.render_points = 4;
+    if (solver == GR_SOLVER_CONTINUUM)
+        def.solver_def = &cont;
     gr_dem_def dem;
     gr_dem_def_init(&dem);
     dem.hr_radius = 0.0008;

@@ -326,6 +326,10 @@ typedef struct gr_continuum_def {
     /// carried with it, reassigned on split and merge). 0 (default): the render points are the
     /// particles themselves.
     uint32_t render_points;
+    /// 1: split stretched and merge compressed particles (sec. 3.1, docs/continuum.md "Split and
+    /// merge"); 0 (default): every grain stays one particle. Off by default while the noise it
+    /// adds is worked on (a collapse threw one grain out of the pile).
+    uint32_t split_merge;
 } gr_continuum_def;
 
 /// World parameters.

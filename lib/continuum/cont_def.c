@@ -18,9 +18,10 @@ void cont_def_defaults(void *def)
     d->friction_sweeps = 1;
     d->density_correction = 1;
     d->render_points = 0;
+    d->split_merge = 0;
 }
 
-GR_DEF_LISTED_TO_END(gr_continuum_def, render_points);
+GR_DEF_LISTED_TO_END(gr_continuum_def, split_merge);
 static const uint16_t bounds[] = {
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, size) GR_DEF_FIELD_BOUNDS(gr_continuum_def, qp_solver)
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, cell_size) GR_DEF_FIELD_BOUNDS(gr_continuum_def, particle_radius)
@@ -28,7 +29,7 @@ static const uint16_t bounds[] = {
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, stagger_iterations) GR_DEF_FIELD_BOUNDS(gr_continuum_def, max_iterations)
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, cfl) GR_DEF_FIELD_BOUNDS(gr_continuum_def, tolerance)
     GR_DEF_FIELD_BOUNDS(gr_continuum_def, friction_sweeps) GR_DEF_FIELD_BOUNDS(gr_continuum_def, density_correction)
-    GR_DEF_FIELD_BOUNDS(gr_continuum_def, render_points)};
+    GR_DEF_FIELD_BOUNDS(gr_continuum_def, render_points) GR_DEF_FIELD_BOUNDS(gr_continuum_def, split_merge)};
 const gr_def_layout cont_def_layout = {bounds, (uint32_t)GR_COUNTOF(bounds)};
 
 bool cont_def_validate(const void *def, gr_def_check *c)
@@ -45,7 +46,8 @@ bool cont_def_validate(const void *def, gr_def_check *c)
            gr_def_range(c, d->tolerance, 1e-14, 0.1, "continuum.tolerance") &&
            gr_def_range(c, d->friction_sweeps, 0, 20, "continuum.friction_sweeps") &&
            gr_def_enum(c, d->density_correction, 2, "continuum.density_correction") &&
-           gr_def_range(c, d->render_points, 0, CONT_MAX_POINTS, "continuum.render_points");
+           gr_def_range(c, d->render_points, 0, CONT_MAX_POINTS, "continuum.render_points") &&
+           gr_def_enum(c, d->split_merge, 2, "continuum.split_merge");
 }
 
 void cont_def_save(const void *def, gr_stream_writer *w)
@@ -57,6 +59,7 @@ void cont_def_save(const void *def, gr_stream_writer *w)
     gr_writer_u32(w, d->friction_sweeps);
     gr_writer_u32(w, d->density_correction);
     gr_writer_u32(w, d->render_points);
+    gr_writer_u32(w, d->split_merge);
     const double v[] = {d->cell_size, d->particle_radius, d->packing, d->pic_fraction, d->cfl, d->tolerance};
     gr_writer_f64s(w, v, GR_COUNTOF(v));
 }
@@ -70,6 +73,7 @@ bool cont_def_load(void *def, gr_stream_reader *r)
     d->friction_sweeps = gr_reader_u32(r);
     d->density_correction = gr_reader_u32(r);
     d->render_points = gr_reader_u32(r);
+    d->split_merge = gr_reader_u32(r);
     double v[6];
     gr_reader_f64s(r, v, 6);
     d->cell_size = v[0], d->particle_radius = v[1], d->packing = v[2], d->pic_fraction = v[3], d->cfl = v[4];
@@ -94,5 +98,6 @@ cont_params cont_def_params(const gr_continuum_def *d)
         .friction_sweeps = d->friction_sweeps,
         .density_correction = d->density_correction != 0,
         .points = d->render_points,
+        .split_merge = d->split_merge != 0,
     };
 }

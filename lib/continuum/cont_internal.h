@@ -26,6 +26,7 @@ typedef struct cont_params {
     uint32_t friction_sweeps; ///< friction by components (sec. 4): block sweeps a round; 0: the whole QP
     bool density_correction;  ///< sec. 2.2.1
     uint32_t points;          ///< render points per particle (0: the particles are the render points)
+    bool split_merge;         ///< sec. 3.1 (cont_regrain.h)
 } cont_params;
 
 /// Most render points a particle carries.

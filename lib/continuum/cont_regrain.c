@@ -94,7 +94,7 @@ gr_status cont_regrain_plan(cont_state *st, uint32_t max_add, gr_regrain *plan)
     *plan = (gr_regrain){0};
     st->plan_splits = st->plan_merges = 0;
     const uint32_t n = st->n;
-    if (n == 0)
+    if (n == 0 || !st->par.split_merge)
         return GR_OK;
     if (n > st->plan_cap) {
         const uint32_t cap = gr_grow_capacity(st->plan_cap, n);
@@ -115,8 +115,8 @@ gr_status cont_regrain_plan(cont_state *st, uint32_t max_add, gr_regrain *plan)
         if (length[0] >= lo && length[2] <= hi)
             continue; /* valid */
         cont_blob p = blob_of(st, i), a, b;
-        if (length[2] > hi && splits < max_add && cont_shape_split(&p, r, &a, &b) && !in_a_body(st, a.x) &&
-            !in_a_body(st, b.x)) {
+        if (length[2] > hi && length[2] < st->par.cell && splits < max_add && cont_shape_split(&p, r, &a, &b) &&
+            !in_a_body(st, a.x) && !in_a_body(st, b.x)) { /* (children within a cell of it) */
             st->plan_split[splits++] = i;
             st->plan_mark[i] = MARK_SPLIT;
         } else {

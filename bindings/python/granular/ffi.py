@@ -604,6 +604,7 @@ class gr_continuum_def(_Def):
         ("friction_sweeps", c_uint32),
         ("density_correction", c_uint32),
         ("render_points", c_uint32),
+        ("split_merge", c_uint32),
     ]
 
 
@@ -1213,6 +1214,7 @@ _EXPECTED_DEFAULTS = {
         "friction_sweeps": 1,
         "density_correction": 1,
         "render_points": 0,
+        "split_merge": 0,
     },
 }
 
