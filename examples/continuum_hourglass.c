@@ -13,10 +13,9 @@
 #include "common/hourglass_mesh.h"
 
 /* Grains below height y as a fraction of n. */
-static double fraction_below(const gr_world *w, double y, uint32_t n)
+static double fraction_below(const gr_world *w, double y)
 {
     /* by mass: the particles split and merge (the count changes, the mass does not) */
-    (void)n;
     const uint32_t count = gr_world_get_grain_count(w);
     double *x = ex_grain_positions(w), *m = (double *)malloc(sizeof(double) * (count ? count : 1));
     if (!m || gr_read_grains(w, GR_FIELD_MASS, GR_TYPE_F64, 0, count, m, 0) != GR_OK) {
@@ -101,11 +100,11 @@ int main(int argc, char **argv)
     static double below[MAX_FRAMES + 1];
     int frames = 0;
     const double t0 = ex_now();
-    below[0] = fraction_below(w, neck_y, n);
+    below[0] = fraction_below(w, neck_y);
     while (frames < MAX_FRAMES && below[frames] < 0.995 && !(frames > 60 && below[frames] == below[frames - 60])) {
         ex_ok(w, gr_step(w, frame), "gr_step");
         frames++;
-        below[frames] = fraction_below(w, neck_y, n);
+        below[frames] = fraction_below(w, neck_y);
         if (!args.quiet && frames % 12 == 0)
             printf("  t %.2f s: %.1f%% below the neck\n", frames * frame, 100 * below[frames]);
         if (below[frames] >= 0.5 && below[frames - 1] < 0.5) { /* half way: the stream shows */

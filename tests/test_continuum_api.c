@@ -475,9 +475,9 @@ typedef struct sand_sum {
 } sand_sum;
 
 /* The sand's mass, momentum, energy (kinetic + potential over gravity g) and top. */
-static sand_sum sand_totals(const gr_world *w, uint32_t n, gr_vec3 g)
+static sand_sum sand_totals(const gr_world *w, gr_vec3 g)
 {
-    n = gr_world_get_grain_count(w); /* (particles split and merge: the count changes) */
+    const uint32_t n = gr_world_get_grain_count(w); /* (particles split and merge: the count changes) */
     double *p = (double *)malloc(sizeof(double) * 3 * n), *v = (double *)malloc(sizeof(double) * 3 * n);
     double *m = (double *)malloc(sizeof(double) * n);
     MUST(w, gr_read_grains(w, GR_FIELD_POSITION, GR_TYPE_F64, 0, n, p, 0));
@@ -525,7 +525,7 @@ static void test_continuum_dynamic_box_sinks(void)
     gr_world *w = sand_bed(g, L, H, NULL, &n);
     for (int k = 0; k < 20; k++) /* the bed settles first */
         CHECK_OK(w, gr_step(w, 1.0 / 60));
-    const double surface = sand_totals(w, n, g).top;
+    const double surface = sand_totals(w, g).top;
     gr_body_def b;
     gr_body_def_init(&b);
     b.shape = GR_SHAPE_BOX;
@@ -537,7 +537,7 @@ static void test_continuum_dynamic_box_sinks(void)
     gr_body box;
     CHECK_OK(w, gr_add_body(w, &b, &box));
     const double drop = mass * 9.81 * (0.04 + a);
-    double e_prev = sand_totals(w, n, g).energy + body_energy(w, box, g), worst = 0, vmax = 0, vmean = 0, force = 0;
+    double e_prev = sand_totals(w, g).energy + body_energy(w, box, g), worst = 0, vmax = 0, vmean = 0, force = 0;
     int worst_at = -1;
     bool finite = true;
     gr_vec3 x, v, om, x_late = {0, 0, 0};
@@ -545,7 +545,7 @@ static void test_continuum_dynamic_box_sinks(void)
     const int frames = 120, late = 30;
     for (int k = 0; k < frames; k++) {
         CHECK_OK(w, gr_step(w, 1.0 / 60));
-        const sand_sum s = sand_totals(w, n, g);
+        const sand_sum s = sand_totals(w, g);
         const double e = s.energy + body_energy(w, box, g);
         if ((e - e_prev) / drop > worst)
             worst = (e - e_prev) / drop, worst_at = k;
@@ -630,7 +630,7 @@ static void test_continuum_host_box_carried(void)
     gr_world *w = sand_bed(g, 0.08, 0.12, &hooks, &n);
     for (int k = 0; k < 20; k++)
         CHECK_OK(w, gr_step(w, 1.0 / 60));
-    const double surface = sand_totals(w, n, g).top;
+    const double surface = sand_totals(w, g).top;
     host_box hb = {0.5 * 1500 * 8 * a * a * a, 1.0 / 60, {0, surface + a, 0}, {0, 0, 0}, {0, 0, 0, 1}, {0, 0, 0},
                    {0, 0, 0}};
     gr_body_def b;
@@ -701,13 +701,13 @@ static void test_continuum_momentum_with_free_body(void)
     gr_body box;
     CHECK_OK(w, gr_add_body(w, &b, &box));
     const gr_vec3 g0 = {0, 0, 0};
-    const sand_sum s0 = sand_totals(w, n, g0);
+    const sand_sum s0 = sand_totals(w, g0);
     const double p0 = s0.momentum.x;
     double worst = 0;
     gr_vec3 v, om;
     for (int k = 0; k < 24; k++) {
         CHECK_OK(w, gr_step(w, 1.0 / 120));
-        const sand_sum s = sand_totals(w, n, g0);
+        const sand_sum s = sand_totals(w, g0);
         CHECK_OK(w, gr_body_get_velocity(w, box, &v, &om));
         const gr_vec3 p = {s.momentum.x + b.mass * v.x, s.momentum.y + b.mass * v.y, s.momentum.z + b.mass * v.z};
         worst = fmax(worst, sqrt((p.x - p0) * (p.x - p0) + p.y * p.y + p.z * p.z) / p0);

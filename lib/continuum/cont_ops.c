@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "cont_ops.h"
 
-/* (a short name inside this file) */
-static inline double at(const gr_sparse_grid *g, const double *f, uint32_t c, int dx, int dy, int dz)
-{
-    return cont_at(g, f, c, dx, dy, dz);
-}
-
 void cont_div(const gr_sparse_grid *g, const cont_faces *u, double *out)
 {
     const uint32_t cells = gr_sparse_grid_cells(g);
     const double inv_h = g->inv_h;
     for (uint32_t c = 0; c < cells; c++)
-        out[c] = (at(g, u->f[0], c, 1, 0, 0) - u->f[0][c] + at(g, u->f[1], c, 0, 1, 0) - u->f[1][c] +
-                  at(g, u->f[2], c, 0, 0, 1) - u->f[2][c]) * inv_h;
+        out[c] = (cont_at(g, u->f[0], c, 1, 0, 0) - u->f[0][c] + cont_at(g, u->f[1], c, 0, 1, 0) - u->f[1][c] +
+                  cont_at(g, u->f[2], c, 0, 0, 1) - u->f[2][c]) * inv_h;
 }
 
 void cont_grad(const gr_sparse_grid *g, const double *p, const cont_faces *out)
@@ -21,9 +15,9 @@ void cont_grad(const gr_sparse_grid *g, const double *p, const cont_faces *out)
     const uint32_t cells = gr_sparse_grid_cells(g);
     const double inv_h = g->inv_h;
     for (uint32_t c = 0; c < cells; c++) {
-        out->f[0][c] = (p[c] - at(g, p, c, -1, 0, 0)) * inv_h;
-        out->f[1][c] = (p[c] - at(g, p, c, 0, -1, 0)) * inv_h;
-        out->f[2][c] = (p[c] - at(g, p, c, 0, 0, -1)) * inv_h;
+        out->f[0][c] = (p[c] - cont_at(g, p, c, -1, 0, 0)) * inv_h;
+        out->f[1][c] = (p[c] - cont_at(g, p, c, 0, -1, 0)) * inv_h;
+        out->f[2][c] = (p[c] - cont_at(g, p, c, 0, 0, -1)) * inv_h;
     }
 }
 
@@ -42,12 +36,12 @@ void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_
     const double *ux = u->f[0], *uy = u->f[1], *uz = u->f[2];
     for (uint32_t c = 0; c < cells; c++) {
         /* the diagonal's transposes, then through the basis */
-        const double gxx = (ux[c] - at(g, ux, c, 1, 0, 0)) * inv_h, gyy = (uy[c] - at(g, uy, c, 0, 1, 0)) * inv_h,
-                     gzz = (uz[c] - at(g, uz, c, 0, 0, 1)) * inv_h;
+        const double gxx = (ux[c] - cont_at(g, ux, c, 1, 0, 0)) * inv_h, gyy = (uy[c] - cont_at(g, uy, c, 0, 1, 0)) * inv_h,
+                     gzz = (uz[c] - cont_at(g, uz, c, 0, 0, 1)) * inv_h;
         out->a[c] = (gxx - gyy) * CONT_SQRT1_2;
         out->b[c] = (gxx + gyy - 2.0 * gzz) * CONT_SQRT1_6;
-        out->xy[c] = (at(g, ux, c, 0, -1, 0) - ux[c] + at(g, uy, c, -1, 0, 0) - uy[c]) * inv_h;
-        out->yz[c] = (at(g, uy, c, 0, 0, -1) - uy[c] + at(g, uz, c, 0, -1, 0) - uz[c]) * inv_h;
-        out->xz[c] = (at(g, ux, c, 0, 0, -1) - ux[c] + at(g, uz, c, -1, 0, 0) - uz[c]) * inv_h;
+        out->xy[c] = (cont_at(g, ux, c, 0, -1, 0) - ux[c] + cont_at(g, uy, c, -1, 0, 0) - uy[c]) * inv_h;
+        out->yz[c] = (cont_at(g, uy, c, 0, 0, -1) - uy[c] + cont_at(g, uz, c, 0, -1, 0) - uz[c]) * inv_h;
+        out->xz[c] = (cont_at(g, ux, c, 0, 0, -1) - ux[c] + cont_at(g, uz, c, -1, 0, 0) - uz[c]) * inv_h;
     }
 }
