@@ -57,16 +57,7 @@ int main(int argc, char **argv)
     const hourglass_shape shape = {5 * h, 1.5 * h, 12 * h, 5 * h, 2 * h};
     const double neck_y = hourglass_neck_y(&shape);
 
-    gr_continuum_def cd;
-    gr_continuum_def_init(&cd);
-    cd.cell_size = h;
-    gr_world_def def;
-    gr_world_def_init(&def, GR_SOLVER_CONTINUUM);
-    def.solver_def = &cd;
-    def.worker_count = args.workers;
-    def.logger.func = ex_log_stderr;
-    gr_world *w;
-    ex_ok(NULL, gr_world_create(&def, &w), "gr_world_create");
+    gr_world *w = ex_continuum_world(&args, h);
     gr_material_def md;
     gr_material_def_init(&md);
     gr_material_def_set_preset(&md, GR_MATERIAL_PRESET_DRY_SAND);

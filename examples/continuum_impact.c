@@ -59,16 +59,7 @@ int main(int argc, char **argv)
 {
     ex_args args;
     ex_parse_args(argc, argv, &args);
-    gr_continuum_def cd;
-    gr_continuum_def_init(&cd);
-    cd.cell_size = 0.02;
-    gr_world_def def;
-    gr_world_def_init(&def, GR_SOLVER_CONTINUUM);
-    def.solver_def = &cd;
-    def.worker_count = args.workers;
-    def.logger.func = ex_log_stderr;
-    gr_world *w;
-    ex_ok(NULL, gr_world_create(&def, &w), "gr_world_create");
+    gr_world *w = ex_continuum_world(&args, 0.02);
 
     /* an open bin, filled with sand (--grains: fewer, a shallower bed) */
     const double L = 0.08, H = args.grains ? fmax(0.02, 0.12 * args.grains / 4200.0) : 0.12, a = 0.03;

@@ -46,16 +46,7 @@ int main(int argc, char **argv)
     ex_parse_args(argc, argv, &args);
     const double h = args.smoke ? 0.02 : 0.01, half = 3 * h, height = 12 * h, cx = 0.25;
     const double mu[2] = {0.6, 2.0};
-    gr_continuum_def cd;
-    gr_continuum_def_init(&cd);
-    cd.cell_size = h;
-    gr_world_def def;
-    gr_world_def_init(&def, GR_SOLVER_CONTINUUM);
-    def.solver_def = &cd;
-    def.worker_count = args.workers;
-    def.logger.func = ex_log_stderr;
-    gr_world *w;
-    ex_ok(NULL, gr_world_create(&def, &w), "gr_world_create");
+    gr_world *w = ex_continuum_world(&args, h);
     gr_material mat[2];
     for (int k = 0; k < 2; k++) {
         gr_material_def md;

@@ -76,6 +76,21 @@ void ex_ok(gr_world *w, gr_status s, const char *what)
     exit(1);
 }
 
+gr_world *ex_continuum_world(const ex_args *args, double cell_size)
+{
+    gr_continuum_def cd;
+    gr_continuum_def_init(&cd);
+    cd.cell_size = cell_size;
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_CONTINUUM);
+    def.solver_def = &cd; /* (read by gr_world_create only) */
+    def.worker_count = args->workers;
+    def.logger.func = ex_log_stderr;
+    gr_world *w = NULL;
+    ex_ok(NULL, gr_world_create(&def, &w), "gr_world_create");
+    return w;
+}
+
 static void join(char *buf, size_t n, const char *dir, const char *name)
 {
     snprintf(buf, n, "%s/%s", dir, name);

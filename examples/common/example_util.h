@@ -27,6 +27,9 @@ int ex_check(int cond, const char *fmt, ...);
 int ex_failures(void);
 /// Exit if a call failed, printing the world's message.
 void ex_ok(gr_world *w, gr_status s, const char *what);
+/// A continuum world with grid cells of `cell_size` metres (the rest of gr_continuum_def at its
+/// defaults), the command line's worker count and the stderr logger; exits on failure.
+gr_world *ex_continuum_world(const ex_args *args, double cell_size);
 
 /// Render the world's render points (coloured by height) and the box [lo, hi] to a PNG
 /// at out_dir/name. view_dir: from the camera towards the scene (NULL = a default 3/4 view).
