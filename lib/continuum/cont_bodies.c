@@ -122,8 +122,7 @@ static double face_fraction(const double *frac, uint32_t c, uint32_t nb)
 
 static bool is_free(gr_motion_type m) { return m == GR_MOTION_DYNAMIC || m == GR_MOTION_HOST; }
 
-/* r <- M^-1 r (6: linear, angular about the centre of mass) */
-static void inverse_mass(const cont_body *b, double r[6])
+void cont_body_inverse_mass(const cont_body *b, double r[6])
 {
     for (int k = 0; k < 3; k++)
         r[k] *= b->inv_m;
@@ -146,6 +145,7 @@ static void set_body(cont_body *e, const gr_body_data *b, uint32_t slot, gr_vec3
             v = v3_madd(v, gravity, dt);
         const double w[6] = {v.x, v.y, v.z, b->angular_velocity.x, b->angular_velocity.y, b->angular_velocity.z};
         memcpy(e->v, w, sizeof w);
+        memcpy(e->u, w, sizeof w);
     }
     if (e->free) {
         e->inv_m = 1.0 / b->mass;
@@ -259,7 +259,7 @@ void cont_bodies_rhs(const cont_bodies *cb, const gr_sparse_grid *g, double dt, 
         if (e->motion == GR_MOTION_STATIC)
             continue;
         for (uint32_t j = e->first; j < e->first + e->count; j++)
-            scatter_flux(q, &cb->f[j], k * dot6(cb->f[j].g, e->v));
+            scatter_flux(q, &cb->f[j], k * dot6(cb->f[j].g, e->u));
     }
 }
 
@@ -277,7 +277,7 @@ static void body_response(const cont_bodies *cb, const cont_body *e, const gr_sp
     const double s = g->h * g->h * dt; /* h^3 dt / h */
     for (int k = 0; k < 6; k++)
         r[k] *= s;
-    inverse_mass(e, r);
+    cont_body_inverse_mass(e, r);
     memcpy(jx, r, sizeof r);
 }
 
@@ -350,7 +350,7 @@ void cont_bodies_diag(cont_bodies *cb, const gr_sparse_grid *g, double dt, doubl
                 double *row = cb->jrow + 6 * (size_t)at[t];
                 double w[6];
                 memcpy(w, row, sizeof w);
-                inverse_mass(e, w);
+                cont_body_inverse_mass(e, w);
                 diag[at[t]] += h3 * dot6(row, w);
                 memset(row, 0, sizeof w);
             }
@@ -368,7 +368,7 @@ void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, co
         double r[6] = {0, 0, 0, 0, 0, 0};
         for (uint32_t j = e->first; j < e->first + e->count; j++) {
             const cont_body_face *f = &cb->f[j];
-            double d = ((f->nb != GR_INVALID_INDEX ? p[f->nb] : 0.0) - p[f->cell]) * g->inv_h;
+            double d = p ? ((f->nb != GR_INVALID_INDEX ? p[f->nb] : 0.0) - p[f->cell]) * g->inv_h : 0.0;
             if (s)
                 d += cont_stress_div_face(g, s, f->cell, (int)f->axis);
             for (int m = 0; m < 6; m++)
@@ -376,6 +376,20 @@ void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, co
         }
         for (int m = 0; m < 6; m++)
             e->imp[m] = k * r[m];
+    }
+}
+
+void cont_bodies_seen(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)
+{
+    cont_bodies_impulse(cb, g, dt, p, s);
+    for (uint32_t i = 0; i < cb->n; i++) {
+        cont_body *e = &cb->b[i];
+        double v[6];
+        memcpy(v, e->imp, sizeof v);
+        if (e->free)
+            cont_body_inverse_mass(e, v);
+        for (int m = 0; m < 6; m++)
+            e->u[m] = e->v[m] + (e->free ? v[m] : 0.0);
     }
 }
 
@@ -394,7 +408,7 @@ void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_
         if (e->free) {
             double v[6];
             memcpy(v, e->imp, sizeof v);
-            inverse_mass(e, v);
+            cont_body_inverse_mass(e, v);
             for (int m = 0; m < 6; m++)
                 v[m] += e->v[m];
             const gr_vec3 w = v3(v[3], v[4], v[5]);
@@ -467,7 +481,7 @@ void cont_bodies_push_out(const cont_bodies *cb, gr_body_store *bs, uint32_t n, 
         }
         if (e->free) {
             double r[6] = {imp.x, imp.y, imp.z, moment.x, moment.y, moment.z};
-            inverse_mass(e, r);
+            cont_body_inverse_mass(e, r);
             const gr_vec3 dw = v3(r[3], r[4], r[5]);
             b->angular_velocity = v3_add(b->angular_velocity, dw);
             b->linear_velocity = v3_add(b->linear_velocity,

@@ -260,9 +260,13 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     cont_pressure_weights(&f->cp, &f->gm, f->solid);
     cont_bodies_diag(&st->bodies, g, dt, f->cp.diag);
     const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
+    const cont_stress sv = cont_stress_view(f->s, cells);
     for (uint32_t r = 0; r < rounds; r++) {
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_friction_apply(&f->cf, f->s, &f->u_try);
+        /* (the bodies, like the sand, move by the friction's last answer in the pressure solve
+         * and by the pressure's in the friction solve: eq. 25-26 in staggered rounds) */
+        cont_bodies_seen(&st->bodies, g, dt, NULL, &sv);
         lap(clock, &tm->friction);
         cont_pressure_rhs(&f->cp, &f->gm, &f->u_try, f->solid);
         cont_bodies_rhs(&st->bodies, g, dt, f->gm.phi, f->solid, f->cp.q);
@@ -274,6 +278,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
             break;
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_pressure_apply(&f->cp, f->p, &f->u_try);
+        cont_bodies_seen(&st->bodies, g, dt, f->p, NULL);
         lap(clock, &tm->pressure);
         cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, f->gm.alpha, 0.0);
         if (st->par.friction_sweeps && !st->par.pgs) {
@@ -307,7 +312,6 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     lap(clock, &tm->friction);
 
     /* 3b. the bodies take what the sand gave them (eq. 23) and move */
-    const cont_stress sv = cont_stress_view(f->s, cells);
     cont_bodies_impulse(&st->bodies, g, dt, f->p, &sv);
     cont_bodies_finish(&st->bodies, st->env.bodies, dt, st->imp, st->imp ? st->imp_cap : 0);
 
