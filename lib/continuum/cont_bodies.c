@@ -393,7 +393,7 @@ void cont_bodies_seen(cont_bodies *cb, const gr_sparse_grid *g, double dt, const
     }
 }
 
-void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_vec3 *report, uint32_t slots)
+void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, gr_vec3 *report, uint32_t slots)
 {
     for (uint32_t i = 0; i < cb->n; i++) {
         const cont_body *e = &cb->b[i];
@@ -416,17 +416,22 @@ void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_
             /* (the store's linear velocity is its position's) */
             b->linear_velocity = v3_sub(v3(v[0], v[1], v[2]), v3_cross(w, v3_sub(e->com, b->position)));
         }
-        if (e->motion != GR_MOTION_STATIC)
-            gr_body_integrate(b, dt);
     }
 }
 
-void cont_bodies_drift(gr_body_store *bs, gr_vec3 gravity, double dt)
+void cont_bodies_fall(gr_body_store *bs, gr_vec3 gravity, double dt)
 {
     for (uint32_t a = 0; a < bs->count; a++) {
         gr_body_data *b = &bs->data[bs->active[a]];
         if (is_free(b->motion))
             b->linear_velocity = v3_madd(b->linear_velocity, gravity, dt);
+    }
+}
+
+void cont_bodies_move(gr_body_store *bs, double dt)
+{
+    for (uint32_t a = 0; a < bs->count; a++) {
+        gr_body_data *b = &bs->data[bs->active[a]];
         if (b->motion != GR_MOTION_STATIC)
             gr_body_integrate(b, dt);
     }

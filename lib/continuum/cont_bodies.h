@@ -94,10 +94,12 @@ void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, co
 /// friction, s for the pressure).
 void cont_bodies_seen(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s);
 
-/// Move the bodies over dt: free ones take V* + M^-1 imp (symplectic Euler), kinematic ones
-/// their velocity; add each body's impulse (and its moment about the body's position) to
+/// The free bodies take the velocity V* + M^-1 imp (cont_bodies_move then moves them: symplectic
+/// Euler); each body's impulse (and its moment about the body's position) is added to
 /// report[2 slot], report[2 slot + 1] for slots below `slots`.
-void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_vec3 *report, uint32_t slots);
+void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, gr_vec3 *report, uint32_t slots);
+/// Move every kinematic and free body over dt with its velocity.
+void cont_bodies_move(gr_body_store *bs, double dt);
 
 /// After the particles moved (and the bodies): a particle inside a moving body is put on its
 /// surface, and its velocity into the body taken out; a free body takes the reaction (the
@@ -106,8 +108,8 @@ void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_
 void cont_bodies_push_out(const cont_bodies *cb, gr_body_store *bs, uint32_t n, gr_vec3 *x, gr_vec3 *v,
                           const double *m, gr_vec3 *report, uint32_t slots);
 
-/// Free and kinematic bodies alone over dt (a step without sand): gravity and their velocity.
-void cont_bodies_drift(gr_body_store *bs, gr_vec3 gravity, double dt);
+/// The free bodies' velocities gain gravity over dt (a step without sand).
+void cont_bodies_fall(gr_body_store *bs, gr_vec3 gravity, double dt);
 
 /// The fastest point of a moving body near the grid [m/s] (bodies of infinite extent: their
 /// linear speed).

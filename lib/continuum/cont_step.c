@@ -195,8 +195,10 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
 {
     gr_status s;
     const gr_vec3 gv = *st->env.gravity;
-    if (st->n == 0) {
-        cont_bodies_drift(st->env.bodies, gv, dt);
+    if (st->n == 0) { /* the bodies alone: gravity, their contacts, their motion */
+        cont_bodies_fall(st->env.bodies, gv, dt);
+        cont_contacts_solve(&st->contacts, st->env.bodies, st->env.materials, dt, st->imp, st->imp ? st->imp_cap : 0);
+        cont_bodies_move(st->env.bodies, dt);
         return GR_OK;
     }
     cont_timing *tm = &st->timing;
@@ -313,7 +315,10 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
 
     /* 3b. the bodies take what the sand gave them (eq. 23) and move */
     cont_bodies_impulse(&st->bodies, g, dt, f->p, &sv);
-    cont_bodies_finish(&st->bodies, st->env.bodies, dt, st->imp, st->imp ? st->imp_cap : 0);
+    cont_bodies_finish(&st->bodies, st->env.bodies, st->imp, st->imp ? st->imp_cap : 0);
+    /* (free bodies meet the other bodies with their new velocities, then all move) */
+    cont_contacts_solve(&st->contacts, st->env.bodies, st->env.materials, dt, st->imp, st->imp ? st->imp_cap : 0);
+    cont_bodies_move(st->env.bodies, dt);
 
     /* 4. particles: FLIP velocities, motion, shapes (eq. 28) */
     cont_grid_to_particles_on(st->env.tasks, g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
@@ -339,8 +344,6 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
 gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
 {
     *lost = 0;
-    if (st->n == 0)
-        return GR_OK;
     const double t0 = gr_clock_seconds();
     double clock = t0;
     const gr_status s = step(st, dt, lost, &clock);
