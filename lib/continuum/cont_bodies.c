@@ -360,36 +360,41 @@ void cont_bodies_diag(cont_bodies *cb, const gr_sparse_grid *g, double dt, doubl
 
 /* ---- after the solve ------------------------------------------------------------------------ */
 
-void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)
+/* body e's impulse of p and s (either NULL: none of it) into imp */
+static void body_impulse(const cont_bodies *cb, const cont_body *e, const gr_sparse_grid *g, double dt, const double *p,
+                         const cont_stress *s, double imp[6])
 {
     const double k = g->h * g->h * g->h * dt;
-    for (uint32_t i = 0; i < cb->n; i++) {
-        cont_body *e = &cb->b[i];
-        double r[6] = {0, 0, 0, 0, 0, 0};
-        for (uint32_t j = e->first; j < e->first + e->count; j++) {
-            const cont_body_face *f = &cb->f[j];
-            double d = p ? ((f->nb != GR_INVALID_INDEX ? p[f->nb] : 0.0) - p[f->cell]) * g->inv_h : 0.0;
-            if (s)
-                d += cont_stress_div_face(g, s, f->cell, (int)f->axis);
-            for (int m = 0; m < 6; m++)
-                r[m] += f->g[m] * d;
-        }
+    double r[6] = {0, 0, 0, 0, 0, 0};
+    for (uint32_t j = e->first; j < e->first + e->count; j++) {
+        const cont_body_face *f = &cb->f[j];
+        double d = p ? ((f->nb != GR_INVALID_INDEX ? p[f->nb] : 0.0) - p[f->cell]) * g->inv_h : 0.0;
+        if (s)
+            d += cont_stress_div_face(g, s, f->cell, (int)f->axis);
         for (int m = 0; m < 6; m++)
-            e->imp[m] = k * r[m];
+            r[m] += f->g[m] * d;
     }
+    for (int m = 0; m < 6; m++)
+        imp[m] = k * r[m];
+}
+
+void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)
+{
+    for (uint32_t i = 0; i < cb->n; i++)
+        body_impulse(cb, &cb->b[i], g, dt, p, s, cb->b[i].imp);
 }
 
 void cont_bodies_seen(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)
 {
-    cont_bodies_impulse(cb, g, dt, p, s);
     for (uint32_t i = 0; i < cb->n; i++) {
         cont_body *e = &cb->b[i];
+        if (!e->free) /* (static and kinematic bodies do not answer: u = V*) */
+            continue;
         double v[6];
-        memcpy(v, e->imp, sizeof v);
-        if (e->free)
-            cont_body_inverse_mass(e, v);
+        body_impulse(cb, e, g, dt, p, s, v);
+        cont_body_inverse_mass(e, v);
         for (int m = 0; m < 6; m++)
-            e->u[m] = e->v[m] + (e->free ? v[m] : 0.0);
+            e->u[m] = e->v[m] + v[m];
     }
 }
 

@@ -89,9 +89,9 @@ void cont_body_inverse_mass(const cont_body *b, double r[6]);
 /// friction (p or s NULL: none of it).
 void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s);
 
-/// imp as cont_bodies_impulse, then u = V* + M^-1 imp (free bodies; others V*): the velocity the
-/// next solve of a staggered round sees, moved by the other solve's current answer (p for the
-/// friction, s for the pressure).
+/// u = V* + M^-1 (the impulse of p and s, as cont_bodies_impulse) for free bodies (others keep
+/// u = V*): the velocity the next solve of a staggered round sees, moved by the other solve's
+/// current answer (p for the friction, s for the pressure). imp is not touched.
 void cont_bodies_seen(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s);
 
 /// The free bodies take the velocity V* + M^-1 imp (cont_bodies_move then moves them: symplectic
