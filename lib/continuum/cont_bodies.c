@@ -122,8 +122,7 @@ static double face_fraction(const double *frac, uint32_t c, uint32_t nb)
 
 static bool is_free(gr_motion_type m) { return m == GR_MOTION_DYNAMIC || m == GR_MOTION_HOST; }
 
-/* r <- M^-1 r (6: linear, angular about the centre of mass) */
-static void inverse_mass(const cont_body *b, double r[6])
+void cont_body_inverse_mass(const cont_body *b, double r[6])
 {
     for (int k = 0; k < 3; k++)
         r[k] *= b->inv_m;
@@ -146,6 +145,7 @@ static void set_body(cont_body *e, const gr_body_data *b, uint32_t slot, gr_vec3
             v = v3_madd(v, gravity, dt);
         const double w[6] = {v.x, v.y, v.z, b->angular_velocity.x, b->angular_velocity.y, b->angular_velocity.z};
         memcpy(e->v, w, sizeof w);
+        memcpy(e->u, w, sizeof w);
     }
     if (e->free) {
         e->inv_m = 1.0 / b->mass;
@@ -259,7 +259,7 @@ void cont_bodies_rhs(const cont_bodies *cb, const gr_sparse_grid *g, double dt, 
         if (e->motion == GR_MOTION_STATIC)
             continue;
         for (uint32_t j = e->first; j < e->first + e->count; j++)
-            scatter_flux(q, &cb->f[j], k * dot6(cb->f[j].g, e->v));
+            scatter_flux(q, &cb->f[j], k * dot6(cb->f[j].g, e->u));
     }
 }
 
@@ -277,7 +277,7 @@ static void body_response(const cont_bodies *cb, const cont_body *e, const gr_sp
     const double s = g->h * g->h * dt; /* h^3 dt / h */
     for (int k = 0; k < 6; k++)
         r[k] *= s;
-    inverse_mass(e, r);
+    cont_body_inverse_mass(e, r);
     memcpy(jx, r, sizeof r);
 }
 
@@ -350,7 +350,7 @@ void cont_bodies_diag(cont_bodies *cb, const gr_sparse_grid *g, double dt, doubl
                 double *row = cb->jrow + 6 * (size_t)at[t];
                 double w[6];
                 memcpy(w, row, sizeof w);
-                inverse_mass(e, w);
+                cont_body_inverse_mass(e, w);
                 diag[at[t]] += h3 * dot6(row, w);
                 memset(row, 0, sizeof w);
             }
@@ -360,26 +360,45 @@ void cont_bodies_diag(cont_bodies *cb, const gr_sparse_grid *g, double dt, doubl
 
 /* ---- after the solve ------------------------------------------------------------------------ */
 
-void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)
+/* body e's impulse of p and s (either NULL: none of it) into imp */
+static void body_impulse(const cont_bodies *cb, const cont_body *e, const gr_sparse_grid *g, double dt, const double *p,
+                         const cont_stress *s, double imp[6])
 {
     const double k = g->h * g->h * g->h * dt;
+    double r[6] = {0, 0, 0, 0, 0, 0};
+    for (uint32_t j = e->first; j < e->first + e->count; j++) {
+        const cont_body_face *f = &cb->f[j];
+        double d = p ? ((f->nb != GR_INVALID_INDEX ? p[f->nb] : 0.0) - p[f->cell]) * g->inv_h : 0.0;
+        if (s)
+            d += cont_stress_div_face(g, s, f->cell, (int)f->axis);
+        for (int m = 0; m < 6; m++)
+            r[m] += f->g[m] * d;
+    }
+    for (int m = 0; m < 6; m++)
+        imp[m] = k * r[m];
+}
+
+void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)
+{
+    for (uint32_t i = 0; i < cb->n; i++)
+        body_impulse(cb, &cb->b[i], g, dt, p, s, cb->b[i].imp);
+}
+
+void cont_bodies_seen(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)
+{
     for (uint32_t i = 0; i < cb->n; i++) {
         cont_body *e = &cb->b[i];
-        double r[6] = {0, 0, 0, 0, 0, 0};
-        for (uint32_t j = e->first; j < e->first + e->count; j++) {
-            const cont_body_face *f = &cb->f[j];
-            double d = ((f->nb != GR_INVALID_INDEX ? p[f->nb] : 0.0) - p[f->cell]) * g->inv_h;
-            if (s)
-                d += cont_stress_div_face(g, s, f->cell, (int)f->axis);
-            for (int m = 0; m < 6; m++)
-                r[m] += f->g[m] * d;
-        }
+        if (!e->free) /* (static and kinematic bodies do not answer: u = V*) */
+            continue;
+        double v[6];
+        body_impulse(cb, e, g, dt, p, s, v);
+        cont_body_inverse_mass(e, v);
         for (int m = 0; m < 6; m++)
-            e->imp[m] = k * r[m];
+            e->u[m] = e->v[m] + v[m];
     }
 }
 
-void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_vec3 *report, uint32_t slots)
+void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, gr_vec3 *report, uint32_t slots)
 {
     for (uint32_t i = 0; i < cb->n; i++) {
         const cont_body *e = &cb->b[i];
@@ -394,7 +413,7 @@ void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_
         if (e->free) {
             double v[6];
             memcpy(v, e->imp, sizeof v);
-            inverse_mass(e, v);
+            cont_body_inverse_mass(e, v);
             for (int m = 0; m < 6; m++)
                 v[m] += e->v[m];
             const gr_vec3 w = v3(v[3], v[4], v[5]);
@@ -402,17 +421,22 @@ void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_
             /* (the store's linear velocity is its position's) */
             b->linear_velocity = v3_sub(v3(v[0], v[1], v[2]), v3_cross(w, v3_sub(e->com, b->position)));
         }
-        if (e->motion != GR_MOTION_STATIC)
-            gr_body_integrate(b, dt);
     }
 }
 
-void cont_bodies_drift(gr_body_store *bs, gr_vec3 gravity, double dt)
+void cont_bodies_fall(gr_body_store *bs, gr_vec3 gravity, double dt)
 {
     for (uint32_t a = 0; a < bs->count; a++) {
         gr_body_data *b = &bs->data[bs->active[a]];
         if (is_free(b->motion))
             b->linear_velocity = v3_madd(b->linear_velocity, gravity, dt);
+    }
+}
+
+void cont_bodies_move(gr_body_store *bs, double dt)
+{
+    for (uint32_t a = 0; a < bs->count; a++) {
+        gr_body_data *b = &bs->data[bs->active[a]];
         if (b->motion != GR_MOTION_STATIC)
             gr_body_integrate(b, dt);
     }
@@ -467,7 +491,7 @@ void cont_bodies_push_out(const cont_bodies *cb, gr_body_store *bs, uint32_t n, 
         }
         if (e->free) {
             double r[6] = {imp.x, imp.y, imp.z, moment.x, moment.y, moment.z};
-            inverse_mass(e, r);
+            cont_body_inverse_mass(e, r);
             const gr_vec3 dw = v3(r[3], r[4], r[5]);
             b->angular_velocity = v3_add(b->angular_velocity, dw);
             b->linear_velocity = v3_add(b->linear_velocity,

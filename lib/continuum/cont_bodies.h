@@ -14,8 +14,11 @@
  *   h^3 J M^-1 J^T (rank <= 6 a body, applied matrix-free, never formed) to A1 and J V* to b1
  *   (eq. 25); V* its velocity after gravity;
  * - a kinematic body's prescribed velocity enters b1 alone (M^-1 = 0), a static one nothing.
- * The friction QP does not see the body's velocity (no eq. 26 term): the body takes the
- * friction's reaction after the solve. */
+ * - the friction QP adds the body's kinetic energy (eq. 26): a free body answers
+ *   V = V_p + M^-1 h^3 dt G^T D2 s (V_p: V* with the pressure's impulse), which adds
+ *   dt D2^T (G V_p) to b2 and h^3 dt^2 D2^T G M^-1 G^T D2 to A2 (cont_body_friction.h); a
+ *   kinematic body's velocity enters b2 alone. Each solve of the staggered rounds sees the
+ *   body moved by the other's last answer (cont_bodies_seen), as it sees the sand. */
 #ifndef GR_CONTINUUM_CONT_BODIES_H
 #define GR_CONTINUUM_CONT_BODIES_H
 
@@ -36,6 +39,7 @@ typedef struct cont_body {
     bool free;             ///< dynamic or host-owned: its velocity is an unknown of the solve
     gr_vec3 com;           ///< centre of mass, world
     double v[6];           ///< V*: velocity of the centre of mass (after gravity when free), angular
+    double u[6];           ///< the velocity the next solve sees: V* + M^-1 (the other solve's impulse)
     double imp[6];         ///< this step's impulse from the sand [N s], moment about com [N m s]
     double jx[6];          ///< scratch of the matvec: M^-1 h^3 J^T x
     double inv_m;          ///< 1 / mass (free bodies)
@@ -67,7 +71,7 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
 /// The most over-packing next to a free body the pressure undoes in one step (a volume
 /// fraction: at most CONT_BODY_OVERLAP h / dt of speed, so an overlap does not fling the body).
 #define CONT_BODY_OVERLAP 0.05
-/// b1 += J V* (dt D (G V*)) for every moving body; where a free body reaches, the
+/// b1 += J u (dt D (G u)) for every moving body (u: V*, or as cont_bodies_seen set it); where a free body reaches, the
 /// over-packing 1 - phi_s - phi < 0 in b1 counts at most CONT_BODY_OVERLAP.
 void cont_bodies_rhs(const cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *phi,
                      const double *solid, double *q);
@@ -78,14 +82,24 @@ double cont_bodies_row(const cont_bodies *cb, const gr_sparse_grid *g, double dt
 /// diag[c] += (h^3 J M^-1 J^T)_cc where fixed[c] is false (lo < hi).
 void cont_bodies_diag(cont_bodies *cb, const gr_sparse_grid *g, double dt, double *diag);
 
+/// r <- M^-1 r for a free body (6: linear, angular about the centre of mass).
+void cont_body_inverse_mass(const cont_body *b, double r[6]);
+
 /// imp = h^3 dt sum_f g_f ((D^T p)_f + (D2 s)_f): the impulse of the step's pressure and
-/// friction (s NULL: none).
+/// friction (p or s NULL: none of it).
 void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s);
 
-/// Move the bodies over dt: free ones take V* + M^-1 imp (symplectic Euler), kinematic ones
-/// their velocity; add each body's impulse (and its moment about the body's position) to
+/// u = V* + M^-1 (the impulse of p and s, as cont_bodies_impulse) for free bodies (others keep
+/// u = V*): the velocity the next solve of a staggered round sees, moved by the other solve's
+/// current answer (p for the friction, s for the pressure). imp is not touched.
+void cont_bodies_seen(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s);
+
+/// The free bodies take the velocity V* + M^-1 imp (cont_bodies_move then moves them: symplectic
+/// Euler); each body's impulse (and its moment about the body's position) is added to
 /// report[2 slot], report[2 slot + 1] for slots below `slots`.
-void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_vec3 *report, uint32_t slots);
+void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, gr_vec3 *report, uint32_t slots);
+/// Move every kinematic and free body over dt with its velocity.
+void cont_bodies_move(gr_body_store *bs, double dt);
 
 /// After the particles moved (and the bodies): a particle inside a moving body is put on its
 /// surface, and its velocity into the body taken out; a free body takes the reaction (the
@@ -94,8 +108,8 @@ void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, double dt, gr_
 void cont_bodies_push_out(const cont_bodies *cb, gr_body_store *bs, uint32_t n, gr_vec3 *x, gr_vec3 *v,
                           const double *m, gr_vec3 *report, uint32_t slots);
 
-/// Free and kinematic bodies alone over dt (a step without sand): gravity and their velocity.
-void cont_bodies_drift(gr_body_store *bs, gr_vec3 gravity, double dt);
+/// The free bodies' velocities gain gravity over dt (a step without sand).
+void cont_bodies_fall(gr_body_store *bs, gr_vec3 gravity, double dt);
 
 /// The fastest point of a moving body near the grid [m/s] (bodies of infinite extent: their
 /// linear speed).

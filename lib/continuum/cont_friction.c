@@ -2,6 +2,7 @@
 #include "cont_friction.h"
 
 #include "../qp/qp_mprgp.h"
+#include "cont_body_friction.h"
 
 /* The faces a coefficient acts on: cell (offset from the coefficient's cell), axis and the
  * coefficient's factor there (times 1 / h), as cont_stress_div_face reads them. */
@@ -89,6 +90,7 @@ void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_
             cf->diag[i] += cf->eps;
         }
     }
+    cont_friction_bodies_setup(cf); /* (eq. 26: the bodies' energy) */
 }
 
 /* y = dt^2 D2^T W D2 x + eps x */
@@ -107,6 +109,7 @@ static void apply(void *ctx, const double *x, double *y)
     const double k = cp->dt * cp->dt;
     for (size_t i = 0; i < 5 * (size_t)cells; i++)
         y[i] = k * y[i] + cf->eps * x[i];
+    cont_friction_bodies_apply(cf, x, y);
 }
 
 /* (A2 x)_i from the faces coefficient i touches. */
@@ -127,7 +130,7 @@ static double row(void *ctx, uint32_t i, const double *x)
         if (f != GR_INVALID_INDEX && cp->w.f[t[j].axis][f] != 0)
             sum += t[j].k * g->inv_h * cp->w.f[t[j].axis][f] * cont_stress_div_face(g, &s, f, t[j].axis);
     }
-    return cp->dt * cp->dt * sum + cf->eps * x[i];
+    return cp->dt * cp->dt * sum + cf->eps * x[i] + cont_friction_bodies_row(cf, i, x);
 }
 
 gr_qp_problem cont_friction_problem(cont_friction *cf)
@@ -148,23 +151,11 @@ void cont_friction_apply(const cont_friction *cf, const double *s, const cont_fa
 
 /* ---- the friction solve by component (sec. 4) ---------------------------------------------- */
 
-/* One face grid a component acts on: its axis, the direction e = sgn * (unit vector `dir`) and
- * the factor k of the component's difference there, (D2_k x) on face f = k / h (x[f] - x[f - e]),
- * whose transpose is (D2_k^T F)[c] = k / h (F[c] - F[c + e]). (The touch tables above in pairs:
- * the touch at offset 0 has factor k, the other, at offset e, -k.) */
-typedef struct block_axis {
-    int8_t axis, dir, sgn;
-    double k;
-} block_axis;
-
-static const block_axis BLOCK_AXES[5][3] = {
-    {{0, 0, 1, CONT_SQRT1_2}, {1, 1, 1, -CONT_SQRT1_2}, {0, 0, 0, 0}},                         /* a */
-    {{0, 0, 1, CONT_SQRT1_6}, {1, 1, 1, CONT_SQRT1_6}, {2, 2, 1, -2 * CONT_SQRT1_6}},          /* b */
-    {{0, 1, -1, -1}, {1, 0, -1, -1}, {0, 0, 0, 0}},                                            /* xy */
-    {{1, 2, -1, -1}, {2, 1, -1, -1}, {0, 0, 0, 0}},                                            /* yz */
-    {{0, 2, -1, -1}, {2, 0, -1, -1}, {0, 0, 0, 0}},                                            /* xz */
-};
-static const int BLOCK_AXIS_COUNT[5] = {2, 3, 2, 2, 2};
+/* (the face grids of each component: CONT_BLOCK_AXES in cont_friction.h, shared with the
+ * bodies' terms) */
+typedef cont_block_axis block_axis;
+#define BLOCK_AXES CONT_BLOCK_AXES
+#define BLOCK_AXIS_COUNT CONT_BLOCK_AXIS_COUNT
 
 /* The block-wise loops below visit cell l (0..63) of grid block b, c = 64 b + l, and read a field
  * one step o = +-1 along `dir`: inside the block by the local stride, else in the neighbouring
@@ -240,6 +231,7 @@ static void block_apply(void *ctx, const double *x, double *y)
     const cont_friction_block *fb = (const cont_friction_block *)ctx;
     block_apply_job job = {fb, x, y};
     cont_for_blocks(fb->cf->cp->tasks, fb->cf->cp->g->block_count, block_apply_blocks, &job);
+    cont_friction_bodies_apply_block(fb->cf, fb->component, x, y); /* (serial, after the grid's) */
 }
 
 /* (A2_kk x)_c from the two faces per face grid the coefficient touches. */
@@ -260,7 +252,8 @@ static double block_row(void *ctx, uint32_t c, const double *x)
             r -= w[hi] * (x[hi] - x[c]);
         sum += ax->k * ax->k * r;
     }
-    return cp->dt * cp->dt * g->inv_h * g->inv_h * sum + cf->eps * x[c];
+    return cp->dt * cp->dt * g->inv_h * g->inv_h * sum + cf->eps * x[c] +
+           cont_friction_bodies_row_block(cf, comp, c, x);
 }
 
 gr_qp_problem cont_friction_block_problem(cont_friction_block *b, const double *q)
@@ -277,8 +270,9 @@ double cont_friction_block_norm_bound(const cont_friction *cf, int component)
     for (size_t c = 0; c < cells; c++)
         if (cf->lo[off + c] < cf->hi[off + c])
             d = fmax(d, cf->diag[off + c]);
-    /* a row of Delta^T W Delta: the diagonal sum_faces W, the off-diagonals -W of the same faces */
-    return d > 0 ? 2 * d - cf->eps : 0.0;
+    /* a row of Delta^T W Delta: the diagonal sum_faces W, the off-diagonals -W of the same faces;
+     * the bodies' low-rank term is positive semi-definite: its trace bounds its eigenvalues */
+    return d > 0 ? 2 * d - cf->eps + cf->body_trace[component] : 0.0;
 }
 
 /* F += sign D2_k x (x one component's coefficients). */
@@ -376,6 +370,7 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
             /* c_k = b2_k + dt^2 D2_k^T W (D2 s - D2_k s_k) */
             block_div(cf, k, sk, -1.0, &div);
             block_gradient(cf, k, &div, cf->q + (size_t)k * cells, bq);
+            cont_friction_bodies_gradient(cf, k, &div, bq);
             const double bound = cont_friction_block_norm_bound(cf, k);
             set.alpha_bar = bound > 0 ? 1.9 / bound : 1.0;
             gr_qp_stats st;
@@ -397,6 +392,7 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     for (int k = 0; k < 5; k++) {
         const size_t off = (size_t)k * cells;
         block_gradient(cf, k, &div, cf->q + off, bq);
+        cont_friction_bodies_gradient(cf, k, &div, bq);
         for (uint32_t c = 0; c < cells; c++) {
             const size_t i = off + c;
             const double gi = bq[c] + cf->eps * s[i];

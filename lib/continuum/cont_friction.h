@@ -19,6 +19,9 @@ typedef struct cont_friction {
     cont_faces scratch;      ///< the matvec's faces
     double *q, *diag, *lo, *hi; ///< [5 cells]
     double eps;              ///< added to the diagonal: A2 is only semi-definite
+    /// the trace of the bodies' term in each component's block over its unfixed coefficients
+    /// (cont_body_friction.h; 0 without free bodies): a bound of its largest eigenvalue
+    double body_trace[5];
 } cont_friction;
 
 /// The five coefficient arrays of a vector of 5 cells.
@@ -61,6 +64,25 @@ void cont_friction_apply(const cont_friction *cf, const double *s, const cont_fa
  * (sec. 2.5) runs 1-2 sweeps a round: on a settled pile (tests/test_continuum_solves.c) one
  * sweep from the last step's stress comes within 1e-4 of the minimum's objective for a tenth of
  * the full MPRGP's time, and a whole column collapse spends 24x less time in friction. */
+
+/// One face grid a component acts on: its axis, the direction e = sgn * (unit vector `dir`) and
+/// the factor k of the component's difference there, (D2_k x) on face f = k / h (x[f] - x[f - e]),
+/// whose transpose is (D2_k^T F)[c] = k / h (F[c] - F[c + e]). (cont_friction.c's touch tables
+/// in pairs: the touch at offset 0 has factor k, the other, at offset e, -k.)
+typedef struct cont_block_axis {
+    int8_t axis, dir, sgn;
+    double k;
+} cont_block_axis;
+
+/// The face grids of components a, b, xy, yz, xz (each face axis at most once a component).
+static const cont_block_axis CONT_BLOCK_AXES[5][3] = {
+    {{0, 0, 1, CONT_SQRT1_2}, {1, 1, 1, -CONT_SQRT1_2}, {0, 0, 0, 0}},                /* a */
+    {{0, 0, 1, CONT_SQRT1_6}, {1, 1, 1, CONT_SQRT1_6}, {2, 2, 1, -2 * CONT_SQRT1_6}}, /* b */
+    {{0, 1, -1, -1}, {1, 0, -1, -1}, {0, 0, 0, 0}},                                   /* xy */
+    {{1, 2, -1, -1}, {2, 1, -1, -1}, {0, 0, 0, 0}},                                   /* yz */
+    {{0, 2, -1, -1}, {2, 0, -1, -1}, {0, 0, 0, 0}},                                   /* xz */
+};
+static const int CONT_BLOCK_AXIS_COUNT[5] = {2, 3, 2, 2, 2};
 
 /// One component's block of the friction problem (the context of its gr_qp_problem).
 typedef struct cont_friction_block {

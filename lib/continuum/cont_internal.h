@@ -8,6 +8,7 @@
 #include "../core/solver.h"
 #include "../qp/qp_box.h"
 #include "cont_bodies.h"
+#include "cont_contact.h"
 #include "cont_density.h"
 #include "cont_friction.h"
 #include "cont_shape.h"
@@ -99,6 +100,7 @@ typedef struct cont_state {
     uint32_t plan_splits, plan_merges;
     uint64_t splits, merges;   ///< so far (saved with the particles)
     cont_bodies bodies;        ///< the bodies in this step's grid (cont_bodies.h)
+    cont_contacts contacts;    ///< this step's body-body contacts (cont_contact.h)
     gr_vec3 *imp;              ///< [2 imp_cap] the bodies' impulses over a world step, by body slot
     uint32_t imp_cap;
     cont_stats stats;

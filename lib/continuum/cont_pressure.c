@@ -14,6 +14,33 @@ static double face_solid(const gr_sparse_grid *g, const double *solid, uint32_t 
     return n == GR_INVALID_INDEX ? solid[c] : 0.5 * (solid[c] + solid[n]);
 }
 
+/* No material and no solid in cell c (outside the grid: none). */
+static bool empty(const cont_grid_mass *m, const double *solid, uint32_t c)
+{
+    return c == GR_INVALID_INDEX || (m->phi[c] == 0 && !(solid && solid[c] > 0));
+}
+
+/* A free body's cell with no sand, one of whose faces is part body, part nothing (no sand mass):
+ * held at p = 0 too. A pressure there pushed the body through that face with no reaction on
+ * the sand (momentum lost; a rigid motion "compresses" such cells through the averaged face
+ * fractions). Cells whose faces are all body or sand keep theirs: they only pass forces
+ * through the body, and carry the friction's bound where it meets the sand. */
+static bool free_body_surface(const cont_pressure *cp, const cont_grid_mass *m, const double *solid, uint32_t c)
+{
+    if (!cp->bodies || !solid || m->phi[c] != 0 || cp->bodies->fixed[c] > 0)
+        return false;
+    const gr_sparse_grid *g = cp->g;
+    for (int a = 0; a < 3; a++) {
+        const uint32_t hi = gr_sparse_grid_neighbor(g, c, a == 0, a == 1, a == 2);
+        if (hi == GR_INVALID_INDEX)
+            return true;
+        if ((m->mass.f[a][c] == 0 && face_solid(g, solid, c, a) < 1) ||
+            (m->mass.f[a][hi] == 0 && face_solid(g, solid, hi, a) < 1))
+            return true;
+    }
+    return false;
+}
+
 void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
 {
     const gr_sparse_grid *g = cp->g;
@@ -42,7 +69,7 @@ void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const dou
         /* air (no material splatted, no solid) is held at p = 0, the free surface's Dirichlet
          * condition: without it a region could only push against its own cells, and its
          * pressure would have a free constant */
-        const bool air = m->phi[c] == 0 && !(solid && solid[c] > 0);
+        const bool air = empty(m, solid, c) || free_body_surface(cp, m, solid, c);
         cp->hi[c] = cp->diag[c] > 0 && !air ? INFINITY : 0.0;
     }
 }

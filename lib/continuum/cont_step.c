@@ -195,8 +195,10 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
 {
     gr_status s;
     const gr_vec3 gv = *st->env.gravity;
-    if (st->n == 0) {
-        cont_bodies_drift(st->env.bodies, gv, dt);
+    if (st->n == 0) { /* the bodies alone: gravity, their contacts, their motion */
+        cont_bodies_fall(st->env.bodies, gv, dt);
+        cont_contacts_solve(&st->contacts, st->env.bodies, st->env.materials, dt, st->imp, st->imp ? st->imp_cap : 0);
+        cont_bodies_move(st->env.bodies, dt);
         return GR_OK;
     }
     cont_timing *tm = &st->timing;
@@ -260,9 +262,13 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     cont_pressure_weights(&f->cp, &f->gm, f->solid);
     cont_bodies_diag(&st->bodies, g, dt, f->cp.diag);
     const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
+    const cont_stress sv = cont_stress_view(f->s, cells);
     for (uint32_t r = 0; r < rounds; r++) {
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_friction_apply(&f->cf, f->s, &f->u_try);
+        /* (the bodies, like the sand, move by the friction's last answer in the pressure solve
+         * and by the pressure's in the friction solve: eq. 25-26 in staggered rounds) */
+        cont_bodies_seen(&st->bodies, g, dt, NULL, &sv);
         lap(clock, &tm->friction);
         cont_pressure_rhs(&f->cp, &f->gm, &f->u_try, f->solid);
         cont_bodies_rhs(&st->bodies, g, dt, f->gm.phi, f->solid, f->cp.q);
@@ -274,6 +280,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
             break;
         copy_faces(&f->u_star, &f->u_try, cells);
         cont_pressure_apply(&f->cp, f->p, &f->u_try);
+        cont_bodies_seen(&st->bodies, g, dt, f->p, NULL);
         lap(clock, &tm->pressure);
         cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, f->gm.alpha, 0.0);
         if (st->par.friction_sweeps && !st->par.pgs) {
@@ -307,9 +314,11 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     lap(clock, &tm->friction);
 
     /* 3b. the bodies take what the sand gave them (eq. 23) and move */
-    const cont_stress sv = cont_stress_view(f->s, cells);
     cont_bodies_impulse(&st->bodies, g, dt, f->p, &sv);
-    cont_bodies_finish(&st->bodies, st->env.bodies, dt, st->imp, st->imp ? st->imp_cap : 0);
+    cont_bodies_finish(&st->bodies, st->env.bodies, st->imp, st->imp ? st->imp_cap : 0);
+    /* (free bodies meet the other bodies with their new velocities, then all move) */
+    cont_contacts_solve(&st->contacts, st->env.bodies, st->env.materials, dt, st->imp, st->imp ? st->imp_cap : 0);
+    cont_bodies_move(st->env.bodies, dt);
 
     /* 4. particles: FLIP velocities, motion, shapes (eq. 28) */
     cont_grid_to_particles_on(st->env.tasks, g, &pv, &f->gm.u, &f->u_old, st->par.pic, st->grad, st->flow);
@@ -335,8 +344,6 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
 gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
 {
     *lost = 0;
-    if (st->n == 0)
-        return GR_OK;
     const double t0 = gr_clock_seconds();
     double clock = t0;
     const gr_status s = step(st, dt, lost, &clock);
