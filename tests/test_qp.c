@@ -216,6 +216,7 @@ static void test_qp_brute_force_small(void)
         set.abs_tol = 1e-13;
         set.max_iter = 2000;
         set.jacobi = t % 2 == 1;
+        set.sgs = t % 3 == 2;
         set.expansion = t % 4 < 2 ? GR_QP_EXPANSION_PROJECTED_CG : GR_QP_EXPANSION_FIXED;
         gr_qp_stats sm, sp;
         memcpy(xm, x0, sizeof xm);
@@ -315,7 +316,7 @@ enum {
     CMP_UNIQUE = 4,   /* A positive definite: the answers agree, not just their objectives */
 };
 
-/* MPRGP (plain and Jacobi) and PGS on one problem: all converge, the certificate holds,
+/* MPRGP (plain, Jacobi and symmetric Gauss-Seidel in face) and PGS on one problem: all converge, the certificate holds,
  * objectives agree (and answers, when unique); what `flags` asks besides. */
 static void compare_on(lap *L, const double *q, const double *lo, const double *hi, const char *name, int flags)
 {
@@ -328,13 +329,14 @@ static void compare_on(lap *L, const double *q, const double *lo, const double *
     gr_qp_settings set = gr_qp_settings_default();
     set.rel_tol = 1e-8;
     set.max_iter = 200000;
-    double *x[3], *g = vec(n);
-    gr_qp_stats st[3];
-    for (int s = 0; s < 3; s++) {
+    double *x[4], *g = vec(n);
+    gr_qp_stats st[4];
+    for (int s = 0; s < 4; s++) {
         x[s] = vec(n);
         set.jacobi = s == 1;
+        set.sgs = s == 2;
         const gr_status got =
-            s < 2 ? gr_qp_mprgp(&prob, &set, &ws, x[s], &st[s]) : gr_qp_pgs(&prob, &set, &ws, x[s], &st[s]);
+            s < 3 ? gr_qp_mprgp(&prob, &set, &ws, x[s], &st[s]) : gr_qp_pgs(&prob, &set, &ws, x[s], &st[s]);
         CHECK(got == GR_OK);
         gr_qp_kkt kkt;
         CHECK(gr_qp_kkt_measure(&prob, x[s], g, &kkt) == GR_OK);
@@ -343,7 +345,7 @@ static void compare_on(lap *L, const double *q, const double *lo, const double *
             active += (lo && x[s][i] == lo[i]) || (hi && x[s][i] == hi[i]);
         printf("  %s n %u %-13s: %6u it (%u cg, %u exp, %u prop) %6u matvecs, |gP| %.2e (tol %.2e), f %.12g, "
                "%u active, compl %.1e\n",
-               name, n, s == 0 ? "MPRGP" : s == 1 ? "MPRGP+Jacobi" : "PGS", st[s].iterations, st[s].cg_steps,
+               name, n, s == 0 ? "MPRGP" : s == 1 ? "MPRGP+Jacobi" : s == 2 ? "MPRGP+SGS" : "PGS", st[s].iterations, st[s].cg_steps,
                st[s].expansion_steps, st[s].proportioning_steps, st[s].matvecs, st[s].gp_norm, st[s].tolerance,
                st[s].objective, active, kkt.complementarity);
         CHECK(st[s].converged);
@@ -353,18 +355,22 @@ static void compare_on(lap *L, const double *q, const double *lo, const double *
         if (flags & CMP_LCP)
             CHECK(kkt.gp_max <= st[s].tolerance); /* w ≥ -tol */
     }
-    const double f = st[2].objective;
-    printf("  %s: |f_mprgp - f_pgs| / |f| = %.1e, %.1e; max |x_mprgp - x_pgs| = %.1e\n", name,
-           fabs(st[0].objective - f) / fabs(f), fabs(st[1].objective - f) / fabs(f), max_abs_diff(n, x[0], x[2]));
-    CHECK_NEAR(st[0].objective, f, 1e-12 * fabs(f));
-    CHECK_NEAR(st[1].objective, f, 1e-12 * fabs(f));
-    if (flags & CMP_UNIQUE) /* |x - x*| ≲ ‖g^P‖ / λ_min: λ_min ≥ 1e-3 here */
-        CHECK(max_abs_diff(n, x[0], x[2]) < 1e-5 && max_abs_diff(n, x[1], x[2]) < 1e-5);
-    if (flags & CMP_CHEAPER) {
-        CHECK(st[0].matvecs < st[2].iterations);
-        CHECK(st[1].matvecs < st[2].iterations);
-    }
+    const double f = st[3].objective;
+    printf("  %s: |f_mprgp - f_pgs| / |f| = %.1e, %.1e, %.1e; max |x_mprgp - x_pgs| = %.1e\n", name,
+           fabs(st[0].objective - f) / fabs(f), fabs(st[1].objective - f) / fabs(f), fabs(st[2].objective - f) / fabs(f),
+           max_abs_diff(n, x[0], x[3]));
     for (int s = 0; s < 3; s++)
+        CHECK_NEAR(st[s].objective, f, 1e-12 * fabs(f));
+    if (flags & CMP_UNIQUE) /* |x - x*| ≲ ‖g^P‖ / λ_min: λ_min ≥ 1e-3 here */
+        for (int s = 0; s < 3; s++)
+            CHECK(max_abs_diff(n, x[s], x[3]) < 1e-5);
+    if (flags & CMP_CHEAPER) {
+        for (int s = 0; s < 3; s++)
+            CHECK(st[s].matvecs < st[3].iterations);
+        /* the Gauss-Seidel splitting in face takes fewer steps than the diagonal */
+        CHECK(st[2].iterations < st[1].iterations);
+    }
+    for (int s = 0; s < 4; s++)
         free(x[s]);
     free(g);
     gr_qp_workspace_free(&ws, &mem);
@@ -713,6 +719,17 @@ static void test_qp_bad_input(void)
     gr_qp_problem fixed = {4, dense_apply, dense_row, &d, fdiag, q, flo, fhi};
     memcpy(x, x_in, sizeof x);
     CHECK(gr_qp_pgs(&fixed, NULL, &ws, x, NULL) == GR_OK && x[1] == 0.5);
+    /* symmetric Gauss-Seidel in face reads rows and the diagonal: refused without either, x as given */
+    gr_qp_settings sgs = gr_qp_settings_default();
+    sgs.sgs = true;
+    gr_qp_problem no_row = {4, dense_apply, NULL, &d, diag, q, NULL, NULL}, no_diag = no_row;
+    no_diag.row = dense_row, no_diag.diag = NULL;
+    memcpy(x, x_in, sizeof x);
+    CHECK(gr_qp_mprgp(&no_row, &sgs, &ws, x, NULL) == GR_ERROR_NULL_ARGUMENT);
+    CHECK(gr_qp_mprgp(&no_diag, &sgs, &ws, x, NULL) == GR_ERROR_NULL_ARGUMENT);
+    CHECK(memcmp(x, x_in, sizeof x) == 0);
+    no_row.row = dense_row;
+    CHECK(gr_qp_mprgp(&no_row, &sgs, &ws, x, NULL) == GR_OK);
     /* the iteration meets a NaN (apply returns one on its 3rd call): x as given */
     lap L;
     lap_build(&L, 8, 0.8, 0.5, 2.0, 1e-2, LAP_DIRICHLET, 600);

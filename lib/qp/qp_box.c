@@ -15,6 +15,7 @@ gr_qp_settings gr_qp_settings_default(void)
     s.gamma = 1.0;
     s.alpha_bar = 0.0; /* estimated */
     s.jacobi = false;
+    s.sgs = false;
     s.omega = 1.0;
     return s;
 }

@@ -63,6 +63,9 @@ typedef struct gr_qp_settings {
     /// in the next solve of a similar matrix to skip the estimate.
     double alpha_bar;
     bool jacobi;  ///< MPRGP: Jacobi preconditioning in face (needs diag); default off
+    /// MPRGP: symmetric Gauss-Seidel preconditioning in face (needs diag and row; one forward
+    /// and one backward sweep of rows over the free set per iteration); default off, overrides jacobi
+    bool sgs;
     gr_qp_expansion expansion; ///< MPRGP's expansion step
     double omega; ///< PGS relaxation ω in (0, 2); 0 = 1 (plain Gauss-Seidel)
 } gr_qp_settings;
@@ -87,7 +90,8 @@ typedef struct gr_qp_stats {
 typedef struct gr_qp_workspace {
     double *block; ///< all vectors, one allocation
     uint32_t cap;  ///< entries per vector (a multiple of 8: each vector is 64-byte aligned)
-    /// the input's copy (restored on error), gradient, direction, A p, two scratch vectors
+    /// the input's copy (restored on error), gradient, direction, A p, two scratch vectors (v
+    /// also holds MPRGP's symmetric Gauss-Seidel forward sweep: n entries)
     double *x0, *g, *p, *ap, *w, *v;
 } gr_qp_workspace;
 

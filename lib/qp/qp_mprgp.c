@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* MPRGP for the box, step by step as in docs/ (Dostál & Schöberl 2005). At a feasible x with
  * g = A x + q, on the free set F = {lo < x < hi}:
- *   φ   free gradient (g on F, 0 elsewhere); z = φ, or diag⁻¹ φ with Jacobi in face;
+ *   φ   free gradient (g on F, 0 elsewhere); z = φ, or M⁻¹ φ preconditioned in face (M the
+ *       diagonal of A_FF with Jacobi, its symmetric Gauss-Seidel splitting with sgs);
  *   β   chopped gradient (at a bound, the part of g that would move x into the box);
  *   φ̃   reduced free gradient: φ limited to what a step of ᾱ can take before a bound.
  * x is proportional when ‖β‖² ≤ Γ² φ̃ᵀφ; then a CG step along p, or, if the CG step would
@@ -22,7 +23,9 @@ typedef struct mp {
     const double *lo, *hi; /* NULL = unbounded */
     const double *q;       /* NULL = 0 */
     const double *jacobi;  /* diag when Jacobi preconditioning is on, else NULL */
+    double *sgs;           /* scratch when symmetric Gauss-Seidel preconditioning is on, else NULL */
     double inv_abar;       /* 1 / ᾱ */
+    double tol2;           /* the tolerance squared: a point within it needs no preconditioned z */
 } mp;
 
 /* The figures of one point, all from one pass over x and g. */
@@ -53,6 +56,25 @@ static void gradient(const mp *m, const double *x, double *g)
             g[i] += m->q[i];
 }
 
+/* z ← M⁻¹ z on the free set, M = (D + L) D⁻¹ (D + U) the symmetric Gauss-Seidel splitting of
+ * A restricted to the free variables (SPD when A is and D > 0): a forward sweep into the
+ * scratch y, then a backward one into z. Rows read only the entries already swept (the others
+ * are 0), so a row callback's (A v)_i is the sum over the swept neighbours. Index order:
+ * deterministic. */
+static void sgs_in_face(const mp *m, const double *x, double *z)
+{
+    const gr_qp_problem *pr = m->prob;
+    double *y = m->sgs;
+    memset(y, 0, sizeof(double) * m->n);
+    for (uint32_t i = 0; i < m->n; i++)
+        if (lo_of(m, i) < x[i] && x[i] < hi_of(m, i))
+            y[i] = (z[i] - pr->row(pr->ctx, i, y)) / pr->diag[i];
+    memset(z, 0, sizeof(double) * m->n);
+    for (uint32_t i = m->n; i-- > 0;)
+        if (lo_of(m, i) < x[i] && x[i] < hi_of(m, i))
+            z[i] = y[i] - pr->row(pr->ctx, i, z) / pr->diag[i];
+}
+
 /* The measures of (x, g); z = the (preconditioned) free gradient. */
 static mp_measure measure(const mp *m, const double *x, const double *g, double *z)
 {
@@ -76,6 +98,8 @@ static mp_measure measure(const mp *m, const double *x, const double *g, double 
         z[i] = m->jacobi ? gi / m->jacobi[i] : gi;
     }
     r.gp2 += r.beta2;
+    if (m->sgs && r.gp2 > m->tol2) /* (at the answer z is not used: no sweeps) */
+        sgs_in_face(m, x, z);
     return r;
 }
 
@@ -234,8 +258,8 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     memset(&st, 0, sizeof st);
     st.gp_norm = st.objective = NAN;
     gr_qp_settings set;
-    gr_status status = gr_qp_check_input(prob, settings, ws, x, settings && settings->jacobi, &set);
-    if (status == GR_OK && prob->n > 0 && !prob->apply)
+    gr_status status = gr_qp_check_input(prob, settings, ws, x, settings && (settings->jacobi || settings->sgs), &set);
+    if (status == GR_OK && prob->n > 0 && (!prob->apply || (set.sgs && !prob->row)))
         status = GR_ERROR_NULL_ARGUMENT;
     if (status != GR_OK) {
         if (stats)
@@ -243,9 +267,10 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
         return status;
     }
     const uint32_t n = prob->n;
-    mp m = {prob, n, prob->lo, prob->hi, prob->q, set.jacobi ? prob->diag : NULL, 0.0};
+    mp m = {prob, n, prob->lo, prob->hi, prob->q, set.jacobi && !set.sgs ? prob->diag : NULL, set.sgs ? ws->v : NULL, 0.0, 0.0};
     const double qnorm = m.q ? sqrt(dot(n, m.q, m.q)) : 0.0;
     st.tolerance = GR_MAX(set.abs_tol, set.rel_tol * qnorm);
+    m.tol2 = st.tolerance * st.tolerance;
     if (n == 0) {
         st.converged = true;
         st.gp_norm = st.objective = 0.0;

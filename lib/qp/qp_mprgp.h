@@ -20,8 +20,9 @@
 /// Returns GR_OK when it converged and when it stopped at settings.max_iter (stats.converged
 /// tells which). Errors leave x exactly as given (restored from the workspace once the
 /// iteration has begun), stats.converged false, gp_norm and objective NaN:
-/// - GR_ERROR_NULL_ARGUMENT: prob, ws or (n > 0) x or apply missing; diag with jacobi;
-/// - GR_ERROR_INVALID_ARGUMENT: lo > hi, lo = +inf, hi = -inf, diag ≤ 0 with jacobi, ws too
+/// - GR_ERROR_NULL_ARGUMENT: prob, ws or (n > 0) x or apply missing; diag with jacobi or sgs;
+///   row with sgs (n > 0);
+/// - GR_ERROR_INVALID_ARGUMENT: lo > hi, lo = +inf, hi = -inf, diag ≤ 0 with jacobi or sgs, ws too
 ///   small, settings out of range (GR_ERROR_UNKNOWN_ENUM: settings.expansion);
 /// - GR_ERROR_NOT_FINITE: NaN in lo/hi, non-finite q, x or diag; or the iteration met a
 ///   non-finite value (apply returned one, or f is unbounded below on the box: A indefinite,
