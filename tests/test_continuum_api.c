@@ -458,8 +458,17 @@ static gr_world *sand_bed(gr_vec3 gravity, double L, double H, const gr_host_hoo
     b.half_extents = (gr_vec3){L, 2 * H, L};
     b.position = (gr_vec3){0, 2 * H, 0};
     MUST(w, gr_add_body(w, &b, NULL));
+    /* mu 0.365: the friction these coupling tests were built with (the default mu 0.5 under the
+     * old mapping alpha = sqrt(2/3) sin(atan mu)); at alpha = mu = 0.5 the bed holds the light box
+     * dropped on it at its surface */
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.friction = 0.36514837167011072;
+    gr_material sand;
+    MUST(w, gr_add_material(w, &md, &sand));
     gr_fill_def f;
     gr_fill_def_init(&f);
+    f.material = sand;
     f.radius = 0.004;
     f.spacing = 0.0083;
     f.min = (gr_vec3){-L + 0.004, 0.004, -L + 0.004};
