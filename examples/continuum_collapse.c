@@ -17,7 +17,7 @@ int main(int argc, char **argv)
     ex_parse_args(argc, argv, &args);
     collapse_def d = collapse_default(); /* 6 x 6 x 12 cm on cells of 1 cm: 3456 particles */
     d.workers = args.workers;
-    d.mu = 1.0; /* a rough sand: alpha = sqrt(2/3) sin(atan 1) = 0.58 */
+    d.mu = 1.0; /* a rough sand: alpha = mu = 1 (docs/continuum.md) */
     if (args.smoke)
         d.cell = 0.02, d.half_width = 0.04, d.height = 0.16;
     collapse_scene s;
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < s.g.n; i++)
         ymin = fmin(ymin, s.g.x[3 * i + 1]);
     printf("continuum_collapse: %u particles, cell %.3g m, alpha %.3f; %d frames of 1/60 s in %llu steps, %.1f s wall\n",
-           s.grains, d.cell, sqrt(2.0 / 3) * sin(atan(d.mu)), frames, (unsigned long long)c.substep_count, wall);
+           s.grains, d.cell, d.mu, frames, (unsigned long long)c.substep_count, wall);
     printf("  column: foot %.3f m, height %.3f m; pile: foot %.3f m, height %.3f m; runout %.3f m (%.2f column "
            "widths); slope %.1f deg (flank fit over %d rings), atan(height / foot) %.1f deg\n", p0.foot, p0.height,
            p.foot, p.height, p.foot - p0.foot, (p.foot - p0.foot) / (2 * d.half_width), p.angle, p.rings, p.angle_hr);

@@ -74,7 +74,9 @@ void cont_particle_material(cont_state *st, uint32_t i)
     const double r = st->radius[i], volume = 4.0 / 3.0 * GR_PI * r * r * r;
     st->m[i] = m->density * volume;
     st->vmin[i] = volume / st->par.packing;
-    /* Drucker-Prager from the grains' sliding friction: the friction angle theta = atan(mu), and
-     * alpha = sqrt(2/3) sin(theta) (sec. 2.1, eq. 4, with the angle of repose read as theta) */
-    st->alpha[i] = 0.81649658092772603 * sin(atan(m->friction));
+    /* eq. 15's bound s_max = alpha p on each stress coefficient from the grains' sliding friction:
+     * alpha = mu, Coulomb's law on the grid's planes (shear <= mu times the pressure). The seed's
+     * sqrt(2/3) sin(atan mu) (sec. 2.1, for the round cone of eq. 4) left a sand slab of mu 0.6
+     * sliding on a 17 degree incline and capped alpha at 0.82 (docs/continuum.md, the friction) */
+    st->alpha[i] = m->friction;
 }
