@@ -22,7 +22,9 @@
 #include "../lib/core/rng.h"
 #include "../lib/continuum/cont_bodies.h"
 #include "../lib/continuum/cont_body_friction.h"
+#include "../lib/bodies/body_shapes.h"
 #include "harness.h"
+#include "test_util.h"
 
 static double rnd(gr_rng *g, double lo, double hi) { return lo + (hi - lo) * gr_rng_uniform(g); }
 
@@ -398,9 +400,9 @@ static void scene_step(scene *s, gr_mem *mem)
     }
     face_copy(&gm.u, &u_star, cells);
     cont_pressure cp = {g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells), NULL};
+                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL};
     cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
-                        zeros(5 * cells), 0};
+                        zeros(5 * cells), 0, {0}};
     free(s->p);
     s->p = zeros(cells);
     double *st = zeros(5 * cells);
@@ -514,14 +516,14 @@ static void test_friction_rows_and_solvers_agree(void)
             gm.u.f[1][c] -= s.dt * 9.81;
     }
     cont_pressure cp = {g, s.dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells), NULL};
+                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL};
     cont_pressure_setup(&cp, &gm, &gm.u, solid);
     gr_qp_problem pp = cont_pressure_problem(&cp);
     gr_qp_stats st;
     solve(&pp, &mem, p, &st);
     cont_pressure_apply(&cp, p, &gm.u);
     cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
-                        zeros(5 * cells), 0};
+                        zeros(5 * cells), 0, {0}};
     cont_friction_setup(&cf, &gm, &gm.u, p, NULL, 0.4);
     gr_qp_problem fp = cont_friction_problem(&cf);
     gr_rng r = {9};
@@ -1095,6 +1097,151 @@ static void test_body_friction_operators(void)
     gr_world_destroy(w);
 }
 
+/* ---- the fractions' cache and bounds (cont_static.c, cont_bodies.c) -------------------------- */
+
+/* Two builds agree bit for bit: the bodies, their faces, the fractions and the touched cells. */
+static bool bodies_agree(const cont_bodies *a, const double *sa, const cont_bodies *b, const double *sb,
+                         uint32_t cells)
+{
+    if (a->n != b->n || a->faces != b->faces || a->free_count != b->free_count)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->b[i].slot != b->b[i].slot || a->b[i].first != b->b[i].first || a->b[i].count != b->b[i].count ||
+            memcmp(a->b[i].v, b->b[i].v, sizeof a->b[i].v) != 0)
+            return false;
+    for (uint32_t j = 0; j < a->faces; j++)
+        if (a->f[j].cell != b->f[j].cell || a->f[j].nb != b->f[j].nb || a->f[j].axis != b->f[j].axis ||
+            memcmp(a->f[j].g, b->f[j].g, sizeof a->f[j].g) != 0)
+            return false;
+    return memcmp(sa, sb, sizeof(double) * cells) == 0 && memcmp(a->fixed, b->fixed, sizeof(double) * cells) == 0 &&
+           memcmp(a->touch, b->touch, cells) == 0;
+}
+
+static gr_body add_shape(gr_world *w, gr_shape_type shape, gr_motion_type motion, gr_vec3 at, gr_vec3 size,
+                         const gr_vec3 *mv, const uint32_t *mi)
+{
+    gr_body_def d;
+    gr_body_def_init(&d);
+    d.shape = shape;
+    d.motion = motion;
+    d.position = at;
+    d.orientation = quat_normalize((gr_quat){0.2, -0.3, 0.1, 1});
+    d.radius = size.x;
+    d.half_height = size.y;
+    d.half_extents = size;
+    d.normal = (gr_vec3){0.1, 1, 0.2};
+    d.open_faces = GR_FACE_POS_Y;
+    if (motion == GR_MOTION_KINEMATIC)
+        d.angular_velocity = (gr_vec3){1, 2, -1};
+    if (shape == GR_SHAPE_MESH) {
+        d.mesh_vertices = mv;
+        d.mesh_indices = mi;
+        d.mesh_vertex_count = 8;
+        d.mesh_triangle_count = 12;
+    }
+    gr_body out = {0};
+    if (gr_add_body(w, &d, &out) != GR_OK)
+        abort();
+    return out;
+}
+
+/* The step's build (static bodies' fractions from the cache, the others' measured only within
+ * their reach) against a fresh build measuring every body in every cell, over a sequence of
+ * overlapping grids while static bodies are moved, removed and added: the same bits each time;
+ * the cache is used where the geometry stayed and dropped where it changed. */
+static void test_body_fractions_cached_and_bounded(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    gr_world *w = floor_world(); /* a static plane through the origin, under the grid */
+    gr_vec3 mv[8];
+    uint32_t mi[36];
+    tu_box_mesh(v3(0.025, 0.018, 0.021), v3(0.003, 0, -0.002), mv, mi);
+    const double h = 0.01;
+    gr_body smesh = add_shape(w, GR_SHAPE_MESH, GR_MOTION_STATIC, v3(0.01, 0.06, 0.0), v3(0, 0, 0), mv, mi);
+    gr_body ssphere = add_shape(w, GR_SHAPE_SPHERE, GR_MOTION_STATIC, v3(-0.03, 0.09, 0.02), v3(0.021, 0, 0), NULL, NULL);
+    add_shape(w, GR_SHAPE_CONTAINER, GR_MOTION_STATIC, v3(0, 0.06, 0), v3(0.05, 0.05, 0.05), NULL, NULL);
+    add_shape(w, GR_SHAPE_BOX, GR_MOTION_STATIC, v3(0.04, 0.03, -0.03), v3(0.012, 0.02, 0.009), NULL, NULL);
+    add_shape(w, GR_SHAPE_BOX, GR_MOTION_KINEMATIC, v3(-0.02, 0.04, -0.02), v3(0.013, 0.011, 0.017), NULL, NULL);
+    add_shape(w, GR_SHAPE_CAPSULE, GR_MOTION_KINEMATIC, v3(0.02, 0.1, 0.03), v3(0.011, 0.015, 0), NULL, NULL);
+    add_shape(w, GR_SHAPE_MESH, GR_MOTION_KINEMATIC, v3(-0.04, 0.1, -0.03), v3(0, 0, 0), mv, mi);
+    add_shape(w, GR_SHAPE_CONTAINER, GR_MOTION_KINEMATIC, v3(0.03, 0.08, 0.03), v3(0.011, 0.013, 0.012), NULL, NULL);
+    add_shape(w, GR_SHAPE_PLANE, GR_MOTION_KINEMATIC, v3(0, 0.015, 0), v3(0, 0, 0), NULL, NULL);
+    gr_body_def dd;
+    gr_body_def_init(&dd);
+    dd.shape = GR_SHAPE_SPHERE;
+    dd.motion = GR_MOTION_DYNAMIC;
+    dd.radius = 0.017;
+    dd.position = (gr_vec3){0.0, 0.11, -0.04};
+    CHECK(gr_add_body(w, &dd, NULL) == GR_OK);
+
+    gr_rng r = {11};
+    const uint32_t np = 3000;
+    double *pts = (double *)malloc(sizeof(double) * 3 * np);
+    cont_bodies cached, fresh;
+    memset(&cached, 0, sizeof cached);
+    memset(&fresh, 0, sizeof fresh);
+    fresh.uncached = true;
+    gr_sparse_grid g;
+    gr_sparse_grid_init(&g);
+    static const char *const what[] = {"first grid", "shifted", "static mesh moved", "static sphere removed",
+                                       "static capsule added", "same grid again", "shifted back"};
+    const double shift[7][3] = {{0, 0, 0}, {0.013, 0.02, -0.01}, {0.02, 0.01, 0}, {0.005, 0.0, 0.01},
+                                {0.0, 0.01, 0.012}, {0.0, 0.01, 0.012}, {0, 0, 0}};
+    uint64_t reused_before = 0;
+    for (int k = 0; k < 7; k++) {
+        if (k == 2)
+            CHECK(gr_body_set_pose(w, smesh, v3(0.023, 0.051, 0.004), quat_normalize((gr_quat){0.5, 0.1, 0, 1})) == GR_OK);
+        if (k == 3)
+            CHECK(gr_remove_body(w, ssphere) == GR_OK);
+        if (k == 4)
+            add_shape(w, GR_SHAPE_CAPSULE, GR_MOTION_STATIC, v3(0.0, 0.08, 0.0), v3(0.012, 0.02, 0), NULL, NULL);
+        gr_rng rk = r; /* the same cloud, shifted */
+        for (uint32_t i = 0; i < np; i++)
+            for (int a = 0; a < 3; a++)
+                pts[3 * i + a] = rnd(&rk, a == 1 ? 0.0 : -0.07, a == 1 ? 0.14 : 0.07) + shift[k][a];
+        CHECK(gr_sparse_grid_build(&g, &mem, pts, 3, np, h, v3(0, 0, 0), 2));
+        const uint32_t cells = gr_sparse_grid_cells(&g);
+        double *sa = zeros(cells), *sb = zeros(cells);
+        const uint64_t measured = cached.stat.measured;
+        CHECK(cont_bodies_build(&cached, &mem, &g, &w->bodies, w->def.gravity, 0.004, sa) == GR_OK);
+        CHECK(cont_bodies_build(&fresh, &mem, &g, &w->bodies, w->def.gravity, 0.004, sb) == GR_OK);
+        const bool same = bodies_agree(&cached, sa, &fresh, sb, cells);
+        const uint64_t reused = cached.stat.reused - reused_before, new_blocks = cached.stat.measured - measured;
+        uint32_t solid_cells = 0;
+        for (uint32_t c = 0; c < cells; c++)
+            solid_cells += sa[c] > 0;
+        printf("  %-22s %5u cells (%4u with solid), %3u faces: blocks reused %3llu, measured %3llu: %s\n", what[k],
+               cells, solid_cells, cached.faces, (unsigned long long)reused, (unsigned long long)new_blocks,
+               same ? "bit-identical" : "DIFFERS");
+        CHECK(same);
+        CHECK(cached.faces > 100 && solid_cells > 100);
+        /* the cache serves every block the last grid had unless the static geometry changed */
+        if (k == 1 || k == 6)
+            CHECK(reused > 0 && new_blocks > 0);
+        if (k >= 2 && k <= 4)
+            CHECK(reused == 0);
+        if (k == 5)
+            CHECK(new_blocks == 0 && reused == g.block_count);
+        reused_before = cached.stat.reused;
+        free(sa), free(sb);
+        /* the kinematic and dynamic bodies move on (their fractions are never cached) */
+        for (uint32_t a = 0; a < w->bodies.count; a++) {
+            gr_body_data *b = &w->bodies.data[w->bodies.active[a]];
+            if (b->motion != GR_MOTION_STATIC) {
+                b->position = v3_add(b->position, v3(0.004, -0.003, 0.005));
+                gr_body_integrate(b, 0.05);
+            }
+        }
+    }
+    free(pts);
+    cont_bodies_free(&cached, &mem);
+    cont_bodies_free(&fresh, &mem);
+    gr_sparse_grid_free(&g, &mem);
+    CHECK(mem.in_use == 0);
+    gr_world_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -1109,6 +1256,7 @@ int main(int argc, char **argv)
         {"column_collapse", test_column_collapse},
         {"body_coupling_operators", test_body_coupling_operators},
         {"body_friction_operators", test_body_friction_operators},
+        {"body_fractions_cached_and_bounded", test_body_fractions_cached_and_bounded},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -120,9 +120,9 @@ static void fields_alloc(scene *s, uint32_t cells)
     s->solid_frac = zeros(cells), s->p = zeros(cells), s->y = zeros(cells);
     s->s = zeros(5 * (size_t)cells), s->s_in = zeros(5 * (size_t)cells);
     s->cp = (cont_pressure){&s->g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                            zeros(cells), zeros(cells), zeros(cells), NULL};
+                            zeros(cells), zeros(cells), zeros(cells), NULL, NULL};
     s->cf = (cont_friction){&s->cp, face_zeros(cells), zeros(5 * (size_t)cells), zeros(5 * (size_t)cells),
-                            zeros(5 * (size_t)cells), zeros(5 * (size_t)cells), 0};
+                            zeros(5 * (size_t)cells), zeros(5 * (size_t)cells), 0, {0}};
 }
 
 static void scene_free(scene *s)

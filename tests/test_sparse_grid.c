@@ -119,8 +119,11 @@ static void check_grid(const gr_sparse_grid *g, const double *p, uint32_t n, dou
         memcpy(got[b].b, g->block_coord + 3 * (size_t)b, sizeof got[b].b);
         CHECK(gr_sparse_grid_block_of(g, got[b].b[0], got[b].b[1], got[b].b[2]) == b);
         CHECK(gr_sparse_grid_neighbor_block(g, b, 0, 0, 0) == b);
-        if (b > 0)
+        if (b > 0) {
             CHECK(morton_less(got[b - 1].b, got[b].b));
+            /* the library's comparison (two grids' blocks merge by it) agrees */
+            CHECK(gr_sparse_block_less(got[b - 1].b, got[b].b) && !gr_sparse_block_less(got[b].b, got[b - 1].b));
+        }
     }
     qsort(got, nref, sizeof(blk), cmp_blk);
     CHECK(memcmp(got, ref, sizeof(blk) * nref) == 0);

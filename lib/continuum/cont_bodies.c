@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../bodies/body_shapes.h"
+#include "cont_fraction.h"
 
 /* ---- storage ------------------------------------------------------------------------------- */
 
@@ -15,7 +16,10 @@ void cont_bodies_free(cont_bodies *cb, gr_mem *mem)
     gr_mem_free(mem, cb->jrow, 6 * sizeof(double) * cb->cell_cap);
     gr_mem_free(mem, cb->touch, cb->cell_cap);
     gr_mem_free(mem, cb->fixed, sizeof(double) * cb->cell_cap);
+    cont_static_free(&cb->stat, mem);
+    const bool uncached = cb->uncached;
     memset(cb, 0, sizeof *cb);
+    cb->uncached = uncached;
 }
 
 static gr_status reserve(gr_mem *mem, void **p, uint32_t *cap, uint32_t need, size_t size, uint32_t keep)
@@ -47,64 +51,6 @@ static gr_status reserve_cells(cont_bodies *cb, gr_mem *mem, uint32_t cells)
 }
 
 /* ---- the fractions --------------------------------------------------------------------------- */
-
-/* A container's closed faces are thin plates to the particle solvers; to the grid each is a
- * wall `thick` deep behind the face, reaching `thick` past its edges. */
-static bool in_container_wall(const gr_body_data *b, gr_vec3 p, double thick)
-{
-    const gr_vec3 d = v3_sub(p, b->position);
-    const double l[3] = {v3_dot(d, b->axis[0]), v3_dot(d, b->axis[1]), v3_dot(d, b->axis[2])};
-    const double h[3] = {b->half_extents.x, b->half_extents.y, b->half_extents.z};
-    for (uint32_t f = 0; f < 6; f++) {
-        if (b->open_faces & (1u << f))
-            continue;
-        const int a = (int)(f / 2);
-        const double beyond = (f % 2 == 0 ? l[a] : -l[a]) - h[a];
-        if (!(beyond >= 0 && beyond <= thick))
-            continue;
-        bool within = true;
-        for (int o = 0; o < 3; o++)
-            within = within && (o == a || fabs(l[o]) <= h[o] + thick);
-        if (within)
-            return true;
-    }
-    return false;
-}
-
-static bool in_body(const gr_body_data *b, gr_vec3 p, double thick)
-{
-    if (b->shape == GR_SHAPE_CONTAINER)
-        return in_container_wall(b, p, thick);
-    if (b->shape == GR_SHAPE_MESH)
-        return gr_body_contains(b, p);
-    return gr_body_distance(b, p) < 0;
-}
-
-/* The fraction of the cell about `centre` inside body b: 0 or 1 from the centre where the
- * surface is farther than the half diagonal, else from 8 samples. */
-static double cell_fraction(const gr_body_data *b, gr_vec3 centre, double h)
-{
-    const double half_diag = 0.8660254037844386 * h, thick = 2 * h;
-    /* (a container's distance is to its plates: within half a diagonal plus the walls' depth of
-     * one, the cell may hold wall) */
-    const double near = b->shape == GR_SHAPE_CONTAINER ? half_diag + thick : half_diag;
-    /* (a mesh's distance from its triangles binned near the centre, exact below `near` and its
-     * sign right beyond: the whole mesh's signed distance at every cell of every step was nine
-     * tenths of an hourglass's step. The query's stamps are written: the callers are serial) */
-    const double d = b->shape == GR_SHAPE_MESH ? gr_body_distance_within((gr_body_data *)b, centre, near)
-                                               : gr_body_distance(b, centre);
-    if (fabs(d) >= near && b->shape != GR_SHAPE_CONTAINER)
-        return d < 0 ? 1.0 : 0.0;
-    if (d >= near)
-        return 0.0;
-    uint32_t inside = 0;
-    for (int s = 0; s < 8; s++) {
-        const gr_vec3 q = v3_add(centre, v3((s & 1 ? 0.25 : -0.25) * h, (s & 2 ? 0.25 : -0.25) * h,
-                                            (s & 4 ? 0.25 : -0.25) * h));
-        inside += in_body(b, q, thick);
-    }
-    return inside / 8.0;
-}
 
 static uint32_t below(const gr_sparse_grid *g, uint32_t c, uint32_t axis)
 {
@@ -156,6 +102,43 @@ static void set_body(cont_body *e, const gr_body_data *b, uint32_t slot, gr_vec3
 
 /* ---- build ------------------------------------------------------------------------------------ */
 
+/* Whether a cell of block i can have a centre within r of p (the block's box within r). */
+static bool block_within(const gr_sparse_grid *g, uint32_t i, gr_vec3 p, double r)
+{
+    const int32_t *b = g->block_coord + 3 * (size_t)i;
+    const double o[3] = {g->origin.x, g->origin.y, g->origin.z}, q[3] = {p.x, p.y, p.z};
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+        const double lo = o[a] + 4.0 * b[a] * g->h, hi = lo + 4.0 * g->h;
+        const double d = q[a] < lo ? lo - q[a] : (q[a] > hi ? q[a] - hi : 0.0);
+        d2 += d * d;
+    }
+    return d2 <= r * r;
+}
+
+/* frac[] = b's fraction of every cell: measured in the blocks its reach (cont_fraction_reach)
+ * touches, 0 elsewhere (`all`: everywhere, the reference); true when any is above 0. */
+static bool measure(const gr_body_data *b, const gr_sparse_grid *g, bool all, double *frac)
+{
+    const double h = g->h, reach = cont_fraction_reach(b, h);
+    bool any = false;
+    for (uint32_t i = 0; i < g->block_count; i++) {
+        double *f = frac + 64 * (size_t)i;
+        if (!all && isfinite(reach) && !block_within(g, i, b->position, reach)) {
+            memset(f, 0, 64 * sizeof(double));
+            continue;
+        }
+        for (uint32_t l = 0; l < 64; l++) {
+            int32_t k[3];
+            gr_sparse_grid_cell_coords(g, 64 * i + l, k);
+            const gr_vec3 centre = v3_add(g->origin, v3((k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h));
+            f[l] = cont_cell_fraction(b, centre, h);
+            any = any || f[l] > 0;
+        }
+    }
+    return any;
+}
+
 gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *g, const gr_body_store *bs,
                             gr_vec3 gravity, double dt, double *solid)
 {
@@ -164,25 +147,25 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
     if ((s = reserve_cells(cb, mem, cells)) != GR_OK ||
         (s = reserve(mem, (void **)&cb->b, &cb->cap, bs->count, sizeof(cont_body), 0)) != GR_OK)
         return s;
+    if (!cb->uncached && (s = cont_static_update(&cb->stat, mem, g, bs)) != GR_OK)
+        return s;
     const double h = g->h;
     cb->n = cb->faces = cb->free_count = 0;
+    uint32_t rank = 0; /* among the static bodies */
     memset(solid, 0, sizeof(double) * cells);
     memset(cb->fixed, 0, sizeof(double) * cells);
     memset(cb->touch, 0, cells);
     for (uint32_t a = 0; a < bs->count; a++) {
         const uint32_t slot = bs->active[a];
         const gr_body_data *b = &bs->data[slot];
-        bool any = false;
+        const bool any = b->motion == GR_MOTION_STATIC && !cb->uncached
+                             ? cont_static_fractions(&cb->stat, rank, cb->frac)
+                             : measure(b, g, cb->uncached, cb->frac);
+        rank += b->motion == GR_MOTION_STATIC;
         for (uint32_t c = 0; c < cells; c++) {
-            int32_t k[3];
-            gr_sparse_grid_cell_coords(g, c, k);
-            const gr_vec3 centre = v3_add(g->origin, v3((k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h));
-            const double fr = cell_fraction(b, centre, h);
-            cb->frac[c] = fr;
-            solid[c] = fmax(solid[c], fr);
+            solid[c] = fmax(solid[c], cb->frac[c]);
             if (!is_free(b->motion))
-                cb->fixed[c] = fmax(cb->fixed[c], fr);
-            any = any || fr > 0;
+                cb->fixed[c] = fmax(cb->fixed[c], cb->frac[c]);
         }
         /* a moving body away from the sand still moves (with no faces) */
         if (!any && b->motion == GR_MOTION_STATIC)

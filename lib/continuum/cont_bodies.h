@@ -24,6 +24,7 @@
 
 #include "../bodies/body_store.h"
 #include "cont_ops.h"
+#include "cont_static.h"
 
 /// One face a body fills part of: cell's low face normal to axis, nb the cell below it.
 typedef struct cont_body_face {
@@ -58,13 +59,19 @@ typedef struct cont_bodies {
     double *jrow;   ///< [6 cells] rows of J for the diagonal (scratch, kept zero)
     uint8_t *touch; ///< [cells] a free body's J has a row here
     uint32_t free_count;
+    cont_static_cache stat; ///< the static bodies' fractions across steps (cont_static.h)
+    /// a test's reference: every body measured in every cell, no cache (kept by cont_bodies_free)
+    bool uncached;
 } cont_bodies;
 
 void cont_bodies_free(cont_bodies *cb, gr_mem *mem);
 
 /// The bodies over this grid: solid[c] the fraction of cell c inside any body (the most of
-/// any one), fixed[] the same of static and kinematic bodies, and each body's faces and velocity V* (free bodies: gravity over dt added). Only
-/// allocates (all or nothing: GR_ERROR_OUT_OF_MEMORY); the bodies are not changed.
+/// any one), fixed[] the same of static and kinematic bodies, and each body's faces and velocity
+/// V* (free bodies: gravity over dt added). Static bodies' fractions come from the cache where
+/// the last grid had the block, others' are measured only in the blocks their bound reaches (the
+/// same bits as measuring every cell). Fails only on allocation (GR_ERROR_OUT_OF_MEMORY); the
+/// bodies are not changed.
 gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *g, const gr_body_store *bs,
                             gr_vec3 gravity, double dt, double *solid);
 

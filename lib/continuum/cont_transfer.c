@@ -28,26 +28,56 @@ static inline void axis_weights(double f, bool half, int *off, double *t)
 }
 
 /* The stencil of the grid whose nodes sit at integer positions along `axis` (axis 3: centres,
- * half-integers on every axis) for the point at cell coordinates c0, fractions f. */
-static void make_stencil(const gr_sparse_grid *g, uint32_t c0, const double f[3], int axis, stencil *s)
+ * half-integers on every axis) for the point at cell coordinates c0, fractions f; the weights'
+ * derivatives only when `deriv`. The 8 cells as gr_sparse_grid_neighbor finds them, found per
+ * axis once: each corner's local coordinate and block step (-1, 0, 1) along each axis, then one
+ * read of the block's neighbour table a corner (its own block at 13). */
+static void make_stencil(const gr_sparse_grid *g, uint32_t c0, const double f[3], int axis, bool deriv, stencil *s)
 {
     int off[3];
     double t[3];
     for (int a = 0; a < 3; a++)
         axis_weights(f[a], a != axis, &off[a], &t[a]);
     const double inv_h = g->inv_h;
-    for (int k = 0; k < 8; k++) {
-        const int b[3] = {k & 1, (k >> 1) & 1, (k >> 2) & 1};
-        double w1[3], d1[3];
-        for (int a = 0; a < 3; a++) {
-            w1[a] = b[a] ? t[a] : 1.0 - t[a];
-            d1[a] = (b[a] ? 1.0 : -1.0) * inv_h;
+    const uint32_t *nbr = g->block_nbr + 27 * (size_t)(c0 >> 6);
+    uint32_t local[3][2], step[3][2];
+    double w1[3][2], d1[2] = {-inv_h, inv_h};
+    static const uint32_t scale_local[3] = {1, 4, 16}, scale_step[3] = {1, 3, 9};
+    for (int a = 0; a < 3; a++) {
+        const int l = (int)((c0 >> (2 * a)) & 3u) + off[a]; /* -1..3 */
+        for (int b = 0; b < 2; b++) {
+            const int lb = l + b; /* -1..4: a block below, this one, or the one above */
+            local[a][b] = ((uint32_t)lb & 3u) * scale_local[a];
+            step[a][b] = (uint32_t)((lb + 4) >> 2) * scale_step[a];
         }
-        s->cell[k] = gr_sparse_grid_neighbor(g, c0, off[0] + b[0], off[1] + b[1], off[2] + b[2]);
-        s->w[k] = w1[0] * w1[1] * w1[2];
-        s->dw[k][0] = d1[0] * w1[1] * w1[2];
-        s->dw[k][1] = w1[0] * d1[1] * w1[2];
-        s->dw[k][2] = w1[0] * w1[1] * d1[2];
+        w1[a][0] = 1.0 - t[a];
+        w1[a][1] = t[a];
+    }
+    /* corner k = (bx, by, bz) = bits of k: the x-y square's four once, then its two layers;
+     * each product in the order w_x w_y w_z */
+    uint32_t sxy[4], lxy[4];
+    double wxy[4], dx_y[4], x_dy[4];
+    for (int j = 0; j < 4; j++) {
+        const int bx = j & 1, by = j >> 1;
+        sxy[j] = step[0][bx] + step[1][by];
+        lxy[j] = local[0][bx] + local[1][by];
+        wxy[j] = w1[0][bx] * w1[1][by];
+        dx_y[j] = d1[bx] * w1[1][by];
+        x_dy[j] = w1[0][bx] * d1[by];
+    }
+    for (int bz = 0; bz < 2; bz++) {
+        const double wz = w1[2][bz];
+        for (int j = 0; j < 4; j++) {
+            const int k = 4 * bz + j;
+            const uint32_t nb = nbr[sxy[j] + step[2][bz]];
+            s->cell[k] = nb == GR_INVALID_INDEX ? nb : nb * 64u + lxy[j] + local[2][bz];
+            s->w[k] = wxy[j] * wz;
+            if (deriv) {
+                s->dw[k][0] = dx_y[j] * wz;
+                s->dw[k][1] = x_dy[j] * wz;
+                s->dw[k][2] = wxy[j] * d1[bz];
+            }
+        }
     }
 }
 
@@ -108,7 +138,7 @@ void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p
         const double vel[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
         stencil s;
         for (int a = 0; a < 3; a++) {
-            make_stencil(g, c0, f, a, &s);
+            make_stencil(g, c0, f, a, false, &s);
             for (int k = 0; k < 8; k++) {
                 if (s.cell[k] == GR_INVALID_INDEX)
                     continue; /* (not with a halo of 1: every node's cell is active) */
@@ -117,7 +147,7 @@ void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p
                 out->u.f[a][s.cell[k]] += p->m[i] * s.w[k] * vel[a];
             }
         }
-        make_stencil(g, c0, f, 3, &s);
+        make_stencil(g, c0, f, 3, false, &s);
         for (int k = 0; k < 8; k++)
             if (s.cell[k] != GR_INVALID_INDEX) {
                 out->phi[s.cell[k]] += p->vmin[i] * s.w[k] * inv_h3;
@@ -133,22 +163,28 @@ void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p
             out->u.f[a][c] = out->mass.f[a][c] > 0 ? out->u.f[a][c] / out->mass.f[a][c] : 0.0;
 }
 
-/* Interpolate the three face grids at a located point: velocity, and optionally its gradient. */
+/* Interpolate the three face grids of u (and of u2 when given) at a located point: velocity,
+ * and optionally u's gradient. One stencil per axis serves both fields. */
 static void interpolate(const gr_sparse_grid *g, uint32_t c0, const double f[3], const cont_faces *u, double v[3],
-                        double *grad)
+                        double *grad, const cont_faces *u2, double v2[3])
 {
     stencil s;
     for (int a = 0; a < 3; a++) {
-        make_stencil(g, c0, f, a, &s);
-        double sum = 0, d[3] = {0, 0, 0};
+        make_stencil(g, c0, f, a, grad != NULL, &s);
+        double sum = 0, d[3] = {0, 0, 0}, sum2 = 0;
         for (int k = 0; k < 8; k++) {
             if (s.cell[k] == GR_INVALID_INDEX)
                 continue;
             const double x = u->f[a][s.cell[k]];
             sum += s.w[k] * x;
-            d[0] += s.dw[k][0] * x, d[1] += s.dw[k][1] * x, d[2] += s.dw[k][2] * x;
+            if (grad)
+                d[0] += s.dw[k][0] * x, d[1] += s.dw[k][1] * x, d[2] += s.dw[k][2] * x;
+            if (u2)
+                sum2 += s.w[k] * u2->f[a][s.cell[k]];
         }
         v[a] = sum;
+        if (u2)
+            v2[a] = sum2;
         if (grad)
             grad[3 * a] = d[0], grad[3 * a + 1] = d[1], grad[3 * a + 2] = d[2];
     }
@@ -162,7 +198,7 @@ bool cont_velocity_at(const gr_sparse_grid *g, const cont_faces *u, gr_vec3 x, g
         *v = v3(0, 0, 0);
         return false;
     }
-    interpolate(g, c0, f, u, w, NULL);
+    interpolate(g, c0, f, u, w, NULL, NULL, NULL);
     *v = v3(w[0], w[1], w[2]);
     return true;
 }
@@ -197,8 +233,7 @@ static void g2p_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
             continue;
         }
         double now[3], before[3];
-        interpolate(g, c0, f, j->u, now, grad ? grad + 9 * (size_t)i : NULL);
-        interpolate(g, c0, f, j->u_old, before, NULL);
+        interpolate(g, c0, f, j->u, now, grad ? grad + 9 * (size_t)i : NULL, j->u_old, before);
         const double old[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
         double nv[3];
         for (int a = 0; a < 3; a++)

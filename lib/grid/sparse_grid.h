@@ -174,6 +174,21 @@ static inline uint32_t gr_sparse_grid_neighbor(const gr_sparse_grid *g, uint32_t
     return nb == GR_INVALID_INDEX ? nb : nb * 64u + ((((uint32_t)lz & 3u) * 4u + ((uint32_t)ly & 3u)) * 4u + ((uint32_t)lx & 3u));
 }
 
+/// Whether block a comes before block b in the grids' numbering (Morton order of the
+/// coordinates biased by 2^29, z the highest bit of each triple): the axis whose biased
+/// coordinates differ in the highest bit decides. Two grids' block lists merge in one pass.
+static inline bool gr_sparse_block_less(const int32_t a[3], const int32_t b[3])
+{
+    int axis = -1;
+    uint32_t best = 0;
+    for (int k = 0; k < 3; k++) {
+        const uint32_t x = ((uint32_t)a[k] + (1u << 29)) ^ ((uint32_t)b[k] + (1u << 29));
+        if (x && !(x < best && x < (x ^ best))) /* msb(x) >= msb(best): later axes win ties */
+            axis = k, best = x;
+    }
+    return axis >= 0 && a[axis] < b[axis];
+}
+
 /// The block (dx, dy, dz) in -1..1 away from an active block, GR_INVALID_INDEX when inactive.
 static inline uint32_t gr_sparse_grid_neighbor_block(const gr_sparse_grid *g, uint32_t block, int dx, int dy, int dz)
 {
