@@ -293,8 +293,9 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
             set.rel_tol = st->par.tolerance;
             set.max_iter = st->par.max_iterations;
             /* (symmetric Gauss-Seidel in face: each block is a sum of one-directional weighted
-             * Laplacians, whose splitting takes about half Jacobi's steps and expansions) */
-            set.sgs = true;
+             * Laplacians, whose splitting takes about half Jacobi's steps and expansions; Jacobi
+             * with a free body, whose rows (eq. 26) sum over all its faces as the pressure's do) */
+            set.sgs = st->bodies.free_count == 0;
             gr_qp_stats qs;
             if ((s = cont_friction_solve_blocks(&f->cf, &st->qp, &set, st->par.friction_sweeps, f->s, &qs)) != GR_OK)
                 return s;
@@ -303,7 +304,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
             st->stats.friction_matvecs += qs.matvecs;
         } else {
             gr_qp_problem fp = cont_friction_problem(&f->cf);
-            if ((s = solve(st, &fp, true, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
+            if ((s = solve(st, &fp, st->bodies.free_count == 0, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
                 return s;
         }
         lap(clock, &tm->friction);
