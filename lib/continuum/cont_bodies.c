@@ -425,6 +425,14 @@ void cont_bodies_move(gr_body_store *bs, double dt)
     }
 }
 
+bool cont_bodies_any_moving(const gr_body_store *bs)
+{
+    for (uint32_t a = 0; a < bs->count; a++)
+        if (bs->data[bs->active[a]].motion != GR_MOTION_STATIC)
+            return true;
+    return false;
+}
+
 double cont_bodies_max_speed(const gr_body_store *bs)
 {
     double v = 0;

@@ -118,6 +118,9 @@ void cont_bodies_push_out(const cont_bodies *cb, gr_body_store *bs, uint32_t n, 
 /// The free bodies' velocities gain gravity over dt (a step without sand).
 void cont_bodies_fall(gr_body_store *bs, gr_vec3 gravity, double dt);
 
+/// Whether any body is not static (kinematic, dynamic or host-owned).
+bool cont_bodies_any_moving(const gr_body_store *bs);
+
 /// The fastest point of a moving body near the grid [m/s] (bodies of infinite extent: their
 /// linear speed).
 double cont_bodies_max_speed(const gr_body_store *bs);

@@ -206,8 +206,13 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         return GR_OK;
     }
     cont_timing *tm = &st->timing;
-    /* everything allocated first: the grid, its fields, the warm-start store */
-    if (!gr_sparse_grid_build(&st->grid, st->mem, (const double *)st->x, 3, st->n, st->par.cell, (gr_vec3){0, 0, 0}, 2))
+    /* everything allocated first: the grid, its fields, the warm-start store. Cells within one
+     * of a particle's hold the stencils and the free surface's air; with a moving body two, so
+     * the body's faces around the sand close (at one, a sand block meeting a free box in zero
+     * gravity changed the total momentum by its own). One instead of two: 40 % fewer cells on
+     * the hourglass, and as much less time */
+    const uint32_t halo = cont_bodies_any_moving(st->env.bodies) ? 2 : 1;
+    if (!gr_sparse_grid_build(&st->grid, st->mem, (const double *)st->x, 3, st->n, st->par.cell, (gr_vec3){0, 0, 0}, halo))
         return GR_ERROR_OUT_OF_MEMORY;
     gr_sparse_grid *g = &st->grid;
     const uint32_t cells = gr_sparse_grid_cells(g);
