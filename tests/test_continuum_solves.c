@@ -433,6 +433,10 @@ static void compare_on_scene(scene *s, const char *what, double few, uint32_t ma
             memcpy(x, start, sizeof(double) * n);
         else
             memset(x, 0, sizeof(double) * n);
+        /* (the sweeps start from the start projected onto the box: the last step's stress may lie
+         * outside this step's bounds, and below f* there) */
+        for (size_t i = 0; i < n; i++)
+            x[i] = gr_qp_clamp(x[i], cf->lo[i], cf->hi[i]);
         const double f0 = certificate(cf, x, cells).objective;
         printf("  %s start (f %.6g, gap %.3g of |f*|): full QP %u matvecs (%.1f ms), f - f* = %.3g\n",
                warm ? "warm" : "cold", f0, (f0 - fstar) / fabs(fstar), mv_full, 1e3 * t_full, f_full - fstar);
@@ -512,7 +516,7 @@ static void test_friction_blocks_on_settled_pile(void)
     printf("  after %u steps (%.2f s): mean speed %.3f m/s; last step's friction solves %u matvecs\n", steps, time,
            vmean, s.friction_matvecs);
     CHECK(vmean < 0.08);
-    compare_on_scene(&s, "settled pile", 0.05, 5000);
+    compare_on_scene(&s, "settled pile", 0.05, 12000);
     scene_free(&s);
     CHECK(mem.in_use == 0);
 }

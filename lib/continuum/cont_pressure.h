@@ -35,7 +35,10 @@ void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_
 /// The part of cont_pressure_setup that does not depend on the velocity: W, (1 - phi_s) / rho,
 /// the diagonal and the bounds.
 void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid);
-/// The part that does: b1 for the velocity u.
+/// The most cells the pressure moves a face's material in one step to undo over-packing: b1 is
+/// kept at or above -CONT_PRESSURE_REACH sum_faces phi_f (the CFL's half cell).
+#define CONT_PRESSURE_REACH 0.5
+/// The part that does: b1 for the velocity u (over-packing capped as above).
 void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid);
 
 /// The problem for lib/qp (apply, row, diag, q, bounds) over all cells.
