@@ -43,7 +43,8 @@ static void response(const cont_friction *cf, const cont_body *e, const double *
 {
     const cont_bodies *cb = cf->cp->bodies;
     const gr_sparse_grid *g = cf->cp->g;
-    const cont_stress s = cont_stress_view((double *)x, gr_sparse_grid_cells(g));
+    /* (the five components' view only of an x that holds them: no offsets from NULL) */
+    const cont_stress s = x && k < 0 ? cont_stress_view((double *)x, gr_sparse_grid_cells(g)) : (cont_stress){0};
     double acc[6] = {0, 0, 0, 0, 0, 0};
     for (uint32_t j = e->first; j < e->first + e->count; j++) {
         const cont_body_face *f = &cb->f[j];

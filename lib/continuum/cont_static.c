@@ -116,8 +116,10 @@ gr_status cont_static_update(cont_static_cache *c, gr_mem *mem, const gr_sparse_
             const uint32_t n = old->count[j], from = old->first[j];
             if (!reserve_records(t, mem, t->recs + n))
                 return GR_ERROR_OUT_OF_MEMORY;
-            memcpy(t->body + t->recs, old->body + from, sizeof(uint32_t) * n);
-            memcpy(t->eighths + 64 * (size_t)t->recs, old->eighths + 64 * (size_t)from, 64 * (size_t)n);
+            if (n) { /* (a block no static body fills has no records, and the tables may have none) */
+                memcpy(t->body + t->recs, old->body + from, sizeof(uint32_t) * n);
+                memcpy(t->eighths + 64 * (size_t)t->recs, old->eighths + 64 * (size_t)from, 64 * (size_t)n);
+            }
             t->recs += n;
             t->count[i] = n;
             reused++;
