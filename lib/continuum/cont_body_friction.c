@@ -136,7 +136,9 @@ void cont_friction_bodies_setup(cont_friction *cf)
     }
 }
 
-void cont_friction_bodies_apply(const cont_friction *cf, const double *x, double *y)
+/* y += dt D2^T G M^-1 h^3 dt G^T v over the free bodies, v from x, k or F as response() reads
+ * them; into component `out`'s cells of y, or (out < 0) into all five components of y. */
+static void add_free_bodies(const cont_friction *cf, const double *x, int k, const cont_faces *F, int out, double *y)
 {
     const cont_bodies *cb = cf->cp->bodies;
     if (!cb || !cb->free_count)
@@ -147,40 +149,28 @@ void cont_friction_bodies_apply(const cont_friction *cf, const double *x, double
         if (!e->free)
             continue;
         double r[6];
-        response(cf, e, x, -1, NULL, r);
-        for (int k = 0; k < 5; k++)
-            scatter(cf, e, k, r, y + (size_t)k * cells);
+        response(cf, e, x, k, F, r);
+        if (out >= 0)
+            scatter(cf, e, out, r, y);
+        else
+            for (int c = 0; c < 5; c++)
+                scatter(cf, e, c, r, y + (size_t)c * cells);
     }
+}
+
+void cont_friction_bodies_apply(const cont_friction *cf, const double *x, double *y)
+{
+    add_free_bodies(cf, x, -1, NULL, -1, y);
 }
 
 void cont_friction_bodies_apply_block(const cont_friction *cf, int k, const double *x, double *y)
 {
-    const cont_bodies *cb = cf->cp->bodies;
-    if (!cb || !cb->free_count)
-        return;
-    for (uint32_t i = 0; i < cb->n; i++) {
-        const cont_body *e = &cb->b[i];
-        if (!e->free)
-            continue;
-        double r[6];
-        response(cf, e, x, k, NULL, r);
-        scatter(cf, e, k, r, y);
-    }
+    add_free_bodies(cf, x, k, NULL, k, y);
 }
 
 void cont_friction_bodies_gradient(const cont_friction *cf, int k, const cont_faces *F, double *out)
 {
-    const cont_bodies *cb = cf->cp->bodies;
-    if (!cb || !cb->free_count)
-        return;
-    for (uint32_t i = 0; i < cb->n; i++) {
-        const cont_body *e = &cb->b[i];
-        if (!e->free)
-            continue;
-        double r[6];
-        response(cf, e, NULL, -1, F, r);
-        scatter(cf, e, k, r, out);
-    }
+    add_free_bodies(cf, NULL, -1, F, k, out);
 }
 
 /* dt (D2_k^T G)_c over body e's faces: the coefficient at c touches the faces (c, axis) with
