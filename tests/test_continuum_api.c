@@ -445,6 +445,20 @@ static void test_continuum_refusals(void)
         }                                                                                  \
     } while (0)
 
+/* A dynamic cube of half-edge a at `at`, of `density` times the packed sand's (2500 kg/m^3
+ * grains x packing 0.6 = 1500 kg/m^3). */
+static gr_body_def sand_test_box(double a, double density, gr_vec3 at)
+{
+    gr_body_def b;
+    gr_body_def_init(&b);
+    b.shape = GR_SHAPE_BOX;
+    b.motion = GR_MOTION_DYNAMIC;
+    b.half_extents = (gr_vec3){a, a, a};
+    b.mass = density * 1500 * 8 * a * a * a;
+    b.position = at;
+    return b;
+}
+
 /* A continuum world (gravity g) with a sand bed in an open container over [-L, L] x [0, H] x [-L, L]. */
 static gr_world *sand_bed_in(gr_vec3 gravity, double L, double H, const gr_host_hooks *host, uint32_t *n,
                              gr_body *container)
@@ -549,14 +563,8 @@ static void test_continuum_dynamic_box_sinks(void)
     for (int k = 0; k < 20; k++) /* the bed settles first */
         CHECK_OK(w, gr_step(w, 1.0 / 60));
     const double surface = sand_totals(w, g).top;
-    gr_body_def b;
-    gr_body_def_init(&b);
-    b.shape = GR_SHAPE_BOX;
-    b.motion = GR_MOTION_DYNAMIC;
-    b.half_extents = (gr_vec3){a, a, a};
-    const double mass = 0.5 * 1500 * 8 * a * a * a; /* packed sand: 2500 kg/m^3 x packing 0.6 */
-    b.mass = mass;
-    b.position = (gr_vec3){0, surface + a + 0.04, 0};
+    const gr_body_def b = sand_test_box(a, 0.5, (gr_vec3){0, surface + a + 0.04, 0});
+    const double mass = b.mass;
     gr_body box;
     CHECK_OK(w, gr_add_body(w, &b, &box));
     const double drop = mass * 9.81 * (0.04 + a);
@@ -762,13 +770,7 @@ static void test_continuum_box_slides_on_sand(void)
     for (int k = 0; k < 20; k++)
         CHECK_OK(w, gr_step(w, 1.0 / 60));
     const double surface = sand_totals(w, g).top;
-    gr_body_def b;
-    gr_body_def_init(&b);
-    b.shape = GR_SHAPE_BOX;
-    b.motion = GR_MOTION_DYNAMIC;
-    b.half_extents = (gr_vec3){a, a, a};
-    b.mass = 0.5 * 1500 * 8 * a * a * a;
-    b.position = (gr_vec3){-0.04, surface + a, 0};
+    gr_body_def b = sand_test_box(a, 0.5, (gr_vec3){-0.04, surface + a, 0});
     b.linear_velocity = (gr_vec3){0.5, 0, 0};
     gr_body box;
     CHECK_OK(w, gr_add_body(w, &b, &box));
@@ -819,13 +821,7 @@ static void test_continuum_box_rests_on_slope(void)
     for (int k = 0; k < 30; k++)
         CHECK_OK(w, gr_step(w, 1.0 / 60));
     const double surface = sand_totals(w, g).top;
-    gr_body_def b;
-    gr_body_def_init(&b);
-    b.shape = GR_SHAPE_BOX;
-    b.motion = GR_MOTION_DYNAMIC;
-    b.half_extents = (gr_vec3){a, a, a};
-    b.mass = 0.5 * 1500 * 8 * a * a * a;
-    b.position = (gr_vec3){0, surface + a, 0};
+    const gr_body_def b = sand_test_box(a, 0.5, (gr_vec3){0, surface + a, 0});
     gr_body box;
     CHECK_OK(w, gr_add_body(w, &b, &box));
     gr_vec3 x0 = {0, 0, 0}, x, v, om;
@@ -888,13 +884,7 @@ static void box_onto_floor(bool sand)
     } else {
         CHECK_OK(NULL, continuum_world(0.02, &w)); /* (a floor plane at y = 0) */
     }
-    gr_body_def b;
-    gr_body_def_init(&b);
-    b.shape = GR_SHAPE_BOX;
-    b.motion = GR_MOTION_DYNAMIC;
-    b.half_extents = (gr_vec3){a, a, a};
-    b.mass = 4 * 1500 * 8 * a * a * a;
-    b.position = (gr_vec3){0.01, drop + a, 0};
+    gr_body_def b = sand_test_box(a, 4, (gr_vec3){0.01, drop + a, 0});
     b.orientation = (gr_quat){0.05, 0.02, 0.08, 0.995};
     gr_body box;
     CHECK_OK(w, gr_add_body(w, &b, &box));
