@@ -66,7 +66,6 @@ static double face_fraction(const double *frac, uint32_t c, uint32_t nb)
 
 /* ---- the bodies' velocities and inverse mass --------------------------------------------- */
 
-static bool is_free(gr_motion_type m) { return m == GR_MOTION_DYNAMIC || m == GR_MOTION_HOST; }
 
 void cont_body_inverse_mass(const cont_body *b, double r[6])
 {
@@ -83,7 +82,7 @@ static void set_body(cont_body *e, const gr_body_data *b, uint32_t slot, gr_vec3
     memset(e, 0, sizeof *e);
     e->slot = slot;
     e->motion = b->motion;
-    e->free = is_free(b->motion);
+    e->free = cont_motion_is_free(b->motion);
     e->com = v3_add(b->position, quat_rotate(b->orientation, b->com));
     if (b->motion != GR_MOTION_STATIC) {
         gr_vec3 v = v3_add(b->linear_velocity, v3_cross(b->angular_velocity, v3_sub(e->com, b->position)));
@@ -164,7 +163,7 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
         rank += b->motion == GR_MOTION_STATIC;
         for (uint32_t c = 0; c < cells; c++) {
             solid[c] = fmax(solid[c], cb->frac[c]);
-            if (!is_free(b->motion))
+            if (!cont_motion_is_free(b->motion))
                 cb->fixed[c] = fmax(cb->fixed[c], cb->frac[c]);
         }
         /* a moving body away from the sand still moves (with no faces) */
@@ -411,7 +410,7 @@ void cont_bodies_fall(gr_body_store *bs, gr_vec3 gravity, double dt)
 {
     for (uint32_t a = 0; a < bs->count; a++) {
         gr_body_data *b = &bs->data[bs->active[a]];
-        if (is_free(b->motion))
+        if (cont_motion_is_free(b->motion))
             b->linear_velocity = v3_madd(b->linear_velocity, gravity, dt);
     }
 }

@@ -118,6 +118,9 @@ void cont_bodies_push_out(const cont_bodies *cb, gr_body_store *bs, uint32_t n, 
 /// The free bodies' velocities gain gravity over dt (a step without sand).
 void cont_bodies_fall(gr_body_store *bs, gr_vec3 gravity, double dt);
 
+/// A dynamic or host-owned body: its velocity answers the sand (and other bodies).
+static inline bool cont_motion_is_free(gr_motion_type m) { return m == GR_MOTION_DYNAMIC || m == GR_MOTION_HOST; }
+
 /// Whether any body is not static (kinematic, dynamic or host-owned).
 bool cont_bodies_any_moving(const gr_body_store *bs);
 

@@ -4,8 +4,7 @@
 #include <math.h>
 
 #include "../bodies/body_shapes.h"
-
-static bool is_free(const gr_body_data *b) { return b->motion == GR_MOTION_DYNAMIC || b->motion == GR_MOTION_HOST; }
+#include "cont_bodies.h"
 
 static gr_vec3 centre_of_mass(const gr_body_data *b) { return v3_add(b->position, quat_rotate(b->orientation, b->com)); }
 
@@ -20,7 +19,7 @@ static gr_vec3 inverse_inertia(const gr_body_data *b, gr_vec3 w)
 /* The inverse effective mass of free body b at point p along unit d (0 for others). */
 static double inverse_mass_along(const gr_body_data *b, gr_vec3 p, gr_vec3 d)
 {
-    if (!is_free(b))
+    if (!cont_motion_is_free(b->motion))
         return 0.0;
     const gr_vec3 rd = v3_cross(v3_sub(p, centre_of_mass(b)), d);
     return 1.0 / b->mass + v3_dot(rd, inverse_inertia(b, rd));
@@ -29,7 +28,7 @@ static double inverse_mass_along(const gr_body_data *b, gr_vec3 p, gr_vec3 d)
 /* Free body b takes impulse J at point p (the store's linear velocity is its position's). */
 static void push(gr_body_data *b, gr_vec3 p, gr_vec3 J)
 {
-    if (!is_free(b))
+    if (!cont_motion_is_free(b->motion))
         return;
     const gr_vec3 c = centre_of_mass(b);
     const gr_vec3 dw = inverse_inertia(b, v3_cross(v3_sub(p, c), J));
@@ -137,7 +136,7 @@ void cont_contacts_solve(cont_contacts *cc, gr_body_store *bs, const gr_material
     cc->n = 0;
     for (uint32_t i = 0; i < bs->count; i++) {
         const uint32_t sa = bs->active[i];
-        if (!is_free(&bs->data[sa]))
+        if (!cont_motion_is_free(bs->data[sa].motion))
             continue;
         for (uint32_t j = 0; j < bs->count; j++)
             if (j != i)

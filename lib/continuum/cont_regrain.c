@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cont_bodies.h"
 #include "cont_points.h"
 
 enum { MARK_KEEP, MARK_SPLIT, MARK_WANTS_MERGE, MARK_MERGED };
@@ -80,7 +81,7 @@ static bool near_a_free_body(const cont_state *st, gr_vec3 p)
     const gr_body_store *bs = st->env.bodies;
     for (uint32_t a = 0; bs && a < bs->count; a++) {
         const gr_body_data *b = &bs->data[bs->active[a]];
-        if ((b->motion == GR_MOTION_DYNAMIC || b->motion == GR_MOTION_HOST) && gr_body_distance(b, p) < st->par.cell)
+        if (cont_motion_is_free(b->motion) && gr_body_distance(b, p) < st->par.cell)
             return true;
     }
     return false;
