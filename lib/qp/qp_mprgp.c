@@ -123,14 +123,17 @@ static void k_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
-    double *g = j->g, s = 0.0;
+    double *const g = j->g, s = 0.0;
+    const double *const x = j->x, *const q = m->q;
+    const bool add_q = j->add_q;
+    const int sum = j->sum;
     for (uint32_t i = b; i < e; i++) {
-        if (j->add_q)
-            g[i] += m->q[i];
-        if (j->sum == 1)
-            s += j->x[i] * (g[i] + (m->q ? m->q[i] : 0.0));
-        else if (j->sum == 2) {
-            const double gp = gr_qp_gp_component(j->x[i], g[i], lo_of(m, i), hi_of(m, i));
+        if (add_q)
+            g[i] += q[i];
+        if (sum == 1)
+            s += x[i] * (g[i] + (q ? q[i] : 0.0));
+        else if (sum == 2) {
+            const double gp = gr_qp_gp_component(x[i], g[i], lo_of(m, i), hi_of(m, i));
             s += gp * gp;
         }
     }
@@ -234,23 +237,27 @@ static void k_measure(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
-    double *x = j->x, *g = j->g, *z = j->z;
-    const double a = j->a;
+    /* (locals: the stores through x, g, z may alias the job's fields as far as C knows) */
+    double *const x = j->x, *const g = j->g, *const z = j->z, *const p = j->p;
+    const double *const d = j->d, *const ad = j->ad, *const dot = j->dot, *const q = j->add_q ? m->q : NULL;
+    const double *const lop = m->lo, *const hip = m->hi, *const jac = m->jacobi;
+    const double a = j->a, inv_abar = m->inv_abar;
+    const mp_step step = j->step;
     double gp2 = 0, beta2 = 0, phitphi = 0, poison = 0, zad = 0;
     for (uint32_t i = b; i < e; i++) {
-        const double lo = lo_of(m, i), hi = hi_of(m, i);
-        if (j->step != STEP_NONE) {
-            const double di = j->d[i]; /* (read before z is written: d may be z) */
-            if (j->step == STEP_INSIDE)
+        const double lo = lop ? lop[i] : -INFINITY, hi = hip ? hip[i] : INFINITY;
+        if (step != STEP_NONE) {
+            const double di = d[i]; /* (read before z is written: d may be z) */
+            if (step == STEP_INSIDE)
                 x[i] = gr_qp_clamp(x[i] - a * di, lo, hi);
             else if (di > 0) /* to the boundary: a bound reached within a is landed on exactly */
                 x[i] = (x[i] - lo) / di <= a ? lo : GR_MAX(x[i] - a * di, lo);
             else if (di < 0)
                 x[i] = (x[i] - hi) / di <= a ? hi : GR_MIN(x[i] - a * di, hi);
-            g[i] += -a * j->ad[i];
+            g[i] += -a * ad[i];
         }
-        if (j->add_q)
-            g[i] += m->q[i];
+        if (q)
+            g[i] += q[i];
         const double gi = g[i], xi = x[i];
         double zi = 0.0;
         poison += gi * 0.0;
@@ -260,17 +267,17 @@ static void k_measure(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
             beta2 += bt * bt;
         } else {
             /* free: how far a step of ᾱ along -φ can go before the bound it heads for */
-            const double room = gi > 0 ? (xi - lo) * m->inv_abar : (xi - hi) * m->inv_abar;
+            const double room = gi > 0 ? (xi - lo) * inv_abar : (xi - hi) * inv_abar;
             const double reduced = gi > 0 ? GR_MIN(room, gi) : GR_MAX(room, gi);
             phitphi += reduced * gi;
             gp2 += gi * gi;
-            zi = m->jacobi ? gi / m->jacobi[i] : gi;
+            zi = jac ? gi / jac[i] : gi;
         }
         z[i] = zi;
-        if (j->p)
-            j->p[i] = zi;
-        if (j->dot)
-            zad += zi * j->dot[i];
+        if (p)
+            p[i] = zi;
+        if (dot)
+            zad += zi * dot[i];
     }
     double *s = part_of(j, b);
     s[0] = gp2, s[1] = beta2, s[2] = phitphi, s[3] = poison, s[4] = zad;
@@ -332,10 +339,11 @@ static void k_chopped(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
-    const double *x = j->x, *g = j->g;
+    const double *const x = j->x, *const g = j->g;
+    double *const z = j->z;
     for (uint32_t i = b; i < e; i++) {
         const double lo = lo_of(m, i), hi = hi_of(m, i);
-        j->z[i] = lo == hi ? 0.0 : x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
+        z[i] = lo == hi ? 0.0 : x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
     }
 }
 
@@ -344,8 +352,10 @@ static void k_direction(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
+    double *const p = j->p;
+    const double *const z = j->z, beta = j->a;
     for (uint32_t i = b; i < e; i++)
-        j->p[i] = j->z[i] - j->a * j->p[i];
+        p[i] = z[i] - beta * p[i];
 }
 
 /* The projected CG step tried: sums xᵀ(g + q) at x (2 f), keeps x in v and g in w, then
@@ -355,12 +365,13 @@ static void k_try(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
-    double *x = j->x, s = 0.0;
+    double *const x = j->x, *const v = j->v, *const w = j->w, s = 0.0;
+    const double *const g = j->g, *const d = j->d, *const q = m->q, a = j->a;
     for (uint32_t i = b; i < e; i++) {
-        s += x[i] * (j->g[i] + (m->q ? m->q[i] : 0.0));
-        j->v[i] = x[i];
-        j->w[i] = j->g[i];
-        x[i] = gr_qp_clamp(x[i] - j->a * j->d[i], lo_of(m, i), hi_of(m, i));
+        s += x[i] * (g[i] + (q ? q[i] : 0.0));
+        v[i] = x[i];
+        w[i] = g[i];
+        x[i] = gr_qp_clamp(x[i] - a * d[i], lo_of(m, i), hi_of(m, i));
     }
     part_of(j, b)[0] = s;
 }
@@ -372,19 +383,20 @@ static void k_expand(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
-    double *x = j->x, *g = j->g;
+    double *const x = j->x, *const g = j->g;
+    const double *const d = j->d, *const ad = j->ad, *const v = j->v, *const w = j->w;
     const double a = j->a, abar = j->b;
     for (uint32_t i = b; i < e; i++) {
-        const double lo = lo_of(m, i), hi = hi_of(m, i), di = j->d[i];
-        if (j->v) {
-            x[i] = j->v[i];
-            g[i] = j->w[i];
+        const double lo = lo_of(m, i), hi = hi_of(m, i), di = d[i];
+        if (v) {
+            x[i] = v[i];
+            g[i] = w[i];
         }
         if (di > 0)
             x[i] = (x[i] - lo) / di <= a ? lo : GR_MAX(x[i] - a * di, lo);
         else if (di < 0)
             x[i] = (x[i] - hi) / di <= a ? hi : GR_MIN(x[i] - a * di, hi);
-        g[i] += -a * j->ad[i];
+        g[i] += -a * ad[i];
         if (lo < x[i] && x[i] < hi)
             x[i] = gr_qp_clamp(x[i] - abar * g[i], lo, hi);
     }
@@ -395,9 +407,10 @@ static void k_start(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
+    double *const x = j->x, *const v = j->v;
     for (uint32_t i = b; i < e; i++) {
-        j->v[i] = j->x[i];
-        j->x[i] = gr_qp_clamp(j->x[i], lo_of(j->m, i), hi_of(j->m, i));
+        v[i] = x[i];
+        x[i] = gr_qp_clamp(x[i], lo_of(j->m, i), hi_of(j->m, i));
     }
 }
 
@@ -409,19 +422,22 @@ static void k_lanczos(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
-    double *u = j->z, s = 0.0;
-    for (uint32_t i = b; i < e; i++) {
-        if (j->sum == LZ_SCALE) {
-            j->p[i] /= j->b;
-        } else if (j->sum == LZ_PROJECT) {
+    double *const u = j->z, *const v1 = j->p, s = 0.0;
+    const double *const d = j->d, *const ad = j->ad, a = j->a, bb = j->b;
+    if (j->sum == LZ_SCALE)
+        for (uint32_t i = b; i < e; i++)
+            v1[i] /= bb;
+    else if (j->sum == LZ_PROJECT)
+        for (uint32_t i = b; i < e; i++) {
             if (lo_of(m, i) == hi_of(m, i))
                 u[i] = 0.0;
-            s += j->d[i] * u[i];
-        } else {
-            u[i] -= j->a * j->d[i] + j->b * j->ad[i];
+            s += d[i] * u[i];
+        }
+    else
+        for (uint32_t i = b; i < e; i++) {
+            u[i] -= a * d[i] + bb * ad[i];
             s += u[i] * u[i];
         }
-    }
     part_of(j, b)[0] = s;
 }
 
