@@ -11,12 +11,18 @@
  *   problem n solver iterations matvecs ms |gP| tolerance objective
  * PGS: iterations are sweeps, each with one matvec for its stopping test (in its ms too).
  * MPRGP: cold solves estimate ᾱ (20 matvecs, counted); warm ones reuse it. ms: the least of
- * three runs (PGS: one run). A harness, not a test: `bench_qp [N ...]` (default 32 64). */
+ * three runs (PGS: one run). A harness, not a test: `bench_qp [N ...]` (default 32 64).
+ *
+ * `bench_qp --lap [--workers W] N ...`: MPRGP's workers (settings.tasks) on the full N³ box
+ * (Dirichlet walls, weights as above), a box QP |x_i| ≤ μ_i, μ uniform in [0, 0.3] (5% fixed),
+ * q uniform in [-0.7, 1.3], cold; the matvec on the same pool. Solvers: Jacobi, SGS in index
+ * order, SGS on the red-black reordered problem in index order and by colour (color_split). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "../lib/core/tasks.h"
 #include "../lib/qp/qp_box.h"
 #include "../lib/qp/qp_mprgp.h"
 #include "../lib/qp/qp_pgs.h"
@@ -98,8 +104,109 @@ static void run(const char *name, lap *L, double *q, const double *lo, const dou
     gr_qp_workspace_free(&ws, mem);
 }
 
+/* The matvec by blocks of rows on a pool (as the continuum's). */
+typedef struct par_lap {
+    lap *L;
+    gr_tasks *tasks;
+    const double *x;
+    double *y;
+} par_lap;
+
+static void par_rows(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    par_lap *P = (par_lap *)ctx;
+    for (uint32_t i = b; i < e; i++)
+        P->y[i] = lap_row(P->L, i, P->x);
+}
+
+static void par_apply(void *ctx, const double *x, double *y)
+{
+    par_lap *P = (par_lap *)ctx;
+    P->x = x, P->y = y;
+    if (P->tasks && P->tasks->worker_count > 1)
+        gr_parallel_for_affine(P->tasks, P->L->n, 1024, par_rows, P);
+    else
+        par_rows(P, 0, P->L->n, 0);
+}
+
+static double par_row(void *ctx, uint32_t i, const double *x) { return lap_row(((par_lap *)ctx)->L, i, x); }
+
+static void lap_bench(int N, uint32_t workers, gr_mem *mem)
+{
+    lap L;
+    lap_build(&L, N, 1.0, 0.2, 5.0, 1e-3, LAP_DIRICHLET, 3000 + (uint64_t)N);
+    const uint32_t n = L.n;
+    double *q = (double *)malloc(sizeof(double) * n), *lo = (double *)malloc(sizeof(double) * n);
+    double *hi = (double *)malloc(sizeof(double) * n), *x = (double *)malloc(sizeof(double) * n);
+    gr_rng rng = {(uint64_t)N};
+    for (uint32_t i = 0; i < n; i++) {
+        q[i] = -0.7 + 2 * gr_rng_uniform(&rng);
+        const double mu = gr_rng_uniform(&rng) < 0.05 ? 0.0 : 0.3 * gr_rng_uniform(&rng);
+        lo[i] = -mu, hi[i] = mu;
+    }
+    gr_tasks tasks;
+    if (gr_tasks_init(&tasks, mem, workers, NULL) != GR_OK)
+        return;
+    gr_qp_workspace ws = {0};
+    if (gr_qp_workspace_reserve(&ws, mem, n) != GR_OK)
+        return;
+    par_lap P = {&L, &tasks, NULL, NULL};
+    static const char *names[4] = {"jacobi", "sgs", "sgs_rb_order", "sgs_red_black"};
+    uint32_t split = 0;
+    for (int s = 0; s < 4; s++) {
+        if (s == 2) { /* reorder once: the problem's q and bounds with it */
+            uint32_t *old_of = (uint32_t *)malloc(sizeof(uint32_t) * n);
+            split = lap_red_black(&L, old_of);
+            double *t = (double *)malloc(sizeof(double) * 3 * n);
+            for (uint32_t u = 0; u < n; u++)
+                t[u] = q[old_of[u]], t[n + u] = lo[old_of[u]], t[2 * n + u] = hi[old_of[u]];
+            memcpy(q, t, sizeof(double) * n), memcpy(lo, t + n, sizeof(double) * n);
+            memcpy(hi, t + 2 * n, sizeof(double) * n);
+            free(t), free(old_of);
+        }
+        gr_qp_problem prob = {n, par_apply, par_row, &P, L.diag, q, lo, hi};
+        gr_qp_settings set = gr_qp_settings_default();
+        set.rel_tol = 1e-6;
+        set.max_iter = 20000;
+        set.jacobi = s == 0;
+        set.sgs = s > 0;
+        set.color_split = s == 3 ? split : 0;
+        set.tasks = &tasks;
+        gr_qp_stats st;
+        double best = 1e300;
+        for (int run = 0; run < 3; run++) {
+            memset(x, 0, sizeof(double) * n);
+            const double t0 = now();
+            if (gr_qp_mprgp(&prob, &set, &ws, x, &st) != GR_OK)
+                printf("error\n");
+            const double t = 1e3 * (now() - t0);
+            best = t < best ? t : best;
+        }
+        printf("lap%-5d %7u %-13s %6u %6u %9.1f %.2e %.2e %.10g workers %u%s\n", N, n, names[s], st.iterations,
+               st.matvecs, best, st.gp_norm, st.tolerance, st.objective, workers, st.converged ? "" : " (not converged)");
+        fflush(stdout);
+    }
+    gr_qp_workspace_free(&ws, mem);
+    gr_tasks_destroy(&tasks);
+    lap_free(&L);
+    free(q), free(lo), free(hi), free(x);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--lap") == 0) {
+        gr_mem mem;
+        gr_mem_init(&mem, NULL);
+        uint32_t workers = 1;
+        for (int a = 2; a < argc; a++) {
+            if (strcmp(argv[a], "--workers") == 0 && a + 1 < argc)
+                workers = (uint32_t)atoi(argv[++a]);
+            else
+                lap_bench(atoi(argv[a]), workers, &mem);
+        }
+        return 0;
+    }
     int sizes[8] = {32, 64}, count = 2;
     if (argc > 1) {
         count = 0;

@@ -174,4 +174,69 @@ static inline uint32_t *lap_components(const lap *L)
     return parent;
 }
 
+/* Red-black order (for MPRGP's settings.color_split): a 2-colouring of the stencil's graph
+ * (breadth first; a 7-point grid's graph is bipartite), colour 0 first, each colour in the old
+ * order. Reorders L in place; returns the count of colour 0 (the split), or UINT32_MAX if the
+ * graph has an odd cycle. old_of (n entries, may be NULL) receives the old index of each new
+ * one. */
+static inline uint32_t lap_red_black(lap *L, uint32_t *old_of)
+{
+    const uint32_t n = L->n;
+    uint8_t *colour = (uint8_t *)malloc(n ? n : 1);
+    uint32_t *queue = (uint32_t *)malloc(sizeof(uint32_t) * (n ? n : 1)), *new_of = (uint32_t *)malloc(sizeof(uint32_t) * (n ? n : 1));
+    uint32_t *order = (uint32_t *)malloc(sizeof(uint32_t) * (n ? n : 1));
+    bool odd = false;
+    for (uint32_t i = 0; i < n; i++)
+        colour[i] = 2; /* unvisited */
+    for (uint32_t s = 0; s < n; s++) {
+        if (colour[s] != 2)
+            continue;
+        uint32_t head = 0, tail = 0;
+        colour[s] = 0;
+        queue[tail++] = s;
+        while (head < tail) {
+            const uint32_t u = queue[head++];
+            for (int k = 0; k < 6; k++) {
+                const uint32_t v = L->nb[6 * u + k];
+                if (v == UINT32_MAX)
+                    continue;
+                if (colour[v] == 2) {
+                    colour[v] = (uint8_t)(1 - colour[u]);
+                    queue[tail++] = v;
+                } else if (colour[v] == colour[u])
+                    odd = true;
+            }
+        }
+    }
+    uint32_t split = 0, m = 0;
+    for (int c = 0; c < 2; c++)
+        for (uint32_t i = 0; i < n; i++)
+            if (colour[i] == c) {
+                new_of[i] = m;
+                order[m++] = i;
+                split += c == 0;
+            }
+    lap R = *L;
+    R.nb = (uint32_t *)malloc(sizeof(uint32_t) * 6 * (n ? n : 1));
+    R.w = (double *)malloc(sizeof(double) * 6 * (n ? n : 1));
+    R.diag = (double *)malloc(sizeof(double) * (n ? n : 1));
+    R.depth = (double *)malloc(sizeof(double) * (n ? n : 1));
+    for (uint32_t u = 0; u < n; u++) {
+        const uint32_t o = order[u];
+        R.diag[u] = L->diag[o];
+        R.depth[u] = L->depth[o];
+        for (int k = 0; k < 6; k++) {
+            const uint32_t v = L->nb[6 * o + k];
+            R.nb[6 * u + k] = v == UINT32_MAX ? UINT32_MAX : new_of[v];
+            R.w[6 * u + k] = L->w[6 * o + k];
+        }
+        if (old_of)
+            old_of[u] = o;
+    }
+    lap_free(L);
+    *L = R;
+    free(colour), free(queue), free(new_of), free(order);
+    return odd ? UINT32_MAX : split;
+}
+
 #endif /* GR_TEST_QP_POISSON_H */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The box QP solvers (lib/qp): MPRGP and projected Gauss-Seidel against brute force on tiny
  * problems, against a solution known by construction, against each other on masked 3D Poisson
- * problems (regular and singular), edge cases, bad input, and the no-allocation promise. */
+ * problems (regular and singular), edge cases, bad input, the no-allocation promise, the same
+ * iterates for any worker count and red-black Gauss-Seidel. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "../lib/core/rng.h"
+#include "../lib/core/tasks.h"
 #include "../lib/qp/qp_box.h"
 #include "../lib/qp/qp_kkt.h"
 #include "../lib/qp/qp_mprgp.h"
@@ -808,6 +810,177 @@ static void test_qp_workspace_allocates_once(void)
     free(q), free(lo), free(hi), free(x);
 }
 
+/* ---- workers and red-black sweeps ------------------------------------------------------ */
+
+/* A Laplacian whose matvec runs on a pool (as the continuum's do): rows in blocks. */
+typedef struct par_lap {
+    lap *L;
+    gr_tasks *tasks; /* NULL: serial */
+    const double *x;
+    double *y;
+} par_lap;
+
+static void par_rows(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    par_lap *P = (par_lap *)ctx;
+    for (uint32_t i = b; i < e; i++)
+        P->y[i] = lap_row(P->L, i, P->x);
+}
+
+static void par_apply(void *ctx, const double *x, double *y)
+{
+    par_lap *P = (par_lap *)ctx;
+    P->x = x, P->y = y;
+    if (P->tasks)
+        gr_parallel_for(P->tasks, P->L->n, 500, par_rows, P);
+    else
+        par_rows(P, 0, P->L->n, 0);
+}
+
+static double par_row(void *ctx, uint32_t i, const double *x) { return lap_row(((par_lap *)ctx)->L, i, x); }
+
+/* A box QP on the full N³ box (Dirichlet walls): q in [-0.7, 1.3], |x_i| ≤ μ_i, μ in [0, 0.3],
+ * 5% fixed at 0; much of the answer on its bounds (expansions and proportioning steps). */
+static void box_qp(uint32_t n, gr_rng *rng, double *q, double *lo, double *hi, double *x0)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        q[i] = uniform(rng, -0.7, 1.3);
+        const double mu = gr_rng_uniform(rng) < 0.05 ? 0.0 : uniform(rng, 0.0, 0.3);
+        lo[i] = -mu, hi[i] = mu;
+        x0[i] = uniform(rng, -0.4, 0.4); /* a warm start, projected by the solver */
+    }
+}
+
+/* The iterates do not depend on the worker count: x and the stats bit for bit with no pool and
+ * with pools of 1, 2 and 3 workers (the matvec on the same pool), for each preconditioner and
+ * expansion, on a problem cut into several chunks that runs on the pool. */
+static void test_qp_workers_bit_identical(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    lap L;
+    lap_build(&L, 18, 1.0, 0.2, 5.0, 1e-3, LAP_DIRICHLET, 900);
+    const uint32_t split = lap_red_black(&L, NULL);
+    const uint32_t n = L.n;
+    CHECK(n == 18 * 18 * 18 && split == n / 2);
+    double *q = vec(n), *lo = vec(n), *hi = vec(n), *x0 = vec(n), *x[4];
+    gr_rng rng = {77};
+    box_qp(n, &rng, q, lo, hi, x0);
+    par_lap P = {&L, NULL, NULL, NULL};
+    gr_qp_problem prob = {n, par_apply, par_row, &P, L.diag, q, lo, hi};
+    gr_qp_workspace ws = {0};
+    CHECK(gr_qp_workspace_reserve(&ws, &mem, n) == GR_OK);
+    gr_tasks pools[3];
+    for (uint32_t w = 0; w < 3; w++)
+        CHECK(gr_tasks_init(&pools[w], &mem, w + 1, NULL) == GR_OK);
+    for (int variant = 0; variant < 5; variant++) {
+        gr_qp_settings set = gr_qp_settings_default();
+        set.rel_tol = 1e-8;
+        set.max_iter = 5000;
+        set.jacobi = variant == 1;
+        set.sgs = variant >= 2 && variant <= 3;
+        set.color_split = variant == 3 ? split : 0;
+        set.expansion = variant == 4 ? GR_QP_EXPANSION_FIXED : GR_QP_EXPANSION_PROJECTED_CG;
+        gr_qp_stats st[4];
+        for (int k = 0; k < 4; k++) {
+            x[k] = vec(n);
+            memcpy(x[k], x0, sizeof(double) * n);
+            P.tasks = set.tasks = k ? &pools[k - 1] : NULL;
+            CHECK(gr_qp_mprgp(&prob, &set, &ws, x[k], &st[k]) == GR_OK);
+        }
+        printf("  variant %d: %u it (%u cg, %u exp, %u prop), %u matvecs, |gP| %.2e, f %.15g\n", variant,
+               st[0].iterations, st[0].cg_steps, st[0].expansion_steps, st[0].proportioning_steps, st[0].matvecs,
+               st[0].gp_norm, st[0].objective);
+        CHECK(st[0].converged && st[0].expansion_steps > 0 && st[0].cg_steps > 0);
+        for (int k = 1; k < 4; k++) {
+            CHECK(memcmp(x[k], x[0], sizeof(double) * n) == 0);
+            CHECK(st[k].iterations == st[0].iterations && st[k].matvecs == st[0].matvecs);
+            CHECK(memcmp(&st[k].objective, &st[0].objective, sizeof(double)) == 0);
+            CHECK(memcmp(&st[k].gp_norm, &st[0].gp_norm, sizeof(double)) == 0);
+            CHECK(st[k].alpha_bar == st[0].alpha_bar);
+        }
+        for (int k = 0; k < 4; k++)
+            free(x[k]);
+    }
+    for (uint32_t w = 0; w < 3; w++)
+        gr_tasks_destroy(&pools[w]);
+    gr_qp_workspace_free(&ws, &mem);
+    lap_free(&L);
+    free(q), free(lo), free(hi), free(x0);
+}
+
+/* Red-black symmetric Gauss-Seidel (settings.color_split) on a 3D Laplacian box QP ordered
+ * red-black: the same sweeps as in index order (x bit for bit, on 1 and 2 workers), and the
+ * same answer (KKT certificate) as the plain sweeps on the natural order. */
+static void test_qp_red_black_sgs(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    lap N0, RB;
+    lap_build(&N0, 20, 1.0, 0.2, 5.0, 1e-3, LAP_DIRICHLET, 901);
+    lap_build(&RB, 20, 1.0, 0.2, 5.0, 1e-3, LAP_DIRICHLET, 901);
+    const uint32_t n = N0.n;
+    uint32_t *old_of = (uint32_t *)malloc(sizeof(uint32_t) * n);
+    const uint32_t split = lap_red_black(&RB, old_of);
+    CHECK(split == n / 2);
+    for (uint32_t u = 0; u < n; u++) /* no row couples to its own colour */
+        for (int k = 0; k < 6; k++)
+            CHECK(RB.nb[6 * u + k] == UINT32_MAX || (RB.nb[6 * u + k] < split) != (u < split));
+    double *q = vec(n), *lo = vec(n), *hi = vec(n), *x0 = vec(n), *g = vec(n);
+    double *rq = vec(n), *rlo = vec(n), *rhi = vec(n), *rx0 = vec(n);
+    gr_rng rng = {78};
+    box_qp(n, &rng, q, lo, hi, x0);
+    for (uint32_t u = 0; u < n; u++)
+        rq[u] = q[old_of[u]], rlo[u] = lo[old_of[u]], rhi[u] = hi[old_of[u]], rx0[u] = x0[old_of[u]];
+    par_lap PN = {&N0, NULL, NULL, NULL}, PR = {&RB, NULL, NULL, NULL};
+    gr_qp_problem natural = {n, par_apply, par_row, &PN, N0.diag, q, lo, hi};
+    gr_qp_problem red_black = {n, par_apply, par_row, &PR, RB.diag, rq, rlo, rhi};
+    gr_qp_workspace ws = {0};
+    CHECK(gr_qp_workspace_reserve(&ws, &mem, n) == GR_OK);
+    gr_tasks pool;
+    CHECK(gr_tasks_init(&pool, &mem, 2, NULL) == GR_OK);
+    gr_qp_settings set = gr_qp_settings_default();
+    set.rel_tol = 1e-9;
+    set.max_iter = 5000;
+    set.sgs = true;
+    double *x[4];
+    gr_qp_stats st[4];
+    for (int k = 0; k < 4; k++) { /* natural; red-black in index order; coloured; coloured on 2 workers */
+        x[k] = vec(n);
+        memcpy(x[k], k ? rx0 : x0, sizeof(double) * n);
+        set.color_split = k >= 2 ? split : 0;
+        PR.tasks = set.tasks = k == 3 ? &pool : NULL;
+        const gr_qp_problem *pr = k ? &red_black : &natural;
+        CHECK(gr_qp_mprgp(pr, &set, &ws, x[k], &st[k]) == GR_OK && st[k].converged);
+        gr_qp_kkt kkt;
+        CHECK(gr_qp_kkt_measure(pr, x[k], g, &kkt) == GR_OK);
+        CHECK(kkt.infeasibility == 0 && kkt.gp_norm <= st[k].tolerance);
+        printf("  %s: %u it (%u cg, %u exp, %u prop), |gP| %.2e (tol %.2e), f %.15g\n",
+               k == 0 ? "natural order  " : k == 1 ? "red-black order" : k == 2 ? "red-black split" : "split, 2 workers",
+               st[k].iterations, st[k].cg_steps, st[k].expansion_steps, st[k].proportioning_steps, kkt.gp_norm,
+               st[k].tolerance, kkt.objective);
+    }
+    for (int k = 2; k < 4; k++) {
+        CHECK(memcmp(x[k], x[1], sizeof(double) * n) == 0);
+        CHECK(st[k].iterations == st[1].iterations);
+    }
+    CHECK_NEAR(st[1].objective, st[0].objective, 1e-12 * fabs(st[0].objective));
+    double dmax = 0; /* |x - x*| ≲ ‖g^P‖ / λ_min, λ_min ≥ 1e-3 */
+    for (uint32_t u = 0; u < n; u++)
+        dmax = GR_MAX(dmax, fabs(x[1][u] - x[0][old_of[u]]));
+    CHECK(dmax < 1e-6);
+    /* a split past n is refused */
+    set.color_split = n + 1;
+    CHECK(gr_qp_mprgp(&red_black, &set, &ws, x[1], NULL) == GR_ERROR_INVALID_ARGUMENT);
+    for (int k = 0; k < 4; k++)
+        free(x[k]);
+    gr_tasks_destroy(&pool);
+    gr_qp_workspace_free(&ws, &mem);
+    lap_free(&N0), lap_free(&RB);
+    free(old_of), free(q), free(lo), free(hi), free(x0), free(g), free(rq), free(rlo), free(rhi), free(rx0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -820,6 +993,8 @@ int main(int argc, char **argv)
         {"qp_edge_cases", test_qp_edge_cases},
         {"qp_bad_input", test_qp_bad_input},
         {"qp_workspace_allocates_once", test_qp_workspace_allocates_once},
+        {"qp_workers_bit_identical", test_qp_workers_bit_identical},
+        {"qp_red_black_sgs", test_qp_red_black_sgs},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

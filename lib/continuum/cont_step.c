@@ -147,6 +147,7 @@ static gr_status solve(cont_state *st, const gr_qp_problem *pr, bool sgs, double
     set.max_iter = st->par.max_iterations;
     set.jacobi = true;
     set.sgs = sgs;
+    set.tasks = st->env.tasks;
     gr_qp_stats qs;
     const gr_status s = st->par.pgs ? gr_qp_pgs(pr, &set, &st->qp, x, &qs) : gr_qp_mprgp(pr, &set, &st->qp, x, &qs);
     *iterations += qs.iterations;
@@ -261,6 +262,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         ds.abs_tol = 1e-6; /* over-packing left, in volume fraction */
         ds.max_iter = st->par.max_iterations;
         ds.sgs = true; /* (symmetric Gauss-Seidel in face: half the steps of Jacobi, cold-started) */
+        ds.tasks = st->env.tasks;
         gr_qp_stats qs;
         memset(f->y, 0, sizeof(double) * cells);
         /* (against fixed solids only: where sand and a free body overlap, the pressure pushes
@@ -312,6 +314,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
              * Laplacians, whose splitting takes about half Jacobi's steps and expansions; Jacobi
              * with a free body, whose rows (eq. 26) sum over all its faces as the pressure's do) */
             set.sgs = st->bodies.free_count == 0;
+            set.tasks = st->env.tasks;
             gr_qp_stats qs;
             if ((s = cont_friction_solve_blocks(&f->cf, &st->qp, &set, st->par.friction_sweeps, f->s, &qs)) != GR_OK)
                 return s;

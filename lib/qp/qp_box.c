@@ -103,7 +103,7 @@ gr_status gr_qp_check_input(const gr_qp_problem *prob, const gr_qp_settings *set
         return GR_OK;
     if (!x || (need_diag && !prob->diag))
         return GR_ERROR_NULL_ARGUMENT;
-    if (ws->cap < n || !ws->block)
+    if (ws->cap < n || !ws->block || out->color_split > n)
         return GR_ERROR_INVALID_ARGUMENT;
     /* invalid (a value out of range) wins over not finite when both occur: one pass, two flags */
     bool invalid = false, not_finite = false;

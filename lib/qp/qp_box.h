@@ -68,6 +68,16 @@ typedef struct gr_qp_settings {
     bool sgs;
     gr_qp_expansion expansion; ///< MPRGP's expansion step
     double omega; ///< PGS relaxation ω in (0, 2); 0 = 1 (plain Gauss-Seidel)
+    /// MPRGP: its vector loops (and red-black sweeps) run on these workers when n is large;
+    /// the iterates are the same for any worker count. NULL = the calling thread.
+    struct gr_tasks *tasks;
+    /// MPRGP with sgs: the problem is ordered red-black: rows [0, color_split) are one colour,
+    /// [color_split, n) the other, and no row couples to another of its own colour (a 7-point
+    /// Laplacian so ordered). Each colour's rows then run in parallel on tasks, the sweeps'
+    /// figures unchanged; row(i) must then read only x_i and the other colour's entries, and
+    /// may run on several threads at once. 0 = no colours (rows in index order); at most n.
+    /// (A setting, not a field of gr_qp_problem, whose callers fill it positionally.)
+    uint32_t color_split;
 } gr_qp_settings;
 
 /// What a solve did. iterations = cg_steps + expansion_steps + proportioning_steps for MPRGP,

@@ -8,14 +8,28 @@
  * x is proportional when ‖β‖² ≤ Γ² φ̃ᵀφ; then a CG step along p, or, if the CG step would
  * leave the box, an expansion (the CG step projected onto the box, or to the boundary and
  * x ← P(x - ᾱ φ): qp_box.h, gr_qp_expansion); otherwise a proportioning step along β.
- * Every loop is sequential in index order: the sums, and so the iterates, are the same on
- * every run. */
+ *
+ * The vector loops run over fixed chunks of the index range (their size set by n alone), on
+ * settings.tasks when n is large: each chunk sums its own entries in index order and the
+ * chunk sums are added in chunk order, so the iterates are the same for any worker count,
+ * the calling thread's included. Loops over the same entries are fused (step, gradient update
+ * and measure in one pass) to cut passes over memory and dispatches. The Gauss-Seidel sweeps
+ * run in index order, or, with settings.color_split, colour by colour with each colour's rows in
+ * parallel (the same sweep: a row reads only rows of the other colour). */
 #include "qp_mprgp.h"
 
 #include "../core/rng.h"
+#include "../core/tasks.h"
 #include "qp_kkt.h"
 
 #define LANCZOS_STEPS 20u
+/* Entries a chunk (n > MP_CHUNK · MP_MAX_CHUNKS: more, a multiple of 8); at most MP_MAX_CHUNKS
+ * chunks, whose sums stay on the stack. 1024 doubles: 8 KB a vector, ~1 µs a pass. */
+#define MP_CHUNK 1024u
+#define MP_MAX_CHUNKS 512u
+/* Fewer entries run in the calling thread: a pass then takes about what a dispatch costs. */
+#define MP_PARALLEL_MIN 4096u
+#define MP_SUMS 5
 
 typedef struct mp {
     const gr_qp_problem *prob;
@@ -26,6 +40,10 @@ typedef struct mp {
     double *sgs;           /* scratch when symmetric Gauss-Seidel preconditioning is on, else NULL */
     double inv_abar;       /* 1 / ᾱ */
     double tol2;           /* the tolerance squared: a point within it needs no preconditioned z */
+    gr_tasks *tasks;       /* NULL: every loop in the calling thread */
+    uint32_t chunk, chunks;
+    uint32_t split;        /* settings.color_split with sgs, else 0 */
+    double part[MP_MAX_CHUNKS][MP_SUMS]; /* the chunks' sums of the last pass */
 } mp;
 
 /* The figures of one point, all from one pass over x and g. */
@@ -34,131 +52,393 @@ typedef struct mp_measure {
     double beta2;   /* ‖β‖² */
     double phitphi; /* φ̃ᵀφ */
     double poison;  /* 0 unless some g_i is not finite (g_i · 0) */
+    double zad;     /* zᵀ(A d), when asked for (CG's β) */
 } mp_measure;
+
+/* A step of x (and of g by the recurrence) along -d, fused into the measure's pass. */
+typedef enum mp_step { STEP_NONE, STEP_INSIDE, STEP_TO_BOUNDARY } mp_step;
+
+/* What one pass reads and writes; each kernel names the fields it uses. */
+typedef struct mp_job {
+    mp *m;
+    uint32_t base; /* the kernel's [begin, end) is relative to this row */
+    mp_step step;
+    bool add_q;
+    int sum; /* gradq: 0 none, 1 the objective's xᵀ(g + q), 2 ‖g^P‖² */
+    double a, b;
+    double *x, *g, *z, *p, *v, *w;
+    const double *d, *ad, *dot;
+} mp_job;
 
 static inline double lo_of(const mp *m, uint32_t i) { return m->lo ? m->lo[i] : -INFINITY; }
 static inline double hi_of(const mp *m, uint32_t i) { return m->hi ? m->hi[i] : INFINITY; }
+static inline bool is_free(const mp *m, const double *x, uint32_t i) { return lo_of(m, i) < x[i] && x[i] < hi_of(m, i); }
 
-static double dot(uint32_t n, const double *a, const double *b)
+/* The chunk whose sums a kernel call writes (calls cover one chunk each). */
+static inline double *part_of(const mp_job *j, uint32_t begin) { return j->m->part[begin / j->m->chunk]; }
+
+/* Run fn over rows [base, base + count) in chunks: on the pool when it is worth a dispatch,
+ * else here. Which thread runs a chunk changes nothing it computes. */
+static void run(mp_job *j, gr_range_fn *fn, uint32_t base, uint32_t count)
+{
+    mp *m = j->m;
+    j->base = base;
+    if (m->tasks && count >= MP_PARALLEL_MIN) {
+        gr_parallel_for_affine(m->tasks, count, m->chunk, fn, j);
+        return;
+    }
+    for (uint64_t b = 0; b < count; b += m->chunk)
+        fn(j, (uint32_t)b, (uint32_t)GR_MIN((uint64_t)count, b + m->chunk), 0);
+}
+
+/* The chunks' sums k of the last pass over all n rows, in chunk order. */
+static double total(const mp *m, int k)
 {
     double s = 0.0;
-    for (uint32_t i = 0; i < n; i++)
-        s += a[i] * b[i];
+    for (uint32_t c = 0; c < m->chunks; c++)
+        s += m->part[c][k];
     return s;
 }
 
-/* g = A x + q */
-static void gradient(const mp *m, const double *x, double *g)
+static void k_dot(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
-    m->prob->apply(m->prob->ctx, x, g);
-    if (m->q)
-        for (uint32_t i = 0; i < m->n; i++)
-            g[i] += m->q[i];
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    double s = 0.0;
+    for (uint32_t i = b; i < e; i++)
+        s += j->d[i] * j->ad[i];
+    part_of(j, b)[0] = s;
+}
+
+static double dot(mp *m, const double *a, const double *b)
+{
+    mp_job j = {.m = m, .d = a, .ad = b};
+    run(&j, k_dot, 0, m->n);
+    return total(m, 0);
+}
+
+/* g += q where q is given; sums xᵀ(g + q) (sum 1: 2f) or ‖g^P‖² (sum 2) of the result. */
+static void k_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const mp *m = j->m;
+    double *const g = j->g, s = 0.0;
+    const double *const x = j->x, *const q = m->q;
+    const bool add_q = j->add_q;
+    const int sum = j->sum;
+    for (uint32_t i = b; i < e; i++) {
+        if (add_q)
+            g[i] += q[i];
+        if (sum == 1)
+            s += x[i] * (g[i] + (q ? q[i] : 0.0));
+        else if (sum == 2) {
+            const double gp = gr_qp_gp_component(x[i], g[i], lo_of(m, i), hi_of(m, i));
+            s += gp * gp;
+        }
+    }
+    part_of(j, b)[0] = s;
+}
+
+/* g = A x + q (apply may run on the caller's threads); returns the asked sum (k_gradq). */
+static double gradient_sum(mp *m, const double *x, double *g, bool apply, int sum)
+{
+    if (apply)
+        m->prob->apply(m->prob->ctx, x, g);
+    if (!m->q && sum == 0)
+        return 0.0;
+    mp_job j = {.m = m, .add_q = apply && m->q, .sum = sum, .x = (double *)x, .g = g};
+    run(&j, k_gradq, 0, m->n);
+    return total(m, 0);
+}
+
+/* f = ½ xᵀA x + qᵀx = ½ xᵀ(g + q) */
+static double objective(mp *m, const double *x, double *g) { return 0.5 * gradient_sum(m, x, g, false, 1); }
+
+/* Symmetric Gauss-Seidel rows of one colour (settings.color_split): every row reads only rows of
+ * the other colour and itself, so the rows of a colour are independent. Colour 0 forward and
+ * colour 1 backward read only unswept rows (0): their sums are 0, their rows are not called. */
+enum { SGS_FWD0, SGS_FWD1, SGS_BWD1, SGS_BWD0 };
+typedef struct sgs_job {
+    mp_job j;
+    int phase;
+    double *y, *z, *also;
+} sgs_job;
+
+static void k_sgs(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const sgs_job *s = (const sgs_job *)ctx;
+    const mp *m = s->j.m;
+    const gr_qp_problem *pr = m->prob;
+    const double *x = s->j.x;
+    double *y = s->y, *z = s->z;
+    for (uint32_t i = s->j.base + b; i < s->j.base + e; i++) {
+        const bool f = is_free(m, x, i);
+        switch (s->phase) {
+        case SGS_FWD0:
+            y[i] = f ? z[i] / pr->diag[i] : 0.0;
+            break;
+        case SGS_FWD1:
+            y[i] = 0.0;
+            if (f)
+                y[i] = (z[i] - pr->row(pr->ctx, i, y)) / pr->diag[i];
+            break;
+        case SGS_BWD1:
+            z[i] = f ? y[i] : 0.0;
+            break;
+        default:
+            z[i] = 0.0;
+            if (f)
+                z[i] = y[i] - pr->row(pr->ctx, i, z) / pr->diag[i];
+            break;
+        }
+        if (s->also && s->phase >= SGS_BWD1)
+            s->also[i] = z[i];
+    }
 }
 
 /* z ← M⁻¹ z on the free set, M = (D + L) D⁻¹ (D + U) the symmetric Gauss-Seidel splitting of
  * A restricted to the free variables (SPD when A is and D > 0): a forward sweep into the
- * scratch y, then a backward one into z. Rows read only the entries already swept (the others
- * are 0), so a row callback's (A v)_i is the sum over the swept neighbours. Index order:
- * deterministic. */
-static void sgs_in_face(const mp *m, const double *x, double *z)
+ * scratch y, then a backward one into z (and into `also` if given). Rows read only the entries
+ * already swept (the others are 0), so a row callback's (A v)_i is the sum over the swept
+ * neighbours. In index order, or colour by colour: the same sums either way. */
+static void sgs_in_face(mp *m, const double *x, double *z, double *also)
 {
     const gr_qp_problem *pr = m->prob;
     double *y = m->sgs;
-    memset(y, 0, sizeof(double) * m->n);
-    for (uint32_t i = 0; i < m->n; i++)
-        if (lo_of(m, i) < x[i] && x[i] < hi_of(m, i))
+    const uint32_t n = m->n, split = m->split;
+    if (split) {
+        sgs_job s = {.j = {.m = m, .x = (double *)x}, .y = y, .z = z, .also = also};
+        static const int phases[4] = {SGS_FWD0, SGS_FWD1, SGS_BWD1, SGS_BWD0};
+        for (int k = 0; k < 4; k++) {
+            s.phase = phases[k];
+            const bool first = s.phase == SGS_FWD0 || s.phase == SGS_BWD0;
+            run(&s.j, k_sgs, first ? 0 : split, first ? split : n - split);
+        }
+        return;
+    }
+    memset(y, 0, sizeof(double) * n);
+    for (uint32_t i = 0; i < n; i++)
+        if (is_free(m, x, i))
             y[i] = (z[i] - pr->row(pr->ctx, i, y)) / pr->diag[i];
-    memset(z, 0, sizeof(double) * m->n);
-    for (uint32_t i = m->n; i-- > 0;)
-        if (lo_of(m, i) < x[i] && x[i] < hi_of(m, i))
+    memset(z, 0, sizeof(double) * n);
+    for (uint32_t i = n; i-- > 0;)
+        if (is_free(m, x, i))
             z[i] = y[i] - pr->row(pr->ctx, i, z) / pr->diag[i];
+    if (also)
+        memcpy(also, z, sizeof(double) * n);
 }
 
-/* The measures of (x, g); z = the (preconditioned) free gradient. */
-static mp_measure measure(const mp *m, const double *x, const double *g, double *z)
+/* One pass: the step (x ← x - a d, g ← g - a (A d)), q added to g, then the measures of the new
+ * (x, g); z = the free gradient (also into p), zᵀ dot. */
+static void k_measure(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
-    mp_measure r = {0, 0, 0, 0};
-    for (uint32_t i = 0; i < m->n; i++) {
-        const double lo = lo_of(m, i), hi = hi_of(m, i), gi = g[i], xi = x[i];
-        r.poison += gi * 0.0;
-        z[i] = 0.0;
-        if (lo == hi)
-            continue;
-        if (xi <= lo || xi >= hi) {
-            const double b = xi <= lo ? GR_MIN(gi, 0.0) : GR_MAX(gi, 0.0);
-            r.beta2 += b * b;
-            continue;
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const mp *m = j->m;
+    /* (locals: the stores through x, g, z may alias the job's fields as far as C knows) */
+    double *const x = j->x, *const g = j->g, *const z = j->z, *const p = j->p;
+    const double *const d = j->d, *const ad = j->ad, *const dot = j->dot, *const q = j->add_q ? m->q : NULL;
+    const double *const lop = m->lo, *const hip = m->hi, *const jac = m->jacobi;
+    const double a = j->a, inv_abar = m->inv_abar;
+    const mp_step step = j->step;
+    double gp2 = 0, beta2 = 0, phitphi = 0, poison = 0, zad = 0;
+    for (uint32_t i = b; i < e; i++) {
+        const double lo = lop ? lop[i] : -INFINITY, hi = hip ? hip[i] : INFINITY;
+        if (step != STEP_NONE) {
+            const double di = d[i]; /* (read before z is written: d may be z) */
+            if (step == STEP_INSIDE)
+                x[i] = gr_qp_clamp(x[i] - a * di, lo, hi);
+            else if (di > 0) /* to the boundary: a bound reached within a is landed on exactly */
+                x[i] = (x[i] - lo) / di <= a ? lo : GR_MAX(x[i] - a * di, lo);
+            else if (di < 0)
+                x[i] = (x[i] - hi) / di <= a ? hi : GR_MIN(x[i] - a * di, hi);
+            g[i] += -a * ad[i];
         }
-        /* free: how far a step of ᾱ along -φ can go before the bound it heads for */
-        const double room = gi > 0 ? (xi - lo) * m->inv_abar : (xi - hi) * m->inv_abar;
-        const double reduced = gi > 0 ? GR_MIN(room, gi) : GR_MAX(room, gi);
-        r.phitphi += reduced * gi;
-        r.gp2 += gi * gi;
-        z[i] = m->jacobi ? gi / m->jacobi[i] : gi;
+        if (q)
+            g[i] += q[i];
+        const double gi = g[i], xi = x[i];
+        double zi = 0.0;
+        poison += gi * 0.0;
+        if (lo == hi) {
+        } else if (xi <= lo || xi >= hi) {
+            const double bt = xi <= lo ? GR_MIN(gi, 0.0) : GR_MAX(gi, 0.0);
+            beta2 += bt * bt;
+        } else {
+            /* free: how far a step of ᾱ along -φ can go before the bound it heads for */
+            const double room = gi > 0 ? (xi - lo) * inv_abar : (xi - hi) * inv_abar;
+            const double reduced = gi > 0 ? GR_MIN(room, gi) : GR_MAX(room, gi);
+            phitphi += reduced * gi;
+            gp2 += gi * gi;
+            zi = jac ? gi / jac[i] : gi;
+        }
+        z[i] = zi;
+        if (p)
+            p[i] = zi;
+        if (dot)
+            zad += zi * dot[i];
     }
+    double *s = part_of(j, b);
+    s[0] = gp2, s[1] = beta2, s[2] = phitphi, s[3] = poison, s[4] = zad;
+}
+
+/* The measures of (x, g) after the job's step; z = the (preconditioned) free gradient, copied
+ * into j->p if given; zᵀ j->dot if given. */
+static mp_measure measure(mp_job *j)
+{
+    mp *m = j->m;
+    run(j, k_measure, 0, m->n);
+    mp_measure r = {total(m, 0), total(m, 1), total(m, 2), total(m, 3), total(m, 4)};
     r.gp2 += r.beta2;
-    if (m->sgs && r.gp2 > m->tol2) /* (at the answer z is not used: no sweeps) */
-        sgs_in_face(m, x, z);
+    if (m->sgs && r.gp2 > m->tol2) { /* (at the answer z is not used: no sweeps) */
+        sgs_in_face(m, j->x, j->z, j->p);
+        if (j->dot)
+            r.zad = dot(m, j->z, j->dot);
+    }
     return r;
 }
 
-/* The chopped gradient β into d. */
-static void chopped(const mp *m, const double *x, const double *g, double *d)
+/* Sums dᵀ(A d), gᵀd and the longest α with x - α d in the box (INFINITY if unbounded along -d). */
+static void k_scan(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
-    for (uint32_t i = 0; i < m->n; i++) {
-        const double lo = lo_of(m, i), hi = hi_of(m, i);
-        d[i] = lo == hi ? 0.0 : x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
-    }
-}
-
-/* The longest α with x - α d in the box (INFINITY if unbounded along -d). */
-static double feasible_step(const mp *m, const double *x, const double *d)
-{
-    double a = INFINITY;
-    for (uint32_t i = 0; i < m->n; i++) {
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const mp *m = j->m;
+    const double *x = j->x, *d = j->d;
+    double dad = 0, gd = 0, a = INFINITY;
+    for (uint32_t i = b; i < e; i++) {
+        dad += d[i] * j->ad[i];
+        gd += j->g[i] * d[i];
         if (d[i] > 0)
             a = GR_MIN(a, (x[i] - lo_of(m, i)) / d[i]);
         else if (d[i] < 0)
             a = GR_MIN(a, (x[i] - hi_of(m, i)) / d[i]);
     }
-    return a;
+    double *s = part_of(j, b);
+    s[0] = dad, s[1] = gd, s[2] = a;
 }
 
-/* x ← x - α d, clamped into the box; a variable whose bound is reached within α lands on it
- * exactly (the same quotient as feasible_step), so the blocking variable leaves the free set. */
-static void step_to_boundary(const mp *m, double *x, const double *d, double alpha)
+typedef struct mp_scan {
+    double dad, gd, feasible;
+} mp_scan;
+
+static mp_scan scan(mp *m, const double *x, const double *g, const double *d, const double *ad)
 {
-    for (uint32_t i = 0; i < m->n; i++) {
+    mp_job j = {.m = m, .x = (double *)x, .g = (double *)g, .d = d, .ad = ad};
+    run(&j, k_scan, 0, m->n);
+    mp_scan r = {total(m, 0), total(m, 1), INFINITY};
+    for (uint32_t c = 0; c < m->chunks; c++)
+        r.feasible = GR_MIN(r.feasible, m->part[c][2]);
+    return r;
+}
+
+/* The chopped gradient β into z. */
+static void k_chopped(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const mp *m = j->m;
+    const double *const x = j->x, *const g = j->g;
+    double *const z = j->z;
+    for (uint32_t i = b; i < e; i++) {
         const double lo = lo_of(m, i), hi = hi_of(m, i);
-        if (d[i] > 0)
-            x[i] = (x[i] - lo) / d[i] <= alpha ? lo : GR_MAX(x[i] - alpha * d[i], lo);
-        else if (d[i] < 0)
-            x[i] = (x[i] - hi) / d[i] <= alpha ? hi : GR_MIN(x[i] - alpha * d[i], hi);
+        z[i] = lo == hi ? 0.0 : x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
     }
 }
 
-/* x ← x - α d inside the box (the step stays within it up to rounding, which the clamp takes). */
-static void step_inside(const mp *m, double *x, const double *d, double alpha)
+/* CG's next direction p ← z - β p. */
+static void k_direction(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
-    for (uint32_t i = 0; i < m->n; i++)
-        x[i] = gr_qp_clamp(x[i] - alpha * d[i], lo_of(m, i), hi_of(m, i));
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    double *const p = j->p;
+    const double *const z = j->z, beta = j->a;
+    for (uint32_t i = b; i < e; i++)
+        p[i] = z[i] - beta * p[i];
 }
 
-static void axpy(uint32_t n, double *y, double a, const double *x)
+/* The projected CG step tried: sums xᵀ(g + q) at x (2 f), keeps x in v and g in w, then
+ * x ← P(x - a p). */
+static void k_try(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
-    for (uint32_t i = 0; i < n; i++)
-        y[i] += a * x[i];
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const mp *m = j->m;
+    double *const x = j->x, *const v = j->v, *const w = j->w, s = 0.0;
+    const double *const g = j->g, *const d = j->d, *const q = m->q, a = j->a;
+    for (uint32_t i = b; i < e; i++) {
+        s += x[i] * (g[i] + (q ? q[i] : 0.0));
+        v[i] = x[i];
+        w[i] = g[i];
+        x[i] = gr_qp_clamp(x[i] - a * d[i], lo_of(m, i), hi_of(m, i));
+    }
+    part_of(j, b)[0] = s;
 }
 
-/* The expansion's projected gradient step on the free set: x ← P(x - ᾱ φ(x)). */
-static void expand(const mp *m, double *x, const double *g, double abar)
+/* The fixed expansion (x and g first restored from v and w if given): to the boundary along p
+ * by a (g by the recurrence), then x ← P(x - ᾱ φ(x)) on the free set. */
+static void k_expand(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
-    for (uint32_t i = 0; i < m->n; i++) {
-        const double lo = lo_of(m, i), hi = hi_of(m, i);
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const mp *m = j->m;
+    double *const x = j->x, *const g = j->g;
+    const double *const d = j->d, *const ad = j->ad, *const v = j->v, *const w = j->w;
+    const double a = j->a, abar = j->b;
+    for (uint32_t i = b; i < e; i++) {
+        const double lo = lo_of(m, i), hi = hi_of(m, i), di = d[i];
+        if (v) {
+            x[i] = v[i];
+            g[i] = w[i];
+        }
+        if (di > 0)
+            x[i] = (x[i] - lo) / di <= a ? lo : GR_MAX(x[i] - a * di, lo);
+        else if (di < 0)
+            x[i] = (x[i] - hi) / di <= a ? hi : GR_MIN(x[i] - a * di, hi);
+        g[i] += -a * ad[i];
         if (lo < x[i] && x[i] < hi)
             x[i] = gr_qp_clamp(x[i] - abar * g[i], lo, hi);
     }
+}
+
+/* The warm start: kept in v, projected onto the box. */
+static void k_start(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    double *const x = j->x, *const v = j->v;
+    for (uint32_t i = b; i < e; i++) {
+        v[i] = x[i];
+        x[i] = gr_qp_clamp(x[i], lo_of(j->m, i), hi_of(j->m, i));
+    }
+}
+
+/* Lanczos passes over u (z): LZ_PROJECT zeroes u on the fixed variables and sums v1ᵀu (v1 = d);
+ * LZ_ORTHO sets u -= a v1 + b v0 (v0 = ad) and sums uᵀu; LZ_SCALE sets v1 /= b (v1 = p). */
+enum { LZ_PROJECT, LZ_ORTHO, LZ_SCALE };
+static void k_lanczos(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const mp *m = j->m;
+    double *const u = j->z, *const v1 = j->p, s = 0.0;
+    const double *const d = j->d, *const ad = j->ad, a = j->a, bb = j->b;
+    if (j->sum == LZ_SCALE)
+        for (uint32_t i = b; i < e; i++)
+            v1[i] /= bb;
+    else if (j->sum == LZ_PROJECT)
+        for (uint32_t i = b; i < e; i++) {
+            if (lo_of(m, i) == hi_of(m, i))
+                u[i] = 0.0;
+            s += d[i] * u[i];
+        }
+    else
+        for (uint32_t i = b; i < e; i++) {
+            u[i] -= a * d[i] + bb * ad[i];
+            s += u[i] * u[i];
+        }
+    part_of(j, b)[0] = s;
 }
 
 /* The largest eigenvalue of the symmetric tridiagonal (a[0..k), b[0..k-1)) by bisection on the
@@ -192,22 +472,22 @@ static double tridiag_max_eig(const double *a, const double *b, uint32_t k)
 /* ᾱ = 1.9 / (1.05 λ), λ the largest Ritz value of LANCZOS_STEPS Lanczos steps on A restricted to
  * the unfixed variables (a lower bound of its largest eigenvalue, close after a few steps; the
  * extremes converge first). Deterministic start vector. Uses v0, v1, u as scratch. */
-static double estimate_alpha_bar(const mp *m, double *v0, double *v1, double *u, uint32_t *matvecs)
+static double estimate_alpha_bar(mp *m, double *v0, double *v1, double *u, uint32_t *matvecs)
 {
     const uint32_t n = m->n;
     gr_rng rng = {0x5eed0f0a1b2c3d4eull};
     uint32_t unfixed = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++) { /* (one stream of random numbers: in order) */
         const bool fixed = lo_of(m, i) == hi_of(m, i);
         v1[i] = fixed ? 0.0 : gr_rng_uniform(&rng) - 0.5;
         v0[i] = 0.0;
         unfixed += !fixed;
     }
-    const double norm = sqrt(dot(n, v1, v1));
+    const double norm = sqrt(dot(m, v1, v1));
     if (!(norm > 0))
         return 1.0;
-    for (uint32_t i = 0; i < n; i++)
-        v1[i] /= norm;
+    mp_job j = {.m = m, .sum = LZ_SCALE, .b = norm, .p = v1};
+    run(&j, k_lanczos, 0, n);
     const uint32_t steps = GR_MIN(LANCZOS_STEPS, unfixed);
     double a[LANCZOS_STEPS], b[LANCZOS_STEPS];
     double beta = 0.0;
@@ -215,14 +495,13 @@ static double estimate_alpha_bar(const mp *m, double *v0, double *v1, double *u,
     while (k < steps) {
         m->prob->apply(m->prob->ctx, v1, u);
         (*matvecs)++;
-        for (uint32_t i = 0; i < n; i++)
-            if (lo_of(m, i) == hi_of(m, i))
-                u[i] = 0.0;
-        const double alpha = dot(n, v1, u);
-        for (uint32_t i = 0; i < n; i++)
-            u[i] -= alpha * v1[i] + beta * v0[i];
+        j = (mp_job){.m = m, .sum = LZ_PROJECT, .d = v1, .z = u};
+        run(&j, k_lanczos, 0, n);
+        const double alpha = total(m, 0);
+        j = (mp_job){.m = m, .sum = LZ_ORTHO, .a = alpha, .b = beta, .d = v1, .ad = v0, .z = u};
+        run(&j, k_lanczos, 0, n);
         a[k++] = alpha;
-        beta = sqrt(dot(n, u, u));
+        beta = sqrt(total(m, 0));
         if (!(beta > 1e-12 * fabs(alpha)) || k == steps)
             break; /* an invariant subspace: its Ritz values are eigenvalues */
         b[k - 1] = beta;
@@ -230,8 +509,8 @@ static double estimate_alpha_bar(const mp *m, double *v0, double *v1, double *u,
         v0 = v1;
         v1 = u;
         u = t;
-        for (uint32_t i = 0; i < n; i++)
-            v1[i] /= beta;
+        j = (mp_job){.m = m, .sum = LZ_SCALE, .b = beta, .p = v1};
+        run(&j, k_lanczos, 0, n);
     }
     const double lambda = tridiag_max_eig(a, b, k);
     if (!isfinite(lambda + beta))
@@ -240,16 +519,13 @@ static double estimate_alpha_bar(const mp *m, double *v0, double *v1, double *u,
     return lambda > 0 ? 1.9 / (1.05 * lambda) : 1.0;
 }
 
-static double objective(const mp *m, const double *x, const double *g)
-{
-    /* f = ½ xᵀA x + qᵀx = ½ xᵀ(g + q) */
-    double s = 0.0;
-    for (uint32_t i = 0; i < m->n; i++)
-        s += x[i] * (g[i] + (m->q ? m->q[i] : 0.0));
-    return 0.5 * s;
-}
-
 static bool finite_measure(mp_measure r) { return isfinite(r.gp2 + r.phitphi) && r.poison == 0.0; }
+
+static uint32_t chunk_of(uint32_t n)
+{
+    const uint64_t c = (((uint64_t)n + MP_MAX_CHUNKS - 1) / MP_MAX_CHUNKS + 7u) & ~(uint64_t)7u;
+    return c > MP_CHUNK ? (uint32_t)c : MP_CHUNK;
+}
 
 gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings, gr_qp_workspace *ws, double *x,
                       gr_qp_stats *stats)
@@ -267,8 +543,18 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
         return status;
     }
     const uint32_t n = prob->n;
-    mp m = {prob, n, prob->lo, prob->hi, prob->q, set.jacobi && !set.sgs ? prob->diag : NULL, set.sgs ? ws->v : NULL, 0.0, 0.0};
-    const double qnorm = m.q ? sqrt(dot(n, m.q, m.q)) : 0.0;
+    mp m; /* (the chunk sums are written before they are read) */
+    m.prob = prob;
+    m.n = n;
+    m.lo = prob->lo, m.hi = prob->hi, m.q = prob->q;
+    m.jacobi = set.jacobi && !set.sgs ? prob->diag : NULL;
+    m.sgs = set.sgs ? ws->v : NULL;
+    m.inv_abar = m.tol2 = 0.0;
+    m.tasks = set.tasks && set.tasks->worker_count > 1 ? set.tasks : NULL;
+    m.chunk = chunk_of(n);
+    m.chunks = n ? (n - 1) / m.chunk + 1 : 0;
+    m.split = set.sgs ? set.color_split : 0;
+    const double qnorm = m.q ? sqrt(dot(&m, m.q, m.q)) : 0.0;
     st.tolerance = GR_MAX(set.abs_tol, set.rel_tol * qnorm);
     m.tol2 = st.tolerance * st.tolerance;
     if (n == 0) {
@@ -279,14 +565,12 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
         return GR_OK;
     }
     double *g = ws->g, *p = ws->p, *ap = ws->ap, *w = ws->w;
-    memcpy(ws->x0, x, sizeof(double) * n);
-    for (uint32_t i = 0; i < n; i++)
-        x[i] = gr_qp_clamp(x[i], lo_of(&m, i), hi_of(&m, i));
-    gradient(&m, x, g);
+    mp_job j = {.m = &m, .x = x, .v = ws->x0};
+    run(&j, k_start, 0, n);
+    double gp = sqrt(gradient_sum(&m, x, g, true, 2));
     st.matvecs = 1;
     bool g_exact = true; /* g from apply, not from the recurrence */
-    double gp = gr_qp_projected_gradient_norm(n, x, g, m.lo, m.hi);
-    mp_measure r = {0, 0, 0, 0};
+    mp_measure r = {0, 0, 0, 0, 0};
     if (!isfinite(gp))
         goto not_finite;
     if (gp > st.tolerance) {
@@ -294,8 +578,8 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
         if (!isfinite(st.alpha_bar))
             goto not_finite;
         m.inv_abar = 1.0 / st.alpha_bar;
-        r = measure(&m, x, g, w);
-        memcpy(p, w, sizeof(double) * n);
+        j = (mp_job){.m = &m, .x = x, .g = g, .z = w, .p = p};
+        r = measure(&j);
     }
     const double gamma2 = set.gamma * set.gamma;
     while (gp > st.tolerance && st.iterations < set.max_iter) {
@@ -303,90 +587,80 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
         if (r.beta2 <= gamma2 * r.phitphi) {
             prob->apply(prob->ctx, p, ap);
             st.matvecs++;
-            const double pap = dot(n, p, ap);
-            const double a_feasible = feasible_step(&m, x, p);
-            const double a_cg = pap > 0 ? dot(n, g, p) / pap : INFINITY;
+            const mp_scan sc = scan(&m, x, g, p, ap);
+            const double pap = sc.dad, a_feasible = sc.feasible;
+            const double a_cg = pap > 0 ? sc.gd / pap : INFINITY;
             if (a_cg <= a_feasible) { /* conjugate gradient step */
                 st.cg_steps++;
-                step_inside(&m, x, p, a_cg);
-                axpy(n, g, -a_cg, ap);
+                j = (mp_job){.m = &m, .step = STEP_INSIDE, .a = a_cg, .d = p, .ad = ap, .x = x, .g = g, .z = w, .dot = ap};
+                r = measure(&j);
                 g_exact = false;
-                r = measure(&m, x, g, w);
-                const double beta = dot(n, w, ap) / pap;
-                for (uint32_t i = 0; i < n; i++)
-                    p[i] = w[i] - beta * p[i];
+                j = (mp_job){.m = &m, .a = r.zad / pap, .z = w, .p = p};
+                run(&j, k_direction, 0, n);
             } else { /* expansion */
                 if (!isfinite(a_feasible))
                     goto not_finite; /* no positive curvature and no bound: f unbounded below */
                 st.expansion_steps++;
-                bool done = false;
+                bool done = false, restore = false;
                 if (set.expansion != GR_QP_EXPANSION_FIXED && isfinite(a_cg)) {
                     /* the projected CG step, kept if it ends below the half step to the boundary
                      * (f(x - α_f p) = f(x) - α_f gᵀp + ½ α_f² pᵀAp): f decreases at every step */
-                    const double f_half = objective(&m, x, g) - a_feasible * dot(n, g, p) +
-                                          0.5 * a_feasible * a_feasible * pap;
-                    memcpy(ws->v, x, sizeof(double) * n);
-                    memcpy(w, g, sizeof(double) * n);
-                    step_inside(&m, x, p, a_cg);
-                    gradient(&m, x, g);
+                    j = (mp_job){.m = &m, .a = a_cg, .d = p, .x = x, .g = g, .v = ws->v, .w = w};
+                    run(&j, k_try, 0, n);
+                    const double f_half = 0.5 * total(&m, 0) - a_feasible * sc.gd + 0.5 * a_feasible * a_feasible * pap;
+                    done = 0.5 * gradient_sum(&m, x, g, true, 1) <= f_half;
                     st.matvecs++;
-                    done = objective(&m, x, g) <= f_half;
-                    if (!done) { /* back to x and its gradient */
+                    if (!done) { /* back to x and its gradient (in the expansion's pass) */
                         st.expansion_fallbacks++;
-                        memcpy(x, ws->v, sizeof(double) * n);
-                        memcpy(g, w, sizeof(double) * n);
+                        restore = true;
                     }
                 }
                 if (!done) { /* to the boundary, then a projected gradient step of length ᾱ */
-                    step_to_boundary(&m, x, p, a_feasible);
-                    axpy(n, g, -a_feasible, ap);
-                    expand(&m, x, g, st.alpha_bar);
-                    gradient(&m, x, g);
+                    j = (mp_job){.m = &m, .a = a_feasible, .b = st.alpha_bar, .d = p, .ad = ap, .x = x, .g = g};
+                    if (restore)
+                        j.v = ws->v, j.w = w;
+                    run(&j, k_expand, 0, n);
+                    prob->apply(prob->ctx, x, g);
                     st.matvecs++;
                 }
                 g_exact = true;
-                r = measure(&m, x, g, w);
-                memcpy(p, w, sizeof(double) * n);
+                j = (mp_job){.m = &m, .add_q = !done && m.q, .x = x, .g = g, .z = w, .p = p};
+                r = measure(&j);
             }
         } else { /* proportioning: release the active constraints whose β dominates */
             st.proportioning_steps++;
-            chopped(&m, x, g, w);
+            j = (mp_job){.m = &m, .x = x, .g = g, .z = w};
+            run(&j, k_chopped, 0, n);
             prob->apply(prob->ctx, w, ap);
             st.matvecs++;
-            const double dad = dot(n, w, ap);
-            const double a_feasible = feasible_step(&m, x, w); /* a narrow box can be crossed */
-            const double a_min = dad > 0 ? dot(n, g, w) / dad : INFINITY;
-            const double a = GR_MIN(a_min, a_feasible);
+            const mp_scan sc = scan(&m, x, g, w, ap); /* (a narrow box can be crossed) */
+            const double a_min = sc.dad > 0 ? sc.gd / sc.dad : INFINITY;
+            const double a = GR_MIN(a_min, sc.feasible);
             if (!isfinite(a))
                 goto not_finite;
-            if (a == a_feasible)
-                step_to_boundary(&m, x, w, a);
-            else
-                step_inside(&m, x, w, a);
-            axpy(n, g, -a, ap);
+            j = (mp_job){.m = &m, .step = a == sc.feasible ? STEP_TO_BOUNDARY : STEP_INSIDE, .a = a, .d = w,
+                         .ad = ap, .x = x, .g = g, .z = w, .p = p};
+            r = measure(&j);
             g_exact = false;
-            r = measure(&m, x, g, w);
-            memcpy(p, w, sizeof(double) * n);
         }
         if (!finite_measure(r))
             goto not_finite;
         gp = sqrt(r.gp2);
         if (gp <= st.tolerance && !g_exact) {
             /* the recurrence drifts from A x + q: confirm on the true gradient, restart if short */
-            gradient(&m, x, g);
+            prob->apply(prob->ctx, x, g);
             st.matvecs++;
             g_exact = true;
-            r = measure(&m, x, g, w);
+            j = (mp_job){.m = &m, .add_q = m.q != NULL, .x = x, .g = g, .z = w, .p = p};
+            r = measure(&j);
             if (!finite_measure(r))
                 goto not_finite;
             gp = sqrt(r.gp2);
-            memcpy(p, w, sizeof(double) * n);
         }
     }
     if (!g_exact) { /* stopped at max_iter: report the true figures */
-        gradient(&m, x, g);
+        gp = sqrt(gradient_sum(&m, x, g, true, 2));
         st.matvecs++;
-        gp = gr_qp_projected_gradient_norm(n, x, g, m.lo, m.hi);
     }
     st.gp_norm = gp;
     st.objective = objective(&m, x, g);

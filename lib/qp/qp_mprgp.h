@@ -15,15 +15,16 @@
 /// Minimise ½ xᵀA x + qᵀx on lo ≤ x ≤ hi (qp_box.h), A symmetric positive semidefinite, with f
 /// bounded below on the box. x (n entries) is the warm start, projected onto the box first, and
 /// the answer. settings NULL = defaults; stats may be NULL. ws must hold n entries
-/// (gr_qp_workspace_reserve); nothing is allocated. Single-threaded and deterministic (apply
-/// may use the caller's threads).
+/// (gr_qp_workspace_reserve); nothing is allocated. Deterministic: the vector loops run on
+/// settings.tasks for large n, the sweeps too with settings.color_split, bit-identical for any
+/// worker count (apply may use the caller's threads).
 /// Returns GR_OK when it converged and when it stopped at settings.max_iter (stats.converged
 /// tells which). Errors leave x exactly as given (restored from the workspace once the
 /// iteration has begun), stats.converged false, gp_norm and objective NaN:
 /// - GR_ERROR_NULL_ARGUMENT: prob, ws or (n > 0) x or apply missing; diag with jacobi or sgs;
 ///   row with sgs (n > 0);
 /// - GR_ERROR_INVALID_ARGUMENT: lo > hi, lo = +inf, hi = -inf, diag ≤ 0 with jacobi or sgs, ws too
-///   small, settings out of range (GR_ERROR_UNKNOWN_ENUM: settings.expansion);
+///   small, color_split > n, settings out of range (GR_ERROR_UNKNOWN_ENUM: settings.expansion);
 /// - GR_ERROR_NOT_FINITE: NaN in lo/hi, non-finite q, x or diag; or the iteration met a
 ///   non-finite value (apply returned one, or f is unbounded below on the box: A indefinite,
 ///   or PSD with q not orthogonal to a null direction the bounds leave open).
