@@ -980,6 +980,8 @@ static void test_qp_red_black_sgs(void)
     gr_qp_workspace_free(&ws, &mem);
     lap_free(&N0), lap_free(&RB);
     free(old_of), free(q), free(lo), free(hi), free(x0), free(g), free(rq), free(rlo), free(rhi), free(rx0);
+}
+
 /* ---- 7. the assembled ELL operator ---------------------------------------------------------- */
 
 /* The Laplacian of L into m: diag, then -w of each of the six neighbours (unused slots empty). */
