@@ -926,7 +926,8 @@ static void test_compact_solves_match(void)
            cells, a.iterations, b.iterations, dp, scale);
     CHECK(cc.a.n == unfixed && unfixed > 0 && unfixed < cells);
     CHECK(a.iterations == b.iterations && fabs(a.gp_norm - b.gp_norm) <= 1e-6 * a.gp_norm + 1e-9 * a.tolerance);
-    CHECK(a.tolerance == b.tolerance && dp <= 1e-9 * scale);
+    /* (the tolerance from the full ||q||: MPRGP sums it in blocks, the compact solve in one pass) */
+    CHECK(fabs(a.tolerance - b.tolerance) <= 1e-14 * a.tolerance && dp <= 1e-9 * scale);
     /* red-black: no coupling within a colour; the same answer within the tolerance */
     cc.order = CONT_COMPACT_RED_BLACK;
     memset(p1, 0, sizeof(double) * cells);

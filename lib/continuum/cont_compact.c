@@ -106,8 +106,8 @@ gr_status cont_compact_mprgp(cont_compact *cc, const gr_qp_settings *settings, c
                              const double *lo, gr_qp_workspace *ws, double *x_full, gr_qp_stats *stats)
 {
     gr_qp_settings set = settings ? *settings : gr_qp_settings_default();
-    /* the full problem's tolerance: its ||q|| holds the fixed cells' entries too (the same sum in
-     * the same order as MPRGP's) */
+    /* the full problem's tolerance: its ||q|| holds the fixed cells' entries too (as MPRGP's, up
+     * to the order of the sum) */
     const double rel = set.rel_tol == 0 && set.abs_tol == 0 ? gr_qp_settings_default().rel_tol : set.rel_tol;
     double qn = 0.0;
     for (uint32_t c = 0; c < cells; c++)
