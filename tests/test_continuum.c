@@ -400,9 +400,9 @@ static void scene_step(scene *s, gr_mem *mem)
     }
     face_copy(&gm.u, &u_star, cells);
     cont_pressure cp = {g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL};
+                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL};
     cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
-                        zeros(5 * cells), 0, {0}};
+                        zeros(5 * cells), 0, {0}, NULL};
     free(s->p);
     s->p = zeros(cells);
     double *st = zeros(5 * cells);
@@ -516,14 +516,14 @@ static void test_friction_rows_and_solvers_agree(void)
             gm.u.f[1][c] -= s.dt * 9.81;
     }
     cont_pressure cp = {g, s.dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL};
+                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL};
     cont_pressure_setup(&cp, &gm, &gm.u, solid);
     gr_qp_problem pp = cont_pressure_problem(&cp);
     gr_qp_stats st;
     solve(&pp, &mem, p, &st);
     cont_pressure_apply(&cp, p, &gm.u);
     cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
-                        zeros(5 * cells), 0, {0}};
+                        zeros(5 * cells), 0, {0}, NULL};
     cont_friction_setup(&cf, &gm, &gm.u, p, NULL, 0.4);
     gr_qp_problem fp = cont_friction_problem(&cf);
     gr_rng r = {9};

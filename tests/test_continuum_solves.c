@@ -120,9 +120,9 @@ static void fields_alloc(scene *s, uint32_t cells)
     s->solid_frac = zeros(cells), s->p = zeros(cells), s->y = zeros(cells);
     s->s = zeros(5 * (size_t)cells), s->s_in = zeros(5 * (size_t)cells);
     s->cp = (cont_pressure){&s->g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                            zeros(cells), zeros(cells), zeros(cells), NULL, NULL};
+                            zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL};
     s->cf = (cont_friction){&s->cp, face_zeros(cells), zeros(5 * (size_t)cells), zeros(5 * (size_t)cells),
-                            zeros(5 * (size_t)cells), zeros(5 * (size_t)cells), 0, {0}};
+                            zeros(5 * (size_t)cells), zeros(5 * (size_t)cells), 0, {0}, NULL};
 }
 
 static void scene_free(scene *s)
@@ -889,9 +889,101 @@ static void test_density_thin_layer_comes_to_rest(void)
     CHECK(speed[2] < 0.5 * speed[0]);
 }
 
+/* ---- solves on the unfixed cells (cont_compact.h) --------------------------------------------- */
+
+/* The compact solves (operator assembled over the unfixed cells, couplings to fixed ones in the
+ * linear term) against the matrix-free ones on a scene's last problems: the pressure, the
+ * density LCP and the friction blocks reach the same answers (up to rounding, the same tolerance)
+ * in as many iterations; the red-black order has no coupling within a colour, and converges to
+ * the same answer within the tolerance. */
+static void test_compact_solves_match(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    scene s = {.h = 0.02, .dt = 2e-3, .gravity = {3.0, -9.0, 1.0}, .solid = floor_only, .alpha = 0.4, .stagger = 2};
+    scene_block(&s, &mem, v3(0, 0, 0), v3(0.12, 0.06, 0.08), 1500, 1.0);
+    for (int k = 0; k < 3; k++)
+        scene_step(&s);
+    const uint32_t cells = s.cells;
+    const size_t n5 = 5 * (size_t)cells;
+    cont_compact cc;
+    memset(&cc, 0, sizeof cc);
+    CHECK(cont_compact_reserve(&cc, &mem, cells) == GR_OK);
+    gr_qp_settings set = settings(1e-8);
+    set.jacobi = false;
+    set.sgs = true;
+    /* the pressure of the last round, from zero */
+    double *p0 = zeros(cells), *p1 = zeros(cells), *s0 = zeros(n5), *s1 = zeros(n5), scale = 0;
+    gr_qp_stats a, b;
+    CHECK(cont_pressure_solve(&s.cp, &s.ws, &set, p0, &a) == GR_OK && a.converged); /* (cp.compact NULL) */
+    s.cp.compact = &cc;
+    CHECK(cont_pressure_solve(&s.cp, &s.ws, &set, p1, &b) == GR_OK && b.converged);
+    uint32_t unfixed = 0;
+    for (uint32_t c = 0; c < cells; c++)
+        unfixed += s.cp.lo[c] < s.cp.hi[c];
+    const double dp = max_abs_diff(p0, p1, cells, &scale);
+    printf("  pressure: %u of %u cells unfixed; %u / %u iterations (matrix-free / compact), |dp| %.3g of %.3g\n", unfixed,
+           cells, a.iterations, b.iterations, dp, scale);
+    CHECK(cc.a.n == unfixed && unfixed > 0 && unfixed < cells);
+    CHECK(a.iterations == b.iterations && fabs(a.gp_norm - b.gp_norm) <= 1e-6 * a.gp_norm + 1e-9 * a.tolerance);
+    /* (the tolerance from the full ||q||: MPRGP sums it in blocks, the compact solve in one pass) */
+    CHECK(fabs(a.tolerance - b.tolerance) <= 1e-14 * a.tolerance && dp <= 1e-9 * scale);
+    /* red-black: no coupling within a colour; the same answer within the tolerance */
+    cc.order = CONT_COMPACT_RED_BLACK;
+    memset(p1, 0, sizeof(double) * cells);
+    CHECK(cont_pressure_solve(&s.cp, &s.ws, &set, p1, &b) == GR_OK && b.converged);
+    bool split = cc.a.color_split > 0 && cc.a.color_split < cc.a.n;
+    for (uint32_t i = 0; i < cc.a.n; i++)
+        for (uint32_t j = 0; j < cc.a.width; j++) {
+            const size_t at = (size_t)i * cc.a.width + j;
+            split = split && (cc.a.val[at] == 0 || (i < cc.a.color_split) != (cc.a.col[at] < cc.a.color_split));
+        }
+    const double drb = max_abs_diff(p0, p1, cells, NULL);
+    printf("  red-black pressure: %u iterations, split %u of %u, |dp| %.3g\n", b.iterations, cc.a.color_split, cc.a.n, drb);
+    CHECK(split && drb <= 1e-4 * scale);
+    cc.order = CONT_COMPACT_NATURAL;
+    /* the friction blocks: two sweeps from the step's warm start */
+    memcpy(s0, s.s_in, sizeof(double) * n5);
+    memcpy(s1, s.s_in, sizeof(double) * n5);
+    CHECK(cont_friction_solve_blocks(&s.cf, &s.ws, &set, 2, s0, &a) == GR_OK); /* (cf.compact NULL) */
+    s.cf.compact = &cc;
+    CHECK(cont_friction_solve_blocks(&s.cf, &s.ws, &set, 2, s1, &b) == GR_OK);
+    scale = 0;
+    const double ds = max_abs_diff(s0, s1, n5, &scale);
+    printf("  friction blocks: %u / %u iterations, f %.12g / %.12g, |ds| %.3g of %.3g\n", a.iterations, b.iterations,
+           a.objective, b.objective, ds, scale);
+    CHECK(a.iterations == b.iterations && ds <= 1e-9 * scale && scale > 0);
+    CHECK(fabs(a.objective - b.objective) <= 1e-12 * fabs(a.objective));
+    /* the density LCP (its own setup on the pressure's arrays) */
+    s.cp.compact = NULL;
+    set = settings(0);
+    set.abs_tol = 1e-9;
+    set.sgs = true;
+    cont_faces dx = face_zeros(cells);
+    memset(p0, 0, sizeof(double) * cells);
+    memset(p1, 0, sizeof(double) * cells);
+    double *phi = zeros(cells);
+    memcpy(phi, s.gm.phi, sizeof(double) * cells);
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p0, &dx, &a) == GR_OK && a.converged);
+    memcpy(s.gm.phi, phi, sizeof(double) * cells);
+    s.cp.compact = &cc;
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p1, &dx, &b) == GR_OK && b.converged);
+    scale = 0;
+    const double dy = max_abs_diff(p0, p1, cells, &scale);
+    printf("  density: %u / %u iterations, |dy| %.3g of %.3g\n", a.iterations, b.iterations, dy, scale);
+    CHECK(a.iterations == b.iterations && dy <= 1e-9 * scale + 1e-15);
+    s.cp.compact = NULL, s.cf.compact = NULL;
+    cont_compact_free(&cc, &mem);
+    face_free(&dx);
+    free(p0), free(p1), free(s0), free(s1), free(phi);
+    scene_free(&s);
+    CHECK(mem.in_use == 0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
+        {"compact_solves_match", test_compact_solves_match},
         {"friction_block_operators", test_friction_block_operators},
         {"friction_blocks_on_incline", test_friction_blocks_on_incline},
         {"friction_blocks_on_settled_pile", test_friction_blocks_on_settled_pile},

@@ -9,6 +9,7 @@
 #include "../lib/core/rng.h"
 #include "../lib/core/tasks.h"
 #include "../lib/qp/qp_box.h"
+#include "../lib/qp/qp_ell.h"
 #include "../lib/qp/qp_kkt.h"
 #include "../lib/qp/qp_mprgp.h"
 #include "../lib/qp/qp_pgs.h"
@@ -981,6 +982,86 @@ static void test_qp_red_black_sgs(void)
     free(old_of), free(q), free(lo), free(hi), free(x0), free(g), free(rq), free(rlo), free(rhi), free(rx0);
 }
 
+/* ---- 7. the assembled ELL operator ---------------------------------------------------------- */
+
+/* The Laplacian of L into m: diag, then -w of each of the six neighbours (unused slots empty). */
+static void ell_from_lap(gr_qp_ell *m, const lap *L)
+{
+    gr_qp_ell_begin(m, L->n, 6);
+    for (uint32_t i = 0; i < L->n; i++) {
+        m->diag[i] = L->diag[i];
+        for (uint32_t f = 0; f < 6; f++)
+            if (L->nb[6 * i + f] != UINT32_MAX)
+                gr_qp_ell_set(m, i, f, L->nb[6 * i + f], -L->w[6 * i + f]);
+    }
+}
+
+/* The ELL matrix of a masked Laplacian applies, rows and solves as the matrix-free stencil (the
+ * same sums in the same order: bit for bit), in parallel as serially, and its storage grows only,
+ * all or nothing. */
+static void test_qp_ell_matches_stencil(void)
+{
+    tu_alloc a;
+    tu_alloc_init(&a);
+    const gr_allocator hooks = tu_allocator(&a);
+    gr_mem mem;
+    gr_mem_init(&mem, &hooks);
+    lap L;
+    lap_build(&L, 20, 0.8, 0.2, 5.0, 1e-3, LAP_DIRICHLET, 77);
+    const uint32_t n = L.n;
+    CHECK(n > 2 * GR_QP_ELL_ROWS_PER_TASK); /* (the parallel apply splits it) */
+    gr_qp_ell m = {0};
+    CHECK(gr_qp_ell_reserve(&m, &mem, n) == GR_OK && m.cap >= n);
+    const long long calls = a.calls;
+    CHECK(gr_qp_ell_reserve(&m, &mem, n / 2) == GR_OK && a.calls == calls); /* grows only */
+    ell_from_lap(&m, &L);
+    CHECK(m.color_split == n);
+    double *x = vec(n), *y0 = vec(n), *y1 = vec(n), *y2 = vec(n), *q = vec(n), *lo = vec(n), *hi = vec(n);
+    gr_rng rng = {5};
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = uniform(&rng, -1, 1), q[i] = uniform(&rng, -1, 0.5), lo[i] = 0, hi[i] = i % 7 ? INFINITY : 0;
+    lap_apply(&L, x, y0);
+    gr_qp_ell_apply(&m, x, y1);
+    gr_tasks tasks;
+    CHECK(gr_tasks_init(&tasks, &mem, 3, NULL) == GR_OK);
+    m.tasks = &tasks;
+    gr_qp_ell_apply(&m, x, y2);
+    bool same = true;
+    for (uint32_t i = 0; i < n; i++)
+        same = same && y0[i] == y1[i] && y1[i] == y2[i] && gr_qp_ell_row(&m, i, x) == y0[i];
+    CHECK(same);
+    /* MPRGP with symmetric Gauss-Seidel on both: the same iterates */
+    gr_qp_workspace ws = {0};
+    CHECK(gr_qp_workspace_reserve(&ws, &mem, n) == GR_OK);
+    gr_qp_settings set = gr_qp_settings_default();
+    set.sgs = true;
+    set.max_iter = 5000;
+    gr_qp_stats s0, s1;
+    const gr_qp_problem p0 = lap_problem(&L, q, lo, hi), p1 = gr_qp_ell_problem(&m, q, lo, hi);
+    CHECK(p1.n == n && p1.diag == m.diag && p1.q == q && p1.lo == lo && p1.hi == hi);
+    memset(y0, 0, sizeof(double) * n);
+    memset(y1, 0, sizeof(double) * n);
+    CHECK(gr_qp_mprgp(&p0, &set, &ws, y0, &s0) == GR_OK && s0.converged);
+    CHECK(gr_qp_mprgp(&p1, &set, &ws, y1, &s1) == GR_OK && s1.converged);
+    printf("  n %u: MPRGP+SGS %u iterations on the stencil, %u on the ELL matrix\n", n, s0.iterations, s1.iterations);
+    CHECK(s0.iterations == s1.iterations && max_abs_diff(n, y0, y1) == 0.0);
+    /* growing: all or nothing */
+    const gr_qp_ell before = m;
+    a.fail_at = a.calls + 1; /* the second of its three arrays */
+    CHECK(gr_qp_ell_reserve(&m, &mem, 4 * n) == GR_ERROR_OUT_OF_MEMORY);
+    CHECK(memcmp(&before, &m, sizeof m) == 0);
+    a.fail_at = -1;
+    CHECK(gr_qp_ell_reserve(&m, &mem, 4 * n) == GR_OK && m.cap >= 4 * n);
+    gr_tasks_destroy(&tasks);
+    gr_qp_workspace_free(&ws, &mem);
+    gr_qp_ell_free(&m, &mem);
+    CHECK(m.cap == 0 && m.diag == NULL);
+    gr_qp_ell_free(&m, &mem); /* twice is harmless */
+    CHECK(a.live == 0 && mem.in_use == 0);
+    lap_free(&L);
+    free(x), free(y0), free(y1), free(y2), free(q), free(lo), free(hi);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -995,6 +1076,7 @@ int main(int argc, char **argv)
         {"qp_workspace_allocates_once", test_qp_workspace_allocates_once},
         {"qp_workers_bit_identical", test_qp_workers_bit_identical},
         {"qp_red_black_sgs", test_qp_red_black_sgs},
+        {"qp_ell_matches_stencil", test_qp_ell_matches_stencil},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -45,7 +45,7 @@ gr_status cont_density_correct(cont_pressure *cp, const cont_grid_mass *m, const
                 d = fmax(d, cp->diag[c]);
         set.alpha_bar = d > 0 ? 1.9 / (2 * d) : 1.0;
     }
-    const gr_status s = gr_qp_mprgp(&pr, &set, ws, y, stats);
+    const gr_status s = cont_pressure_solve(cp, ws, &set, y, stats);
     if (s != GR_OK)
         return s;
     cont_density_displacement(cp, m, y, dx);

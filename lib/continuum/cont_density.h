@@ -39,7 +39,8 @@ void cont_density_setup(cont_pressure *cp, const cont_grid_mass *m, const double
 void cont_density_displacement(const cont_pressure *cp, const cont_grid_mass *m, const double *y,
                                const cont_faces *dx);
 
-/// The whole correction: cont_density_setup, MPRGP on the LCP from y (the warm start: zero, or
+/// The whole correction: cont_density_setup, MPRGP on the LCP (cont_pressure_solve: on the
+/// unfixed cells when cp->compact is set) from y (the warm start: zero, or
 /// the last step's y mapped to this grid; the answer on return), cont_density_displacement.
 /// settings NULL = lib/qp's defaults; Jacobi preconditioning (settings->jacobi) is recommended;
 /// alpha_bar 0 becomes 1.9 / (2 max diag), a bound of A1's norm (a Laplacian), not an estimate.

@@ -320,6 +320,25 @@ static void block_gradient(const cont_friction *cf, int comp, const cont_faces *
     }
 }
 
+/* One block's MPRGP on its unfixed coefficients (cont_compact.h): A2_kk assembled from the
+ * component's face grids as block_apply_blocks applies it, q the block's linear term bq. */
+static gr_status block_solve_compact(cont_friction *cf, int comp, const gr_qp_settings *set, const double *bq,
+                                     gr_qp_workspace *ws, double *sk, gr_qp_stats *st)
+{
+    const cont_pressure *cp = cf->cp;
+    const gr_sparse_grid *g = cp->g;
+    const size_t cells = gr_sparse_grid_cells(g), off = (size_t)comp * cells;
+    const double scale = cp->dt * cp->dt * g->inv_h * g->inv_h;
+    cont_compact_axis axes[3];
+    for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) {
+        const block_axis *ax = &BLOCK_AXES[comp][j];
+        axes[j] = (cont_compact_axis){ax->dir, ax->sgn, cp->w.f[ax->axis], ax->k * ax->k * scale};
+    }
+    cf->compact->a.tasks = cp->tasks;
+    cont_compact_assemble(cf->compact, g, axes, BLOCK_AXIS_COUNT[comp], cf->eps, bq, cf->lo + off, cf->hi + off, sk);
+    return cont_compact_mprgp(cf->compact, set, bq, (uint32_t)cells, cf->lo + off, ws, sk, st);
+}
+
 gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, const gr_qp_settings *settings,
                                      uint32_t sweeps, double *s, gr_qp_stats *total)
 {
@@ -360,6 +379,8 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     }
     const cont_stress view = cont_stress_view(s, cells);
     cont_stress_div(g, &view, &div);
+    /* (a free body's terms span its faces: matrix-free then) */
+    const bool compact = cf->compact && !(cf->cp->bodies && cf->cp->bodies->free_count);
     gr_status status = GR_OK;
     for (uint32_t sweep = 0; sweep < sweeps && status == GR_OK; sweep++) {
         uint32_t moved = 0;
@@ -374,7 +395,10 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
             const double bound = cont_friction_block_norm_bound(cf, k);
             set.alpha_bar = bound > 0 ? 1.9 / bound : 1.0;
             gr_qp_stats st;
-            status = gr_qp_mprgp(&pr, &set, ws, sk, &st);
+            if (compact)
+                status = block_solve_compact(cf, k, &set, bq, ws, sk, &st);
+            else
+                status = gr_qp_mprgp(&pr, &set, ws, sk, &st);
             block_div(cf, k, sk, 1.0, &div);
             sum.iterations += st.iterations;
             sum.matvecs += st.matvecs;

@@ -22,6 +22,9 @@ typedef struct cont_friction {
     /// the trace of the bodies' term in each component's block over its unfixed coefficients
     /// (cont_body_friction.h; 0 without free bodies): a bound of its largest eigenvalue
     double body_trace[5];
+    /// storage for the block solves on the unfixed coefficients (cont_compact.h) where no free
+    /// body is coupled in; NULL: matrix-free over every cell
+    cont_compact *compact;
 } cont_friction;
 
 /// The five coefficient arrays of a vector of 5 cells.

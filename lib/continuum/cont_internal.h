@@ -67,6 +67,7 @@ typedef struct cont_fields {
     cont_faces dx;              ///< the density correction's displacement
     cont_pressure cp;
     cont_friction cf;
+    cont_compact compact;       ///< the pressure, density and friction solves' compact problems
 } cont_fields;
 
 typedef struct cont_state {

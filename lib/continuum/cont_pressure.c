@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "cont_pressure.h"
 
+#include "../qp/qp_mprgp.h"
+
 /* The least volume fraction a face's density counts as (see cont_pressure_setup). */
 #define CONT_MIN_FRACTION 0.1
 
@@ -175,6 +177,20 @@ static double row(void *ctx, uint32_t c, const double *x)
 gr_qp_problem cont_pressure_problem(cont_pressure *cp)
 {
     return (gr_qp_problem){gr_sparse_grid_cells(cp->g), apply, row, cp, cp->diag, cp->q, cp->lo, cp->hi};
+}
+
+gr_status cont_pressure_solve(cont_pressure *cp, gr_qp_workspace *ws, const gr_qp_settings *settings, double *x,
+                              gr_qp_stats *stats)
+{
+    const gr_qp_problem pr = cont_pressure_problem(cp);
+    if (!cp->compact || (cp->bodies && cp->bodies->free_count))
+        return gr_qp_mprgp(&pr, settings, ws, x, stats);
+    /* A1 = dt^2 / h^2 sum over the axes of Delta^T W Delta (the face below c on axis a: w.f[a][c]) */
+    const double k2 = cp->dt * cp->dt * cp->g->inv_h * cp->g->inv_h;
+    const cont_compact_axis axes[3] = {{0, 1, cp->w.f[0], k2}, {1, 1, cp->w.f[1], k2}, {2, 1, cp->w.f[2], k2}};
+    cp->compact->a.tasks = cp->tasks;
+    cont_compact_assemble(cp->compact, cp->g, axes, 3, 0.0, cp->q, cp->lo, cp->hi, x);
+    return cont_compact_mprgp(cp->compact, settings, cp->q, pr.n, cp->lo, ws, x, stats);
 }
 
 void cont_pressure_apply(const cont_pressure *cp, const double *p, const cont_faces *u)

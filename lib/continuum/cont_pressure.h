@@ -12,6 +12,7 @@
 
 #include "../qp/qp_box.h"
 #include "cont_bodies.h"
+#include "cont_compact.h"
 #include "cont_transfer.h"
 
 /// One pressure problem over the grid's cells. The caller owns every array (each over cells).
@@ -26,6 +27,9 @@ typedef struct cont_pressure {
     /// cont_pressure_weights (which leaves it as it is); NULL: none.
     cont_bodies *bodies;
     gr_tasks *tasks;      ///< the matvecs run on these (NULL: in the calling thread)
+    /// storage for solves on the unfixed cells (cont_compact.h, cont_pressure_solve); NULL:
+    /// matrix-free over every cell
+    cont_compact *compact;
 } cont_pressure;
 
 /// Fill W, (1 - phi_s) / rho, b1, the diagonal and the bounds from the grid's masses, velocities
@@ -43,6 +47,14 @@ void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_fa
 
 /// The problem for lib/qp (apply, row, diag, q, bounds) over all cells.
 gr_qp_problem cont_pressure_problem(cont_pressure *cp);
+
+/// MPRGP on the problem of cont_pressure_problem from x (the warm start and the answer): on the
+/// operator assembled over the unfixed cells (cont_compact.h, the same problem up to rounding)
+/// when cp->compact is set and no free body is coupled in, else matrix-free. ws holds cells
+/// entries. As gr_qp_mprgp otherwise (the compact solve's stats.objective is the full one's less
+/// a constant).
+gr_status cont_pressure_solve(cont_pressure *cp, gr_qp_workspace *ws, const gr_qp_settings *settings, double *x,
+                              gr_qp_stats *stats);
 
 /// u -= dt (1 - phi_s) / rho D1 p.
 void cont_pressure_apply(const cont_pressure *cp, const double *p, const cont_faces *u);

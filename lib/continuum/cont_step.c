@@ -41,7 +41,8 @@ static gr_status reserve_fields(cont_state *st, uint32_t cells)
             return GR_ERROR_OUT_OF_MEMORY;
         f->cap = cap;
     }
-    return gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
+    const gr_status s = cont_compact_reserve(&f->compact, st->mem, cells);
+    return s != GR_OK ? s : gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
 }
 
 /* The last step's pressure and stress, kept on its grid for the next step's warm start. */
@@ -72,6 +73,7 @@ void cont_free_fields(cont_state *st)
     gr_sparse_grid_free(&st->grid, st->mem);
     gr_sparse_grid_free(&st->prev, st->mem);
     gr_qp_workspace_free(&st->qp, st->mem);
+    cont_compact_free(&st->f.compact, st->mem);
     cont_bodies_free(&st->bodies, st->mem);
     gr_mem_free(st->mem, st->imp, sizeof(gr_vec3) * 2 * (size_t)st->imp_cap);
     st->imp = NULL;
@@ -139,8 +141,8 @@ static double grid_energy(const cont_grid_mass *m, const cont_faces *u, uint32_t
 
 /* sgs: symmetric Gauss-Seidel in face (about half the MPRGP steps of Jacobi) where the problem's
  * rows are cheap; Jacobi otherwise. */
-static gr_status solve(cont_state *st, const gr_qp_problem *pr, bool sgs, double *x, uint32_t *iterations,
-                       uint32_t *matvecs)
+static gr_status solve(cont_state *st, const gr_qp_problem *pr, cont_pressure *cp, bool sgs, double *x,
+                       uint32_t *iterations, uint32_t *matvecs)
 {
     gr_qp_settings set = gr_qp_settings_default();
     set.rel_tol = st->par.tolerance;
@@ -149,7 +151,10 @@ static gr_status solve(cont_state *st, const gr_qp_problem *pr, bool sgs, double
     set.sgs = sgs;
     set.tasks = st->env.tasks;
     gr_qp_stats qs;
-    const gr_status s = st->par.pgs ? gr_qp_pgs(pr, &set, &st->qp, x, &qs) : gr_qp_mprgp(pr, &set, &st->qp, x, &qs);
+    /* (the pressure on its unfixed cells: cont_pressure_solve) */
+    const gr_status s = st->par.pgs ? gr_qp_pgs(pr, &set, &st->qp, x, &qs)
+                        : cp       ? cont_pressure_solve(cp, &st->qp, &set, x, &qs)
+                                   : gr_qp_mprgp(pr, &set, &st->qp, x, &qs);
     *iterations += qs.iterations;
     *matvecs += qs.matvecs;
     st->stats.converged = st->stats.converged && qs.converged;
@@ -234,6 +239,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     f->cp.dt = dt;
     f->cp.tasks = st->env.tasks;
     f->cf.cp = &f->cp;
+    f->cp.compact = f->cf.compact = &f->compact;
     st->stats = (cont_stats){.cells = cells, .blocks = g->block_count, .converged = true};
     *lost = g->rejected;
     lap(clock, &tm->grid);
@@ -295,7 +301,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         cont_bodies_rhs(&st->bodies, g, dt, f->gm.phi, f->solid, f->cp.q);
         gr_qp_problem pp = cont_pressure_problem(&f->cp);
         /* (a free body's row sums over all its faces: SGS's sweeps would cost its faces squared) */
-        if ((s = solve(st, &pp, st->bodies.free_count == 0, f->p, &st->stats.pressure_iterations, &st->stats.pressure_matvecs)) != GR_OK)
+        if ((s = solve(st, &pp, &f->cp, st->bodies.free_count == 0, f->p, &st->stats.pressure_iterations, &st->stats.pressure_matvecs)) != GR_OK)
             return s;
         lap(clock, &tm->pressure);
         if (st->par.stagger == 0)
@@ -323,7 +329,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
             st->stats.friction_matvecs += qs.matvecs;
         } else {
             gr_qp_problem fp = cont_friction_problem(&f->cf);
-            if ((s = solve(st, &fp, st->bodies.free_count == 0, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
+            if ((s = solve(st, &fp, NULL, st->bodies.free_count == 0, f->s, &st->stats.friction_iterations, &st->stats.friction_matvecs)) != GR_OK)
                 return s;
         }
         lap(clock, &tm->friction);
