@@ -104,33 +104,6 @@ static void run(const char *name, lap *L, double *q, const double *lo, const dou
     gr_qp_workspace_free(&ws, mem);
 }
 
-/* The matvec by blocks of rows on a pool (as the continuum's). */
-typedef struct par_lap {
-    lap *L;
-    gr_tasks *tasks;
-    const double *x;
-    double *y;
-} par_lap;
-
-static void par_rows(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
-{
-    (void)worker;
-    par_lap *P = (par_lap *)ctx;
-    for (uint32_t i = b; i < e; i++)
-        P->y[i] = lap_row(P->L, i, P->x);
-}
-
-static void par_apply(void *ctx, const double *x, double *y)
-{
-    par_lap *P = (par_lap *)ctx;
-    P->x = x, P->y = y;
-    if (P->tasks && P->tasks->worker_count > 1)
-        gr_parallel_for_affine(P->tasks, P->L->n, 1024, par_rows, P);
-    else
-        par_rows(P, 0, P->L->n, 0);
-}
-
-static double par_row(void *ctx, uint32_t i, const double *x) { return lap_row(((par_lap *)ctx)->L, i, x); }
 
 static void lap_bench(int N, uint32_t workers, gr_mem *mem)
 {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "../lib/core/rng.h"
+#include "../lib/core/tasks.h"
 
 #define QP_MIN(a, b) ((a) < (b) ? (a) : (b))
 
@@ -143,6 +144,35 @@ static inline void lap_build(lap *L, int N, double fill, double wmin, double wma
 #undef CELL
     free(id);
 }
+
+/* A Laplacian whose matvec runs on a pool (as the continuum's do): rows in blocks of 1024, each
+ * row the same sum whichever worker takes it. tasks NULL: serial. */
+typedef struct par_lap {
+    lap *L;
+    gr_tasks *tasks;
+    const double *x;
+    double *y;
+} par_lap;
+
+static inline void par_rows(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    par_lap *P = (par_lap *)ctx;
+    for (uint32_t i = b; i < e; i++)
+        P->y[i] = lap_row(P->L, i, P->x);
+}
+
+static inline void par_apply(void *ctx, const double *x, double *y)
+{
+    par_lap *P = (par_lap *)ctx;
+    P->x = x, P->y = y;
+    if (P->tasks && P->tasks->worker_count > 1)
+        gr_parallel_for(P->tasks, P->L->n, 1024, par_rows, P);
+    else
+        par_rows(P, 0, P->L->n, 0);
+}
+
+static inline double par_row(void *ctx, uint32_t i, const double *x) { return lap_row(((par_lap *)ctx)->L, i, x); }
 
 static inline void lap_free(lap *L)
 {

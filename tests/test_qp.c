@@ -813,33 +813,6 @@ static void test_qp_workspace_allocates_once(void)
 
 /* ---- workers and red-black sweeps ------------------------------------------------------ */
 
-/* A Laplacian whose matvec runs on a pool (as the continuum's do): rows in blocks. */
-typedef struct par_lap {
-    lap *L;
-    gr_tasks *tasks; /* NULL: serial */
-    const double *x;
-    double *y;
-} par_lap;
-
-static void par_rows(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
-{
-    (void)worker;
-    par_lap *P = (par_lap *)ctx;
-    for (uint32_t i = b; i < e; i++)
-        P->y[i] = lap_row(P->L, i, P->x);
-}
-
-static void par_apply(void *ctx, const double *x, double *y)
-{
-    par_lap *P = (par_lap *)ctx;
-    P->x = x, P->y = y;
-    if (P->tasks)
-        gr_parallel_for(P->tasks, P->L->n, 500, par_rows, P);
-    else
-        par_rows(P, 0, P->L->n, 0);
-}
-
-static double par_row(void *ctx, uint32_t i, const double *x) { return lap_row(((par_lap *)ctx)->L, i, x); }
 
 /* A box QP on the full N³ box (Dirichlet walls): q in [-0.7, 1.3], |x_i| ≤ μ_i, μ in [0, 0.3],
  * 5% fixed at 0; much of the answer on its bounds (expansions and proportioning steps). */
