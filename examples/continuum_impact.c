@@ -70,9 +70,9 @@ int main(int argc, char **argv)
     bin.half_extents = (gr_vec3){L, 2 * H, L};
     bin.position = (gr_vec3){0, 2 * H, 0};
     ex_ok(w, gr_add_body(w, &bin, NULL), "gr_add_body (bin)");
-    /* sand of friction 0.365 (alpha = mu, docs/continuum.md): at the default 0.5 the grid's noise
-     * rocks the box resting on the bed until it sinks again (moved 8 mm at 3 cm/s in its last
-     * half second; "More friction, more noise" in the known limits) */
+    /* sand of friction 0.365 (alpha = mu, docs/continuum.md): at the default 0.5 the box stops on
+     * the surface, its bottom on the top grains, and does not enter the bed ("A body resting on
+     * sand" in the known limits) */
     gr_material_def md;
     gr_material_def_init(&md);
     md.friction = 0.365;

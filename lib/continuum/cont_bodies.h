@@ -56,6 +56,7 @@ typedef struct cont_bodies {
     uint32_t cell_cap;
     double *frac;   ///< [cells] one body's fractions (scratch)
     double *fixed;  ///< [cells] the fraction inside static and kinematic bodies (the most of any one)
+    double *settled; ///< [cells] the same of those and of the free bodies at rest (cont_bodies_build)
     double *jrow;   ///< [6 cells] rows of J for the diagonal (scratch, kept zero)
     uint8_t *touch; ///< [cells] a free body's J has a row here
     uint32_t free_count;
@@ -75,8 +76,12 @@ void cont_bodies_free(cont_bodies *cb, gr_mem *mem);
 gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *g, const gr_body_store *bs,
                             gr_vec3 gravity, double dt, double *solid);
 
-/// The most over-packing next to a free body the pressure undoes in one step (a volume
-/// fraction: at most CONT_BODY_OVERLAP h / dt of speed, so an overlap does not fling the body).
+/// The most over-packing next to a free body undone in one step (a volume fraction). While the
+/// body moves, by the pressure: at most CONT_BODY_OVERLAP h / dt of speed, so an overlap does not
+/// fling the body. Once the body is slower than that speed (every point of it; "at rest"), by the
+/// density correction's displacement as for a fixed solid (cont_bodies_correction_solid): no
+/// velocity is left, where the pressure's kicks rocked a box resting on sand at cm/s (a step is a
+/// whole frame at rest: 0.05 h / dt = 6 cm/s at 2 cm cells and 60 Hz).
 #define CONT_BODY_OVERLAP 0.05
 /// b1 += J u (dt D (G u)) for every moving body (u: V*, or as cont_bodies_seen set it); where a free body reaches, the
 /// over-packing 1 - phi_s - phi < 0 in b1 counts at most CONT_BODY_OVERLAP.
@@ -107,6 +112,12 @@ void cont_bodies_seen(cont_bodies *cb, const gr_sparse_grid *g, double dt, const
 void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, gr_vec3 *report, uint32_t slots);
 /// Move every kinematic and free body over dt with its velocity.
 void cont_bodies_move(gr_body_store *bs, double dt);
+
+/// The solid fraction the density correction sees (cont_density.h; cb's scratch, or settled):
+/// static and kinematic bodies' and those of free bodies at rest (settled), except that where a
+/// body at rest over-packs a cell, it counts CONT_BODY_OVERLAP of the over-packing at most: the
+/// correction moves the sand out of it by at most that a step.
+const double *cont_bodies_correction_solid(const cont_bodies *cb, uint32_t cells, const double *phi);
 
 /// After the particles moved (and the bodies): a particle inside a moving body is put on its
 /// surface, and its velocity into the body taken out; a free body takes the reaction (the

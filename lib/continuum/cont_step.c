@@ -271,11 +271,12 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         ds.tasks = st->env.tasks;
         gr_qp_stats qs;
         memset(f->y, 0, sizeof(double) * cells);
-        /* (against fixed solids only: where sand and a free body overlap, the pressure pushes
-         * both apart, cont_bodies_rhs; moving the sand alone let a resting body sink a little
-         * every step, and so did sharing the shift by mass) */
+        /* (against fixed solids and free bodies at rest: where sand and a moving free body
+         * overlap, the pressure pushes both apart, cont_bodies_rhs; a body at rest the sand
+         * leaves by displacement, CONT_BODY_OVERLAP a step at most, so no velocity rocks it) */
         f->cp.bodies = NULL;
-        if ((s = cont_density_correct(&f->cp, &f->gm, st->bodies.fixed, &st->qp, &ds, f->y, &f->dx, &qs)) != GR_OK)
+        const double *solid = cont_bodies_correction_solid(&st->bodies, cells, f->gm.phi);
+        if ((s = cont_density_correct(&f->cp, &f->gm, solid, &st->qp, &ds, f->y, &f->dx, &qs)) != GR_OK)
             return s;
         f->cp.bodies = &st->bodies;
         st->stats.density_iterations = qs.iterations;
