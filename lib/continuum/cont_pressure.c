@@ -190,7 +190,13 @@ gr_status cont_pressure_solve(cont_pressure *cp, gr_qp_workspace *ws, const gr_q
     const cont_compact_axis axes[3] = {{0, 1, cp->w.f[0], k2}, {1, 1, cp->w.f[1], k2}, {2, 1, cp->w.f[2], k2}};
     cp->compact->a.tasks = cp->tasks;
     cont_compact_assemble(cp->compact, cp->g, axes, 3, 0.0, cp->q, cp->lo, cp->hi, x);
-    return cont_compact_mprgp(cp->compact, settings, cp->q, pr.n, cp->lo, ws, x, stats);
+    gr_qp_settings set = settings ? *settings : gr_qp_settings_default();
+    if (set.alpha_bar == 0) {
+        /* ᾱ from the rows' Gershgorin bound instead of 20 Lanczos matvecs a solve */
+        const double bound = gr_qp_ell_norm_bound(&cp->compact->a);
+        set.alpha_bar = bound > 0 ? 1.9 / bound : 1.0;
+    }
+    return cont_compact_mprgp(cp->compact, &set, cp->q, pr.n, cp->lo, ws, x, stats);
 }
 
 void cont_pressure_apply(const cont_pressure *cp, const double *p, const cont_faces *u)

@@ -72,6 +72,19 @@ void gr_qp_ell_apply(void *ctx, const double *x, double *y)
         gr_parallel_for(m->tasks, m->n, GR_QP_ELL_ROWS_PER_TASK, apply_rows, &j);
 }
 
+double gr_qp_ell_norm_bound(const gr_qp_ell *m)
+{
+    double bound = 0.0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        const double *v = m->val + (size_t)i * m->width;
+        double r = fabs(m->diag[i]);
+        for (uint32_t j = 0; j < m->width; j++)
+            r += fabs(v[j]);
+        bound = fmax(bound, r);
+    }
+    return bound;
+}
+
 double gr_qp_ell_row(void *ctx, uint32_t i, const double *x) { return gr_qp_ell_row_of((const gr_qp_ell *)ctx, i, x); }
 
 gr_qp_problem gr_qp_ell_problem(gr_qp_ell *m, const double *q, const double *lo, const double *hi)

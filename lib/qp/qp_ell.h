@@ -58,6 +58,10 @@ static inline double gr_qp_ell_row_of(const gr_qp_ell *m, uint32_t i, const doub
     return s;
 }
 
+/// The largest Gershgorin bound of m's rows, max_i |diag_i| + sum_j |val_ij|: an upper bound of
+/// the largest eigenvalue's magnitude (MPRGP's ᾱ = 1.9 / it needs no Lanczos estimate). 0 for n 0.
+double gr_qp_ell_norm_bound(const gr_qp_ell *m);
+
 /// gr_qp_problem callbacks over a gr_qp_ell (ctx the matrix). apply: y = A x, in row blocks of
 /// GR_QP_ELL_ROWS_PER_TASK on m->tasks (each row the same sum whichever worker runs it).
 void gr_qp_ell_apply(void *ctx, const double *x, double *y);
