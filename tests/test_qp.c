@@ -1035,6 +1035,56 @@ static void test_qp_ell_matches_stencil(void)
     free(x), free(y0), free(y1), free(y2), free(q), free(lo), free(hi);
 }
 
+/* MPRGP's sweeps read an ELL matrix directly (no row callback): on a red-black Laplacian, by
+ * colour on 1 and 2 workers, the iterates are those of the stencil's row callback bit for bit. */
+static void test_qp_ell_red_black_sweeps(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    lap RB;
+    lap_build(&RB, 24, 0.9, 0.2, 5.0, 1e-3, LAP_DIRICHLET, 4242);
+    const uint32_t n = RB.n, split = lap_red_black(&RB, NULL);
+    CHECK(split >= 4096 && n - split >= 4096); /* (colours large enough to run on the pool) */
+    gr_qp_ell m = {0};
+    CHECK(gr_qp_ell_reserve(&m, &mem, n) == GR_OK);
+    ell_from_lap(&m, &RB);
+    m.color_split = split;
+    double *q = vec(n), *lo = vec(n), *hi = vec(n), *x0 = vec(n);
+    gr_rng rng = {91};
+    box_qp(n, &rng, q, lo, hi, x0);
+    par_lap P = {&RB, NULL, NULL, NULL};
+    const gr_qp_problem stencil = {n, par_apply, par_row, &P, RB.diag, q, lo, hi};
+    const gr_qp_problem ell = gr_qp_ell_problem(&m, q, lo, hi);
+    gr_qp_workspace ws = {0};
+    CHECK(gr_qp_workspace_reserve(&ws, &mem, n) == GR_OK);
+    gr_tasks pool;
+    CHECK(gr_tasks_init(&pool, &mem, 2, NULL) == GR_OK);
+    gr_qp_settings set = gr_qp_settings_default();
+    set.rel_tol = 1e-9;
+    set.max_iter = 5000;
+    set.sgs = true;
+    double *x[3];
+    gr_qp_stats st[3];
+    for (int k = 0; k < 3; k++) { /* the stencil by colour; the ELL matrix by colour on 1, 2 workers */
+        x[k] = vec(n);
+        memcpy(x[k], x0, sizeof(double) * n);
+        set.color_split = split;
+        m.tasks = set.tasks = k == 2 ? &pool : NULL;
+        CHECK(gr_qp_mprgp(k ? &ell : &stencil, &set, &ws, x[k], &st[k]) == GR_OK && st[k].converged);
+    }
+    printf("  n %u: %u iterations by the row callback, %u and %u on the ELL matrix (1, 2 workers)\n", n,
+           st[0].iterations, st[1].iterations, st[2].iterations);
+    for (int k = 1; k < 3; k++)
+        CHECK(st[k].iterations == st[0].iterations && memcmp(x[k], x[0], sizeof(double) * n) == 0);
+    for (int k = 0; k < 3; k++)
+        free(x[k]);
+    gr_tasks_destroy(&pool);
+    gr_qp_workspace_free(&ws, &mem);
+    gr_qp_ell_free(&m, &mem);
+    lap_free(&RB);
+    free(q), free(lo), free(hi), free(x0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -1050,6 +1100,7 @@ int main(int argc, char **argv)
         {"qp_workers_bit_identical", test_qp_workers_bit_identical},
         {"qp_red_black_sgs", test_qp_red_black_sgs},
         {"qp_ell_matches_stencil", test_qp_ell_matches_stencil},
+        {"qp_ell_red_black_sweeps", test_qp_ell_red_black_sweeps},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

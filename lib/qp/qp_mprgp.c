@@ -20,6 +20,7 @@
 
 #include "../core/rng.h"
 #include "../core/tasks.h"
+#include "qp_ell.h"
 #include "qp_kkt.h"
 
 #define LANCZOS_STEPS 20u
@@ -43,6 +44,7 @@ typedef struct mp {
     gr_tasks *tasks;       /* NULL: every loop in the calling thread */
     uint32_t chunk, chunks;
     uint32_t split;        /* settings.color_split with sgs, else 0 */
+    const gr_qp_ell *ell;  /* the matrix when the problem's row is gr_qp_ell_row (its ctx), else NULL */
     double part[MP_MAX_CHUNKS][MP_SUMS]; /* the chunks' sums of the last pass */
 } mp;
 
@@ -165,11 +167,70 @@ typedef struct sgs_job {
     double *y, *z, *also;
 } sgs_job;
 
+/* The off-diagonal part of row i of an ELL matrix of width W times x (a constant W per call
+ * site: the compiler unrolls the slots). The sweeps need no diagonal term: the row's own entry
+ * is still 0 when it is swept. */
+static inline double ell_off(const gr_qp_ell *a, uint32_t i, const double *x, const uint32_t W)
+{
+    const uint32_t *c = a->col + (size_t)i * W;
+    const double *v = a->val + (size_t)i * W;
+    double s = 0.0;
+    for (uint32_t j = 0; j < W; j++)
+        s += v[j] * x[c[j]];
+    return s;
+}
+
+/* Rows [r0, r1) of a sweep through an ELL matrix, forward (y_i = (z_i - L_i y) / d_i) or
+ * backward (z_i = y_i - U_i z / d_i, also_i = z_i), on the free rows; 0 elsewhere. The swept
+ * vector's unswept entries are 0, as with the row callback. */
+static inline void ell_sweep(const mp *m, const double *x, double *y, double *z, double *also, uint32_t r0, uint32_t r1,
+                             bool forward, const uint32_t W)
+{
+    const gr_qp_ell *a = m->ell;
+    const double *lo = m->lo, *hi = m->hi, *d = a->diag;
+    if (forward)
+        for (uint32_t i = r0; i < r1; i++) {
+            const bool f = (!lo || lo[i] < x[i]) && (!hi || x[i] < hi[i]);
+            y[i] = 0.0; /* (an unused slot reads it: by colour it may hold the last sweep's) */
+            y[i] = f ? (z[i] - ell_off(a, i, y, W)) / d[i] : 0.0;
+        }
+    else
+        for (uint32_t i = r1; i-- > r0;) {
+            const bool f = (!lo || lo[i] < x[i]) && (!hi || x[i] < hi[i]);
+            z[i] = 0.0;
+            z[i] = f ? y[i] - ell_off(a, i, z, W) / d[i] : 0.0;
+            if (also)
+                also[i] = z[i];
+        }
+}
+
+/* ell_sweep with the width a constant (4: two face grids, 6: three). */
+static void ell_sweep_any(const mp *m, const double *x, double *y, double *z, double *also, uint32_t r0, uint32_t r1,
+                          bool forward)
+{
+    switch (m->ell->width) {
+    case 4:
+        ell_sweep(m, x, y, z, also, r0, r1, forward, 4);
+        break;
+    case 6:
+        ell_sweep(m, x, y, z, also, r0, r1, forward, 6);
+        break;
+    default:
+        ell_sweep(m, x, y, z, also, r0, r1, forward, m->ell->width);
+        break;
+    }
+}
+
 static void k_sgs(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
     (void)worker;
     const sgs_job *s = (const sgs_job *)ctx;
     const mp *m = s->j.m;
+    if (m->ell && (s->phase == SGS_FWD1 || s->phase == SGS_BWD0)) {
+        /* (the colour's rows in any order: each reads only the other colour's) */
+        ell_sweep_any(m, s->j.x, s->y, s->z, s->also, s->j.base + b, s->j.base + e, s->phase == SGS_FWD1);
+        return;
+    }
     const gr_qp_problem *pr = m->prob;
     const double *x = s->j.x;
     double *y = s->y, *z = s->z;
@@ -219,6 +280,12 @@ static void sgs_in_face(mp *m, const double *x, double *z, double *also)
         return;
     }
     memset(y, 0, sizeof(double) * n);
+    if (m->ell) {
+        ell_sweep_any(m, x, y, z, NULL, 0, n, true);
+        memset(z, 0, sizeof(double) * n);
+        ell_sweep_any(m, x, y, z, also, 0, n, false);
+        return;
+    }
     for (uint32_t i = 0; i < n; i++)
         if (is_free(m, x, i))
             y[i] = (z[i] - pr->row(pr->ctx, i, y)) / pr->diag[i];
@@ -554,6 +621,7 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     m.chunk = chunk_of(n);
     m.chunks = n ? (n - 1) / m.chunk + 1 : 0;
     m.split = set.sgs ? set.color_split : 0;
+    m.ell = prob->row == gr_qp_ell_row ? (const gr_qp_ell *)prob->ctx : NULL;
     const double qnorm = m.q ? sqrt(dot(&m, m.q, m.q)) : 0.0;
     st.tolerance = GR_MAX(set.abs_tol, set.rel_tol * qnorm);
     m.tol2 = st.tolerance * st.tolerance;
