@@ -76,7 +76,7 @@ uint32_t cont_compact_assemble(cont_compact *cc, const gr_sparse_grid *g, const 
         cc->a.color_split = split;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t c = cc->cell[i];
-        double d = eps, qi = q_full[c];
+        double d = eps, qi = q_full ? q_full[c] : 0.0;
         for (int j = 0; j < count; j++) {
             const cont_compact_axis *ax = &axes[j];
             const int dx = ax->dir == 0 ? ax->o : 0, dy = ax->dir == 1 ? ax->o : 0, dz = ax->dir == 2 ? ax->o : 0;
@@ -102,6 +102,16 @@ uint32_t cont_compact_assemble(cont_compact *cc, const gr_sparse_grid *g, const 
     return n;
 }
 
+gr_status cont_compact_solve(cont_compact *cc, const gr_qp_settings *settings, gr_qp_workspace *ws, gr_qp_stats *stats)
+{
+    gr_qp_settings set = settings ? *settings : gr_qp_settings_default();
+    /* (red-black rows: the sweeps by colour, each colour's rows on the workers) */
+    if (set.sgs && cc->a.color_split < cc->a.n)
+        set.color_split = cc->a.color_split;
+    const gr_qp_problem pr = gr_qp_ell_problem(&cc->a, cc->q, cc->lo, cc->hi);
+    return gr_qp_mprgp(&pr, &set, ws, cc->x, stats);
+}
+
 gr_status cont_compact_mprgp(cont_compact *cc, const gr_qp_settings *settings, const double *q_full, uint32_t cells,
                              const double *lo, gr_qp_workspace *ws, double *x_full, gr_qp_stats *stats)
 {
@@ -117,8 +127,7 @@ gr_status cont_compact_mprgp(cont_compact *cc, const gr_qp_settings *settings, c
         set.abs_tol = tol;
         set.rel_tol = 0;
     }
-    const gr_qp_problem pr = gr_qp_ell_problem(&cc->a, cc->q, cc->lo, cc->hi);
-    const gr_status s = gr_qp_mprgp(&pr, &set, ws, cc->x, stats);
+    const gr_status s = cont_compact_solve(cc, &set, ws, stats);
     if (s != GR_OK)
         return s;
     for (uint32_t c = 0; c < cells; c++) {

@@ -47,10 +47,15 @@ typedef struct cont_compact_axis {
 /// Select the unfixed cells (lo < hi) of a grid of `cells` cells in cc->order and assemble the
 /// operator eps I + sum over the axes (at most 3) of k2 Delta^T W Delta restricted to them; the
 /// compact q = q_full + the couplings to the fixed cells at their value (lo), and the compact
-/// lo, hi and x (x_full clamped into the box, as MPRGP's first step does). Returns n.
+/// lo, hi and x (x_full clamped into the box, as MPRGP's first step does). q_full NULL: 0 (the
+/// caller adds its linear term to cc->q). Returns n.
 uint32_t cont_compact_assemble(cont_compact *cc, const gr_sparse_grid *g, const cont_compact_axis *axes, int count,
                                double eps, const double *q_full, const double *lo, const double *hi,
                                const double *x_full);
+
+/// MPRGP on the assembled problem from cc->x (the answer there), settings as given (their
+/// tolerance that of the compact q; the sweeps by colour when the order is red-black).
+gr_status cont_compact_solve(cont_compact *cc, const gr_qp_settings *settings, gr_qp_workspace *ws, gr_qp_stats *stats);
 
 /// MPRGP (settings as given, diag from the assembled matrix) on the assembled problem, its
 /// tolerance that of the full problem (rel_tol times ||q_full||, cells entries, as abs_tol), then

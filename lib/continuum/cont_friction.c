@@ -320,23 +320,77 @@ static void block_gradient(const cont_friction *cf, int comp, const cont_faces *
     }
 }
 
+/* block_gradient at one cell c: b2_k[c] + dt^2 D2_k^T W F at c, F = D2 s less D2_k s_k on the
+ * two faces of each face grid c touches when `own` is false (the block's linear term c_k), F = D2
+ * s as it is when true (the objective's gradient less eps s_k). The same operations in the same
+ * order as block_div then block_gradient there. */
+static double block_gradient_at(const cont_friction *cf, int comp, const cont_faces *F, const double *sk, uint32_t c,
+                                bool own)
+{
+    const cont_pressure *cp = cf->cp;
+    const gr_sparse_grid *g = cp->g;
+    const double scale = cp->dt * cp->dt * g->inv_h;
+    double out = cf->q[(size_t)comp * gr_sparse_grid_cells(g) + c];
+    for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) {
+        const block_axis *ax = &BLOCK_AXES[comp][j];
+        const double *w = cp->w.f[ax->axis], *f = F->f[ax->axis];
+        const double k = scale * ax->k, kd = -ax->k * g->inv_h;
+        const uint32_t back = step(g, c, ax, -1), ahead = step(g, c, ax, 1);
+        double fc = f[c], fa = 0.0;
+        if (!own)
+            fc += kd * (sk[c] - (back != GR_INVALID_INDEX ? sk[back] : 0.0));
+        if (ahead != GR_INVALID_INDEX) {
+            fa = f[ahead];
+            if (!own)
+                fa += kd * (sk[ahead] - sk[c]);
+        }
+        out += k * w[c] * fc - (ahead != GR_INVALID_INDEX ? k * w[ahead] * fa : 0.0);
+    }
+    return out;
+}
+
 /* One block's MPRGP on its unfixed coefficients (cont_compact.h): A2_kk assembled from the
- * component's face grids as block_apply_blocks applies it, q the block's linear term bq. */
-static gr_status block_solve_compact(cont_friction *cf, int comp, const gr_qp_settings *set, const double *bq,
+ * component's face grids as block_apply_blocks applies it, its linear term c_k gathered at the
+ * unfixed cells only, and D2 s updated by the change of s_k there (the fixed coefficients are 0
+ * and stay so): no pass over every cell. */
+static gr_status block_solve_compact(cont_friction *cf, int comp, const gr_qp_settings *set, const cont_faces *div,
                                      gr_qp_workspace *ws, double *sk, gr_qp_stats *st)
 {
     const cont_pressure *cp = cf->cp;
     const gr_sparse_grid *g = cp->g;
     const size_t cells = gr_sparse_grid_cells(g), off = (size_t)comp * cells;
     const double scale = cp->dt * cp->dt * g->inv_h * g->inv_h;
+    cont_compact *cc = cf->compact;
     cont_compact_axis axes[3];
     for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) {
         const block_axis *ax = &BLOCK_AXES[comp][j];
         axes[j] = (cont_compact_axis){ax->dir, ax->sgn, cp->w.f[ax->axis], ax->k * ax->k * scale};
     }
-    cf->compact->a.tasks = cp->tasks;
-    cont_compact_assemble(cf->compact, g, axes, BLOCK_AXIS_COUNT[comp], cf->eps, bq, cf->lo + off, cf->hi + off, sk);
-    return cont_compact_mprgp(cf->compact, set, bq, (uint32_t)cells, cf->lo + off, ws, sk, st);
+    cc->a.tasks = cp->tasks;
+    const uint32_t n =
+        cont_compact_assemble(cc, g, axes, BLOCK_AXIS_COUNT[comp], cf->eps, NULL, cf->lo + off, cf->hi + off, sk);
+    for (uint32_t i = 0; i < n; i++)
+        cc->q[i] += block_gradient_at(cf, comp, div, sk, cc->cell[i], false);
+    const gr_status s = cont_compact_solve(cc, set, ws, st);
+    if (s != GR_OK)
+        return s; /* (s_k and D2 s as they were) */
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t c = cc->cell[i];
+        const double d = cc->x[i] - sk[c];
+        sk[c] = cc->x[i];
+        if (d == 0)
+            continue;
+        for (int j = 0; j < BLOCK_AXIS_COUNT[comp]; j++) { /* D2_k d on the faces c and c + e */
+            const block_axis *ax = &BLOCK_AXES[comp][j];
+            double *f = div->f[ax->axis];
+            const double kd = ax->k * g->inv_h * d;
+            const uint32_t ahead = step(g, c, ax, 1);
+            f[c] += kd;
+            if (ahead != GR_INVALID_INDEX)
+                f[ahead] -= kd;
+        }
+    }
+    return GR_OK;
 }
 
 gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, const gr_qp_settings *settings,
@@ -388,18 +442,19 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
             double *sk = s + (size_t)k * cells;
             cont_friction_block b = {cf, k};
             const gr_qp_problem pr = cont_friction_block_problem(&b, bq);
-            /* c_k = b2_k + dt^2 D2_k^T W (D2 s - D2_k s_k) */
-            block_div(cf, k, sk, -1.0, &div);
-            block_gradient(cf, k, &div, cf->q + (size_t)k * cells, bq);
-            cont_friction_bodies_gradient(cf, k, &div, bq);
             const double bound = cont_friction_block_norm_bound(cf, k);
             set.alpha_bar = bound > 0 ? 1.9 / bound : 1.0;
             gr_qp_stats st;
             if (compact)
-                status = block_solve_compact(cf, k, &set, bq, ws, sk, &st);
-            else
+                status = block_solve_compact(cf, k, &set, &div, ws, sk, &st);
+            else {
+                /* c_k = b2_k + dt^2 D2_k^T W (D2 s - D2_k s_k) */
+                block_div(cf, k, sk, -1.0, &div);
+                block_gradient(cf, k, &div, cf->q + (size_t)k * cells, bq);
+                cont_friction_bodies_gradient(cf, k, &div, bq);
                 status = gr_qp_mprgp(&pr, &set, ws, sk, &st);
-            block_div(cf, k, sk, 1.0, &div);
+                block_div(cf, k, sk, 1.0, &div);
+            }
             sum.iterations += st.iterations;
             sum.matvecs += st.matvecs;
             sum.cg_steps += st.cg_steps;
@@ -415,6 +470,18 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     double gp2 = 0, f2 = 0;
     for (int k = 0; k < 5; k++) {
         const size_t off = (size_t)k * cells;
+        if (compact) { /* (a fixed coefficient is 0 with g^P 0: the unfixed ones alone, in cell order) */
+            for (uint32_t c = 0; c < cells; c++) {
+                const size_t i = off + c;
+                if (!(cf->lo[i] < cf->hi[i]))
+                    continue;
+                const double gi = block_gradient_at(cf, k, &div, s + off, c, true) + cf->eps * s[i];
+                const double gp = gr_qp_gp_component(s[i], gi, cf->lo[i], cf->hi[i]);
+                gp2 += gp * gp;
+                f2 += s[i] * (gi + cf->q[i]);
+            }
+            continue;
+        }
         block_gradient(cf, k, &div, cf->q + off, bq);
         cont_friction_bodies_gradient(cf, k, &div, bq);
         for (uint32_t c = 0; c < cells; c++) {
