@@ -62,7 +62,8 @@ void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_
         for (uint32_t c = 0; c < cells; c++) {
             double d = 0;
             for (int j = 0; j < nt; j++) {
-                const uint32_t f = gr_sparse_grid_neighbor(g, c, t[j].d[0], t[j].d[1], t[j].d[2]);
+                /* (every other touch is the cell's own face: no lookup) */
+                const uint32_t f = j % 2 == 0 ? c : gr_sparse_grid_neighbor(g, c, t[j].d[0], t[j].d[1], t[j].d[2]);
                 if (f != GR_INVALID_INDEX)
                     d += t[j].k * t[j].k * cp->w.f[t[j].axis][f];
             }
@@ -73,18 +74,17 @@ void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_
     }
     cf->eps = counted ? 1e-10 * mean / (double)counted : 0.0;
     /* the bounds: +-alpha p at the coefficient's place */
+    static const int edge[5][2] = {{0, 0}, {0, 0}, {0, 1}, {1, 2}, {0, 2}};
     for (uint32_t c = 0; c < cells; c++) {
         const double ac = alpha ? alpha[c] : alpha0;
-        const double bound[5] = {
-            ac * p[c],
-            ac * p[c],
-            (alpha ? edge_mean(g, alpha, c, 0, 1) : alpha0) * edge_mean(g, p, c, 0, 1),
-            (alpha ? edge_mean(g, alpha, c, 1, 2) : alpha0) * edge_mean(g, p, c, 1, 2),
-            (alpha ? edge_mean(g, alpha, c, 0, 2) : alpha0) * edge_mean(g, p, c, 0, 2),
-        };
         for (int comp = 0; comp < 5; comp++) {
             const size_t i = (size_t)comp * cells + c;
-            const double b = cf->diag[i] > 0 && bound[comp] > 0 ? bound[comp] : 0.0;
+            /* (an edge's means only where the coefficient acts on some face: a third of the cells) */
+            const int e1 = edge[comp][0], e2 = edge[comp][1];
+            const double bound = cf->diag[i] <= 0 ? 0.0
+                                 : comp < 2    ? ac * p[c]
+                                               : (alpha ? edge_mean(g, alpha, c, e1, e2) : alpha0) * edge_mean(g, p, c, e1, e2);
+            const double b = cf->diag[i] > 0 && bound > 0 ? bound : 0.0;
             cf->lo[i] = -b;
             cf->hi[i] = b;
             cf->diag[i] += cf->eps;
