@@ -30,6 +30,8 @@
 #define MP_MAX_CHUNKS 512u
 /* Fewer entries run in the calling thread: a pass then takes about what a dispatch costs. */
 #define MP_PARALLEL_MIN 4096u
+/* A colour's sweep runs on the pool from fewer rows: a row costs several entries' passes. */
+#define MP_SWEEP_PARALLEL_MIN 1024u
 #define MP_SUMS 5
 
 typedef struct mp {
@@ -81,17 +83,19 @@ static inline double *part_of(const mp_job *j, uint32_t begin) { return j->m->pa
 
 /* Run fn over rows [base, base + count) in chunks: on the pool when it is worth a dispatch,
  * else here. Which thread runs a chunk changes nothing it computes. */
-static void run(mp_job *j, gr_range_fn *fn, uint32_t base, uint32_t count)
+static void run_from(mp_job *j, gr_range_fn *fn, uint32_t base, uint32_t count, uint32_t parallel_min)
 {
     mp *m = j->m;
     j->base = base;
-    if (m->tasks && count >= MP_PARALLEL_MIN) {
+    if (m->tasks && count >= parallel_min) {
         gr_parallel_for_affine(m->tasks, count, m->chunk, fn, j);
         return;
     }
     for (uint64_t b = 0; b < count; b += m->chunk)
         fn(j, (uint32_t)b, (uint32_t)GR_MIN((uint64_t)count, b + m->chunk), 0);
 }
+
+static void run(mp_job *j, gr_range_fn *fn, uint32_t base, uint32_t count) { run_from(j, fn, base, count, MP_PARALLEL_MIN); }
 
 /* The chunks' sums k of the last pass over all n rows, in chunk order. */
 static double total(const mp *m, int k)
@@ -275,7 +279,7 @@ static void sgs_in_face(mp *m, const double *x, double *z, double *also)
         for (int k = 0; k < 4; k++) {
             s.phase = phases[k];
             const bool first = s.phase == SGS_FWD0 || s.phase == SGS_BWD0;
-            run(&s.j, k_sgs, first ? 0 : split, first ? split : n - split);
+            run_from(&s.j, k_sgs, first ? 0 : split, first ? split : n - split, MP_SWEEP_PARALLEL_MIN);
         }
         return;
     }
@@ -355,13 +359,23 @@ static void k_measure(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 static mp_measure measure(mp_job *j)
 {
     mp *m = j->m;
+    double *const p = j->p;
+    const double *const d = j->dot;
+    if (m->sgs) /* (the sweeps write p and z's dot below; without them, at the answer, neither is read) */
+        j->p = NULL, j->dot = NULL;
     run(j, k_measure, 0, m->n);
+    j->p = p, j->dot = d;
     mp_measure r = {total(m, 0), total(m, 1), total(m, 2), total(m, 3), total(m, 4)};
     r.gp2 += r.beta2;
     if (m->sgs && r.gp2 > m->tol2) { /* (at the answer z is not used: no sweeps) */
         sgs_in_face(m, j->x, j->z, j->p);
         if (j->dot)
             r.zad = dot(m, j->z, j->dot);
+    } else if (m->sgs) { /* (what the pass left out, should the loop go on: sqrt's rounding) */
+        if (p)
+            memcpy(p, j->z, sizeof(double) * m->n);
+        if (d)
+            r.zad = dot(m, j->z, d);
     }
     return r;
 }
