@@ -71,12 +71,13 @@ uint32_t cont_compact_assemble(cont_compact *cc, const gr_sparse_grid *g, const 
         if (pass == 0)
             split = n;
     }
-    gr_qp_ell_begin(&cc->a, n, 2u * (uint32_t)count);
+    gr_qp_ell_shape(&cc->a, n, 2u * (uint32_t)count); /* (each row filled whole below) */
     if (passes == 2)
         cc->a.color_split = split;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t c = cc->cell[i];
         double d = eps, qi = q_full ? q_full[c] : 0.0;
+        gr_qp_ell_clear_row(&cc->a, i);
         for (int j = 0; j < count; j++) {
             const cont_compact_axis *ax = &axes[j];
             const int dx = ax->dir == 0 ? ax->o : 0, dy = ax->dir == 1 ? ax->o : 0, dz = ax->dir == 2 ? ax->o : 0;

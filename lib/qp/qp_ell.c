@@ -36,15 +36,19 @@ void gr_qp_ell_free(gr_qp_ell *m, gr_mem *mem)
     m->cap = m->n = m->width = m->color_split = 0;
 }
 
-void gr_qp_ell_begin(gr_qp_ell *m, uint32_t n, uint32_t width)
+void gr_qp_ell_shape(gr_qp_ell *m, uint32_t n, uint32_t width)
 {
     m->n = n;
     m->width = width;
     m->color_split = n;
+}
+
+void gr_qp_ell_begin(gr_qp_ell *m, uint32_t n, uint32_t width)
+{
+    gr_qp_ell_shape(m, n, width);
     for (uint32_t i = 0; i < n; i++) {
         m->diag[i] = 0.0;
-        for (uint32_t j = 0; j < width; j++)
-            gr_qp_ell_set(m, i, j, i, 0.0);
+        gr_qp_ell_clear_row(m, i);
     }
 }
 

@@ -38,12 +38,22 @@ void gr_qp_ell_free(gr_qp_ell *m, gr_mem *mem);
 /// Start a matrix of n rows (n <= cap) and `width` slots a row: every row 0 (diagonal 0, slots
 /// empty), color_split n.
 void gr_qp_ell_begin(gr_qp_ell *m, uint32_t n, uint32_t width);
+/// As gr_qp_ell_begin, the rows left as they are: the caller fills each row whole (its diagonal,
+/// and every slot with gr_qp_ell_set or gr_qp_ell_clear_row first).
+void gr_qp_ell_shape(gr_qp_ell *m, uint32_t n, uint32_t width);
 
 /// Row i's slot j (< width) couples to column `col` with value v.
 static inline void gr_qp_ell_set(gr_qp_ell *m, uint32_t i, uint32_t j, uint32_t col, double v)
 {
     m->col[(size_t)i * m->width + j] = col;
     m->val[(size_t)i * m->width + j] = v;
+}
+
+/// Row i's slots empty (value 0, column i); its diagonal as it is.
+static inline void gr_qp_ell_clear_row(gr_qp_ell *m, uint32_t i)
+{
+    for (uint32_t j = 0; j < m->width; j++)
+        gr_qp_ell_set(m, i, j, i, 0.0);
 }
 
 /// (A x)_i: diag_i x_i, then the slots in order.
