@@ -138,15 +138,28 @@ gr_qp_problem cont_friction_problem(cont_friction *cf)
     return (gr_qp_problem){5 * gr_sparse_grid_cells(cf->cp->g), apply, row, cf, cf->diag, cf->q, cf->lo, cf->hi};
 }
 
+typedef struct friction_apply_job {
+    const cont_pressure *cp;
+    cont_stress v;
+    const cont_faces *u;
+} friction_apply_job;
+
+static void friction_apply_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const friction_apply_job *j = (const friction_apply_job *)ctx;
+    const cont_pressure *cp = j->cp;
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+            j->u->f[a][c] += cp->dt * cp->inv_rho.f[a][c] * cont_stress_div_face(cp->g, &j->v, c, a);
+}
+
 void cont_friction_apply(const cont_friction *cf, const double *s, const cont_faces *u)
 {
     const cont_pressure *cp = cf->cp;
-    const gr_sparse_grid *g = cp->g;
-    const uint32_t cells = gr_sparse_grid_cells(g);
-    const cont_stress v = cont_stress_view((double *)s, cells);
-    for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++)
-            u->f[a][c] += cp->dt * cp->inv_rho.f[a][c] * cont_stress_div_face(g, &v, c, a);
+    /* (by grid blocks on the workers: each cell writes its own faces) */
+    friction_apply_job j = {cp, cont_stress_view((double *)s, gr_sparse_grid_cells(cp->g)), u};
+    cont_for_blocks(cp->tasks, cp->g->block_count, friction_apply_blocks, &j);
 }
 
 /* ---- the friction solve by component (sec. 4) ---------------------------------------------- */
@@ -432,7 +445,7 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
         set.rel_tol = 0;
     }
     const cont_stress view = cont_stress_view(s, cells);
-    cont_stress_div(g, &view, &div);
+    cont_stress_div_on(cf->cp->tasks, g, &view, &div);
     /* (a free body's terms span its faces: matrix-free then) */
     const bool compact = cf->compact && !(cf->cp->bodies && cf->cp->bodies->free_count);
     gr_status status = GR_OK;

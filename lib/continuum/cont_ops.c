@@ -29,6 +29,27 @@ void cont_stress_div(const gr_sparse_grid *g, const cont_stress *s, const cont_f
             out->f[a][c] = cont_stress_div_face(g, s, c, a);
 }
 
+typedef struct stress_div_job {
+    const gr_sparse_grid *g;
+    const cont_stress *s;
+    const cont_faces *out;
+} stress_div_job;
+
+static void stress_div_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const stress_div_job *j = (const stress_div_job *)ctx;
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+        for (int a = 0; a < 3; a++)
+            j->out->f[a][c] = cont_stress_div_face(j->g, j->s, c, a);
+}
+
+void cont_stress_div_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_stress *s, const cont_faces *out)
+{
+    stress_div_job j = {g, s, out};
+    cont_for_blocks(tasks, g->block_count, stress_div_blocks, &j);
+}
+
 void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out)
 {
     const uint32_t cells = gr_sparse_grid_cells(g);

@@ -85,6 +85,9 @@ void cont_grad(const gr_sparse_grid *g, const double *p, const cont_faces *out);
 /// out = D2 s: the divergence of the stress on the faces, e.g. on x faces
 /// (s_xx(i) - s_xx(i-1) + s_xy(j+1/2) - s_xy(j-1/2) + s_xz(k+1/2) - s_xz(k-1/2)) / h.
 void cont_stress_div(const gr_sparse_grid *g, const cont_stress *s, const cont_faces *out);
+/// cont_stress_div by grid blocks on `tasks` (NULL: here): each cell writes its own faces, the
+/// same bits for any worker count.
+void cont_stress_div_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_stress *s, const cont_faces *out);
 /// out = D2^T u: minus the strain rate in the stress's coordinates (a, b of -(u_x, v_y, w_z); on
 /// edges -(du/dy + dv/dx) and so on): zero for any rigid motion.
 void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out);
