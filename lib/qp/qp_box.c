@@ -30,9 +30,12 @@ static void point_vectors(gr_qp_workspace *ws)
     ws->ap = b ? b + 3 * c : NULL;
     ws->w = b ? b + 4 * c : NULL;
     ws->v = b ? b + 5 * c : NULL;
+    ws->sums = b ? b + 6 * c : NULL;
 }
 
-static size_t block_bytes(uint32_t cap) { return (size_t)cap * QP_VECTORS * sizeof(double); }
+/* The chunk sums after the vectors: a chunk's GR_QP_CHUNK_SUMS for every GR_QP_CHUNK entries. */
+static size_t sums_of(uint32_t cap) { return ((size_t)cap + GR_QP_CHUNK - 1) / GR_QP_CHUNK * GR_QP_CHUNK_SUMS; }
+static size_t block_bytes(uint32_t cap) { return ((size_t)cap * QP_VECTORS + sums_of(cap)) * sizeof(double); }
 
 gr_status gr_qp_workspace_reserve(gr_qp_workspace *ws, gr_mem *mem, uint32_t n)
 {
@@ -42,7 +45,7 @@ gr_status gr_qp_workspace_reserve(gr_qp_workspace *ws, gr_mem *mem, uint32_t n)
         return GR_OK;
     /* multiples of 8 doubles keep every vector on a cache line of its own */
     const uint64_t cap = ((uint64_t)n + 7u) & ~(uint64_t)7u;
-    if (cap > UINT32_MAX || cap > SIZE_MAX / (QP_VECTORS * sizeof(double)))
+    if (cap > UINT32_MAX || cap > SIZE_MAX / ((QP_VECTORS + 1) * sizeof(double)))
         return GR_ERROR_OUT_OF_MEMORY;
     double *fresh = (double *)gr_mem_alloc(mem, block_bytes((uint32_t)cap));
     if (!fresh)

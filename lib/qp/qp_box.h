@@ -96,6 +96,11 @@ typedef struct gr_qp_stats {
     double alpha_bar;   ///< MPRGP: the ᾱ used (estimated or given); 0 if none was needed
 } gr_qp_stats;
 
+/// MPRGP sums its passes over chunks of at least GR_QP_CHUNK entries, GR_QP_CHUNK_SUMS sums a
+/// chunk, and the workspace keeps room for them.
+#define GR_QP_CHUNK 1024u
+#define GR_QP_CHUNK_SUMS 5u
+
 /// Scratch vectors of a solve, reserved once. A zeroed struct is an empty workspace.
 typedef struct gr_qp_workspace {
     double *block; ///< all vectors, one allocation
@@ -103,6 +108,9 @@ typedef struct gr_qp_workspace {
     /// the input's copy (restored on error), gradient, direction, A p, two scratch vectors (v
     /// also holds MPRGP's symmetric Gauss-Seidel forward sweep: n entries)
     double *x0, *g, *p, *ap, *w, *v;
+    /// MPRGP's per-chunk sums of a pass (qp_mprgp.c): GR_QP_CHUNK_SUMS for each GR_QP_CHUNK
+    /// entries of cap (here, not on the stack: a solve may run on a host's small job stack)
+    double *sums;
 } gr_qp_workspace;
 
 /// The default settings (what zeroed fields resolve to).

@@ -25,14 +25,14 @@
 
 #define LANCZOS_STEPS 20u
 /* Entries a chunk (n > MP_CHUNK · MP_MAX_CHUNKS: more, a multiple of 8); at most MP_MAX_CHUNKS
- * chunks, whose sums stay on the stack. 1024 doubles: 8 KB a vector, ~1 µs a pass. */
-#define MP_CHUNK 1024u
+ * chunks, whose sums the workspace holds (ws->sums). 1024 doubles: 8 KB a vector, ~1 µs a pass. */
+#define MP_CHUNK GR_QP_CHUNK
 #define MP_MAX_CHUNKS 512u
 /* Fewer entries run in the calling thread: a pass then takes about what a dispatch costs. */
 #define MP_PARALLEL_MIN 4096u
 /* A colour's sweep runs on the pool from fewer rows: a row costs several entries' passes. */
 #define MP_SWEEP_PARALLEL_MIN 1024u
-#define MP_SUMS 5
+#define MP_SUMS GR_QP_CHUNK_SUMS
 
 typedef struct mp {
     const gr_qp_problem *prob;
@@ -47,7 +47,7 @@ typedef struct mp {
     uint32_t chunk, chunks;
     uint32_t split;        /* settings.color_split with sgs, else 0 */
     const gr_qp_ell *ell;  /* the matrix when the problem's row is gr_qp_ell_row (its ctx), else NULL */
-    double part[MP_MAX_CHUNKS][MP_SUMS]; /* the chunks' sums of the last pass */
+    double (*part)[MP_SUMS]; /* the chunks' sums of the last pass (ws->sums: chunks <= cap / MP_CHUNK, rounded up) */
 } mp;
 
 /* The figures of one point, all from one pass over x and g. */
@@ -634,6 +634,7 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     m.tasks = set.tasks && set.tasks->worker_count > 1 ? set.tasks : NULL;
     m.chunk = chunk_of(n);
     m.chunks = n ? (n - 1) / m.chunk + 1 : 0;
+    m.part = (double (*)[MP_SUMS])ws->sums;
     m.split = set.sgs ? set.color_split : 0;
     m.ell = prob->row == gr_qp_ell_row ? (const gr_qp_ell *)prob->ctx : NULL;
     const double qnorm = m.q ? sqrt(dot(&m, m.q, m.q)) : 0.0;
