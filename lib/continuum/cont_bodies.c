@@ -16,7 +16,7 @@ void cont_bodies_free(cont_bodies *cb, gr_mem *mem)
     gr_mem_free(mem, cb->jrow, 6 * sizeof(double) * cb->cell_cap);
     gr_mem_free(mem, cb->touch, cb->cell_cap);
     gr_mem_free(mem, cb->fixed, sizeof(double) * cb->cell_cap);
-    gr_mem_free(mem, cb->settled, sizeof(double) * cb->cell_cap);
+    gr_mem_free(mem, cb->at_rest, sizeof(double) * cb->cell_cap);
     cont_static_free(&cb->stat, mem);
     const bool uncached = cb->uncached;
     memset(cb, 0, sizeof *cb);
@@ -44,7 +44,7 @@ static gr_status reserve_cells(cont_bodies *cb, gr_mem *mem, uint32_t cells)
                               {(void **)&cb->jrow, 6 * sizeof(double)},
                               {(void **)&cb->touch, 1},
                               {(void **)&cb->fixed, sizeof(double)},
-                              {(void **)&cb->settled, sizeof(double)}};
+                              {(void **)&cb->at_rest, sizeof(double)}};
     if (!gr_mem_grow_arrays(mem, a, GR_COUNTOF(a), cb->cell_cap, cap, 0))
         return GR_ERROR_OUT_OF_MEMORY;
     memset(cb->jrow, 0, 6 * sizeof(double) * cap); /* (kept zero between uses) */
@@ -162,7 +162,7 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
     uint32_t rank = 0; /* among the static bodies */
     memset(solid, 0, sizeof(double) * cells);
     memset(cb->fixed, 0, sizeof(double) * cells);
-    memset(cb->settled, 0, sizeof(double) * cells);
+    memset(cb->at_rest, 0, sizeof(double) * cells);
     memset(cb->touch, 0, cells);
     /* (a free body slower than one step's allowance would push it, CONT_BODY_OVERLAP h / dt, is
      * at rest: the density correction takes its over-packing, cont_bodies_correction_solid) */
@@ -175,13 +175,13 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
                              : measure(b, g, cb->uncached, cb->frac);
         rank += b->motion == GR_MOTION_STATIC;
         const bool free = cont_motion_is_free(b->motion);
-        const bool settled = !free || (any && point_speed(b) < rest);
+        const bool at_rest = free && any && point_speed(b) < rest;
         for (uint32_t c = 0; c < cells; c++) {
             solid[c] = fmax(solid[c], cb->frac[c]);
             if (!free)
                 cb->fixed[c] = fmax(cb->fixed[c], cb->frac[c]);
-            if (settled)
-                cb->settled[c] = fmax(cb->settled[c], cb->frac[c]);
+            if (at_rest)
+                cb->at_rest[c] = fmax(cb->at_rest[c], cb->frac[c]);
         }
         /* a moving body away from the sand still moves (with no faces) */
         if (!any && b->motion == GR_MOTION_STATIC)
@@ -456,8 +456,7 @@ double cont_bodies_max_speed(const gr_body_store *bs)
         const gr_body_data *b = &bs->data[bs->active[a]];
         if (b->motion == GR_MOTION_STATIC)
             continue;
-        const double r = gr_body_bound_radius(b);
-        v = fmax(v, v3_len(b->linear_velocity) + (isfinite(r) ? r * v3_len(b->angular_velocity) : 0.0));
+        v = fmax(v, point_speed(b));
     }
     return v;
 }
@@ -465,7 +464,7 @@ double cont_bodies_max_speed(const gr_body_store *bs)
 const double *cont_bodies_correction_solid(const cont_bodies *cb, uint32_t cells, const double *phi)
 {
     if (!cb->free_count)
-        return cb->settled; /* (= fixed) */
+        return cb->fixed;
     double *e = cb->frac;
     for (uint32_t c = 0; c < cells; c++) {
         /* the room against the static and kinematic bodies, and against the bodies at rest too:
@@ -473,7 +472,8 @@ const double *cont_bodies_correction_solid(const cont_bodies *cb, uint32_t cells
          * a box had sunk into the bed while moving rose in one frame as the sand's potential
          * energy: 2.7 % of the drop's in continuum_dynamic_box_sinks.) */
         const double least = fmin(1.0 - cb->fixed[c] - phi[c], 0.0) - CONT_BODY_OVERLAP;
-        e[c] = 1.0 - cb->settled[c] - phi[c] >= least ? cb->settled[c] : 1.0 - phi[c] - least;
+        const double settled = fmax(cb->fixed[c], cb->at_rest[c]);
+        e[c] = 1.0 - settled - phi[c] >= least ? settled : 1.0 - phi[c] - least;
     }
     return e;
 }

@@ -56,7 +56,7 @@ typedef struct cont_bodies {
     uint32_t cell_cap;
     double *frac;   ///< [cells] one body's fractions (scratch)
     double *fixed;  ///< [cells] the fraction inside static and kinematic bodies (the most of any one)
-    double *settled; ///< [cells] the same of those and of the free bodies at rest (cont_bodies_build)
+    double *at_rest; ///< [cells] the same of the free bodies at rest (cont_bodies_build)
     double *jrow;   ///< [6 cells] rows of J for the diagonal (scratch, kept zero)
     uint8_t *touch; ///< [cells] a free body's J has a row here
     uint32_t free_count;
@@ -113,8 +113,8 @@ void cont_bodies_finish(const cont_bodies *cb, gr_body_store *bs, gr_vec3 *repor
 /// Move every kinematic and free body over dt with its velocity.
 void cont_bodies_move(gr_body_store *bs, double dt);
 
-/// The solid fraction the density correction sees (cont_density.h; cb's scratch, or settled):
-/// static and kinematic bodies' and those of free bodies at rest (settled), except that where a
+/// The solid fraction the density correction sees (cont_density.h; cb's scratch, or fixed):
+/// static and kinematic bodies' and those of free bodies at rest (at_rest), except that where a
 /// body at rest over-packs a cell, it counts CONT_BODY_OVERLAP of the over-packing at most: the
 /// correction moves the sand out of it by at most that a step.
 const double *cont_bodies_correction_solid(const cont_bodies *cb, uint32_t cells, const double *phi);

@@ -84,7 +84,7 @@ void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_
             const double bound = cf->diag[i] <= 0 ? 0.0
                                  : comp < 2    ? ac * p[c]
                                                : (alpha ? edge_mean(g, alpha, c, e1, e2) : alpha0) * edge_mean(g, p, c, e1, e2);
-            const double b = cf->diag[i] > 0 && bound > 0 ? bound : 0.0;
+            const double b = bound > 0 ? bound : 0.0;
             cf->lo[i] = -b;
             cf->hi[i] = b;
             cf->diag[i] += cf->eps;

@@ -21,14 +21,6 @@ void cont_grad(const gr_sparse_grid *g, const double *p, const cont_faces *out)
     }
 }
 
-void cont_stress_div(const gr_sparse_grid *g, const cont_stress *s, const cont_faces *out)
-{
-    const uint32_t cells = gr_sparse_grid_cells(g);
-    for (uint32_t c = 0; c < cells; c++)
-        for (int a = 0; a < 3; a++)
-            out->f[a][c] = cont_stress_div_face(g, s, c, a);
-}
-
 typedef struct stress_div_job {
     const gr_sparse_grid *g;
     const cont_stress *s;
@@ -48,6 +40,11 @@ void cont_stress_div_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_str
 {
     stress_div_job j = {g, s, out};
     cont_for_blocks(tasks, g->block_count, stress_div_blocks, &j);
+}
+
+void cont_stress_div(const gr_sparse_grid *g, const cont_stress *s, const cont_faces *out)
+{
+    cont_stress_div_on(NULL, g, s, out);
 }
 
 void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out)
