@@ -401,8 +401,8 @@ static void scene_step(scene *s, gr_mem *mem)
     face_copy(&gm.u, &u_star, cells);
     cont_pressure cp = {g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
                         zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL};
-    cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
-                        zeros(5 * cells), 0, {0}, NULL};
+    cont_friction cf = {.cp = &cp, .scratch = face_zeros(cells), .q = zeros(5 * cells), .diag = zeros(5 * cells),
+                        .lo = zeros(5 * cells), .hi = zeros(5 * cells)};
     free(s->p);
     s->p = zeros(cells);
     double *st = zeros(5 * cells);
@@ -522,8 +522,8 @@ static void test_friction_rows_and_solvers_agree(void)
     gr_qp_stats st;
     solve(&pp, &mem, p, &st);
     cont_pressure_apply(&cp, p, &gm.u);
-    cont_friction cf = {&cp, face_zeros(cells), zeros(5 * cells), zeros(5 * cells), zeros(5 * cells),
-                        zeros(5 * cells), 0, {0}, NULL};
+    cont_friction cf = {.cp = &cp, .scratch = face_zeros(cells), .q = zeros(5 * cells), .diag = zeros(5 * cells),
+                        .lo = zeros(5 * cells), .hi = zeros(5 * cells)};
     cont_friction_setup(&cf, &gm, &gm.u, p, NULL, 0.4);
     gr_qp_problem fp = cont_friction_problem(&cf);
     gr_rng r = {9};

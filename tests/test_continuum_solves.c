@@ -121,8 +121,8 @@ static void fields_alloc(scene *s, uint32_t cells)
     s->s = zeros(5 * (size_t)cells), s->s_in = zeros(5 * (size_t)cells);
     s->cp = (cont_pressure){&s->g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
                             zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL};
-    s->cf = (cont_friction){&s->cp, face_zeros(cells), zeros(5 * (size_t)cells), zeros(5 * (size_t)cells),
-                            zeros(5 * (size_t)cells), zeros(5 * (size_t)cells), 0, {0}, NULL};
+    s->cf = (cont_friction){.cp = &s->cp, .scratch = face_zeros(cells), .q = zeros(5 * (size_t)cells),
+                            .diag = zeros(5 * (size_t)cells), .lo = zeros(5 * (size_t)cells), .hi = zeros(5 * (size_t)cells)};
 }
 
 static void scene_free(scene *s)
@@ -980,10 +980,71 @@ static void test_compact_solves_match(void)
     CHECK(mem.in_use == 0);
 }
 
+/* A step's later rounds set the friction problem up again with only b2 and the bounds anew
+ * (cont_friction_setup_again: the diagonal, eps and the coefficients with faces listed once),
+ * and the block solves loop over those lists: the same bits as a whole setup and full loops. */
+static void test_friction_setup_again_same_bits(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    scene s = {.h = 0.02, .dt = 2e-3, .gravity = {3.0, -9.0, 1.0}, .solid = floor_only, .alpha = 0.4, .stagger = 2};
+    scene_block(&s, &mem, v3(0, 0, 0), v3(0.12, 0.06, 0.08), 1500, 1.0);
+    for (int k = 0; k < 3; k++)
+        scene_step(&s);
+    const uint32_t cells = s.cells;
+    const size_t n5 = 5 * (size_t)cells;
+    cont_compact cc;
+    memset(&cc, 0, sizeof cc);
+    CHECK(cont_compact_reserve(&cc, &mem, cells) == GR_OK);
+    gr_qp_settings set = settings(1e-8);
+    set.jacobi = false;
+    set.sgs = true;
+    double *q = zeros(n5), *diag = zeros(n5), *lo = zeros(n5), *hi = zeros(n5), *s0 = zeros(n5), *s1 = zeros(n5),
+           *p_other = zeros(cells);
+    /* (another round's pressure: half of it, and none in every third cell) */
+    uint32_t zeroed = 0;
+    for (uint32_t c = 0; c < cells; c++) {
+        p_other[c] = c % 3 == 0 ? 0.0 : 0.5 * s.p[c];
+        zeroed += c % 3 == 0 && s.p[c] > 0;
+    }
+    for (int compact = 0; compact < 2; compact++) {
+        s.cf.compact = compact ? &cc : NULL;
+        /* unreserved: the whole setup and every cell */
+        cont_friction_setup(&s.cf, &s.gm, &s.u_try, s.p, NULL, s.alpha);
+        CHECK(!s.cf.listed);
+        memcpy(q, s.cf.q, sizeof(double) * n5), memcpy(diag, s.cf.diag, sizeof(double) * n5);
+        memcpy(lo, s.cf.lo, sizeof(double) * n5), memcpy(hi, s.cf.hi, sizeof(double) * n5);
+        const double eps = s.cf.eps;
+        memcpy(s0, s.s_in, sizeof(double) * n5);
+        gr_qp_stats a, b;
+        CHECK(cont_friction_solve_blocks(&s.cf, &s.ws, &set, 2, s0, &a) == GR_OK);
+        /* reserved: a round with another pressure first, then again with this one */
+        CHECK(cont_friction_reserve(&s.cf, &mem, cells) == GR_OK);
+        cont_friction_setup(&s.cf, &s.gm, &s.u_try, p_other, NULL, s.alpha);
+        CHECK(s.cf.listed && memcmp(lo, s.cf.lo, sizeof(double) * n5) != 0);
+        cont_friction_setup_again(&s.cf, &s.gm, &s.u_try, s.p);
+        CHECK(s.cf.eps == eps && !memcmp(q, s.cf.q, sizeof(double) * n5) && !memcmp(diag, s.cf.diag, sizeof(double) * n5));
+        CHECK(!memcmp(lo, s.cf.lo, sizeof(double) * n5) && !memcmp(hi, s.cf.hi, sizeof(double) * n5));
+        memcpy(s1, s.s_in, sizeof(double) * n5);
+        CHECK(cont_friction_solve_blocks(&s.cf, &s.ws, &set, 2, s1, &b) == GR_OK);
+        printf("  %s: %u / %u iterations, f %.17g / %.17g, %u cells' pressure zeroed\n", compact ? "compact" : "matrix-free",
+               a.iterations, b.iterations, a.objective, b.objective, zeroed);
+        CHECK(!memcmp(s0, s1, sizeof(double) * n5) && a.iterations == b.iterations && a.iterations > 0);
+        CHECK(a.objective == b.objective && a.gp_norm == b.gp_norm && a.tolerance == b.tolerance);
+        cont_friction_free(&s.cf, &mem);
+    }
+    s.cf.compact = NULL;
+    cont_compact_free(&cc, &mem);
+    free(q), free(diag), free(lo), free(hi), free(s0), free(s1), free(p_other);
+    scene_free(&s);
+    CHECK(mem.in_use == 0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
         {"compact_solves_match", test_compact_solves_match},
+        {"friction_setup_again_same_bits", test_friction_setup_again_same_bits},
         {"friction_block_operators", test_friction_block_operators},
         {"friction_blocks_on_incline", test_friction_blocks_on_incline},
         {"friction_blocks_on_settled_pile", test_friction_blocks_on_settled_pile},

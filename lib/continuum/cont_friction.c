@@ -37,21 +37,142 @@ static double edge_mean(const gr_sparse_grid *g, const double *f, uint32_t c, in
                    cont_at(g, f, c, d1[0] + d2[0], d1[1] + d2[1], d1[2] + d2[2]));
 }
 
+/* ---- storage of what a step's rounds share ------------------------------------------------- */
+
+static uint32_t friction_arrays(cont_friction *cf, gr_array_ref *a)
+{
+    uint32_t k = 0;
+    a[k++] = (gr_array_ref){(void **)&cf->cand, 5 * sizeof(uint32_t)};
+    a[k++] = (gr_array_ref){(void **)&cf->cand_alpha, 5 * sizeof(double)};
+    return k;
+}
+#define FRICTION_ARRAYS 2
+
+gr_status cont_friction_reserve(cont_friction *cf, gr_mem *mem, uint32_t cells)
+{
+    if (cells <= cf->cap)
+        return GR_OK;
+    const uint32_t cap = gr_grow_capacity(cf->cap, cells);
+    gr_array_ref a[FRICTION_ARRAYS];
+    if (!gr_mem_grow_arrays(mem, a, friction_arrays(cf, a), cf->cap, cap, 0))
+        return GR_ERROR_OUT_OF_MEMORY;
+    cf->cap = cap;
+    cf->listed = false;
+    return GR_OK;
+}
+
+void cont_friction_free(cont_friction *cf, gr_mem *mem)
+{
+    gr_array_ref a[FRICTION_ARRAYS];
+    gr_mem_free_arrays(mem, a, friction_arrays(cf, a), cf->cap);
+    cf->cap = 0;
+    cf->listed = false;
+}
+
+/* ---- setup ----------------------------------------------------------------------------------- */
+
+typedef struct setup_job {
+    cont_friction *cf;
+    const cont_grid_mass *m;
+    const cont_faces *u;
+    const double *p;
+    int comp;
+} setup_job;
+
+/* phi u on the faces (the matvec's scratch), by grid blocks */
+static void packed_flow_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const setup_job *j = (const setup_job *)ctx;
+    const gr_sparse_grid *g = j->cf->cp->g;
+    const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+            j->cf->scratch.f[a][c] = j->m->vol.f[a][c] * inv_h3 * j->u->f[a][c];
+}
+
+static void scale_q_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const setup_job *j = (const setup_job *)ctx;
+    const size_t cells = gr_sparse_grid_cells(j->cf->cp->g);
+    const double dt = j->cf->cp->dt;
+    for (int k = 0; k < 5; k++)
+        for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+            j->cf->q[(size_t)k * cells + c] *= dt;
+}
+
+/* b2 = dt D2^T (phi u) */
+static void setup_b2(cont_friction *cf, const cont_grid_mass *m, const cont_faces *u)
+{
+    const cont_pressure *cp = cf->cp;
+    setup_job j = {cf, m, u, NULL, 0};
+    cont_for_blocks(cp->tasks, cp->g->block_count, packed_flow_blocks, &j);
+    const cont_stress q = cont_stress_view(cf->q, gr_sparse_grid_cells(cp->g));
+    cont_stress_div_t_on(cp->tasks, cp->g, &cf->scratch, &q);
+    cont_for_blocks(cp->tasks, cp->g->block_count, scale_q_blocks, &j);
+}
+
+static const int EDGE[5][2] = {{0, 0}, {0, 0}, {0, 1}, {1, 2}, {0, 2}};
+
+/* The bound alpha p of component comp at cell c, alpha there given: p itself at a centre, the
+ * mean of the four cells around the edge on an edge. */
+static inline double bound_at(const gr_sparse_grid *g, int comp, const double *p, uint32_t c, double alpha)
+{
+    return comp < 2 ? alpha * p[c] : alpha * edge_mean(g, p, c, EDGE[comp][0], EDGE[comp][1]);
+}
+
+/* lo, hi = -+alpha p at candidates [i0, i1) of component j->comp (0 where alpha p <= 0) */
+static void cand_bounds_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
+{
+    (void)worker;
+    const setup_job *j = (const setup_job *)ctx;
+    cont_friction *cf = j->cf;
+    const gr_sparse_grid *g = cf->cp->g;
+    const int comp = j->comp;
+    const size_t cells = gr_sparse_grid_cells(g), off = (size_t)comp * cells;
+    const uint32_t *cand = cf->cand + off;
+    const double *ca = cf->cand_alpha + off;
+    for (uint32_t i = i0; i < i1; i++) {
+        const uint32_t c = cand[i];
+        const double bound = bound_at(g, comp, j->p, c, ca[i]);
+        const double b = bound > 0 ? bound : 0.0;
+        cf->lo[off + c] = -b;
+        cf->hi[off + c] = b;
+    }
+}
+
+/* Candidates a parallel bound job takes at a time (fixed: the results do not depend on it). */
+#define CAND_PER_TASK 1024u
+
+static void run_ranges(gr_tasks *tasks, uint32_t n, uint32_t per_task, gr_range_fn *fn, void *ctx)
+{
+    if (!tasks || tasks->worker_count <= 1 || n <= per_task)
+        fn(ctx, 0, n, 0);
+    else
+        gr_parallel_for(tasks, n, per_task, fn, ctx);
+}
+
+/* The bounds from p at the candidates (the other coefficients stay fixed at 0). */
+static void cand_bounds(cont_friction *cf, const double *p)
+{
+    for (int k = 0; k < 5; k++) {
+        setup_job j = {cf, NULL, NULL, p, k};
+        run_ranges(cf->cp->tasks, cf->cand_n[k], CAND_PER_TASK, cand_bounds_range, &j);
+    }
+}
+
 void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_faces *u, const double *p,
                          const double *alpha, double alpha0)
 {
     const cont_pressure *cp = cf->cp;
     const gr_sparse_grid *g = cp->g;
     const uint32_t cells = gr_sparse_grid_cells(g);
-    const double inv_h3 = g->inv_h * g->inv_h * g->inv_h, dt = cp->dt;
-    /* b2 = dt D2^T (phi u) */
-    for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++)
-            cf->scratch.f[a][c] = m->vol.f[a][c] * inv_h3 * u->f[a][c];
-    const cont_stress q = cont_stress_view(cf->q, cells);
-    cont_stress_div_t(g, &cf->scratch, &q);
-    for (size_t i = 0; i < 5 * (size_t)cells; i++)
-        cf->q[i] *= dt;
+    const double dt = cp->dt;
+    const bool keep = cf->cap >= cells; /* (the candidates listed for the rounds to come) */
+    cf->alpha = alpha, cf->alpha0 = alpha0;
+    cf->listed = false;
+    setup_b2(cf, m, u);
     /* the diagonal: dt^2 sum over the touched faces of (k / h)^2 W */
     const double k2 = dt * dt * g->inv_h * g->inv_h;
     double mean = 0;
@@ -59,6 +180,7 @@ void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_
     for (int comp = 0; comp < 5; comp++) {
         int nt;
         const touch *t = touches(comp, &nt);
+        uint32_t n = 0;
         for (uint32_t c = 0; c < cells; c++) {
             double d = 0;
             for (int j = 0; j < nt; j++) {
@@ -67,30 +189,60 @@ void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_
                 if (f != GR_INVALID_INDEX)
                     d += t[j].k * t[j].k * cp->w.f[t[j].axis][f];
             }
-            cf->diag[(size_t)comp * cells + c] = k2 * d;
+            const size_t i = (size_t)comp * cells + c;
+            cf->diag[i] = k2 * d;
             if (d > 0)
                 mean += k2 * d, counted++;
+            /* (a bound only where the coefficient acts on some face: a third of the cells) */
+            if (keep && !(cf->diag[i] <= 0)) {
+                const int e1 = EDGE[comp][0], e2 = EDGE[comp][1];
+                cf->cand[(size_t)comp * cells + n] = c;
+                cf->cand_alpha[(size_t)comp * cells + n++] =
+                    !alpha ? alpha0 : comp < 2 ? alpha[c] : edge_mean(g, alpha, c, e1, e2);
+            }
         }
+        cf->cand_n[comp] = n;
     }
     cf->eps = counted ? 1e-10 * mean / (double)counted : 0.0;
-    /* the bounds: +-alpha p at the coefficient's place */
-    static const int edge[5][2] = {{0, 0}, {0, 0}, {0, 1}, {1, 2}, {0, 2}};
-    for (uint32_t c = 0; c < cells; c++) {
-        const double ac = alpha ? alpha[c] : alpha0;
-        for (int comp = 0; comp < 5; comp++) {
-            const size_t i = (size_t)comp * cells + c;
-            /* (an edge's means only where the coefficient acts on some face: a third of the cells) */
-            const int e1 = edge[comp][0], e2 = edge[comp][1];
-            const double bound = cf->diag[i] <= 0 ? 0.0
-                                 : comp < 2    ? ac * p[c]
-                                               : (alpha ? edge_mean(g, alpha, c, e1, e2) : alpha0) * edge_mean(g, p, c, e1, e2);
-            const double b = bound > 0 ? bound : 0.0;
-            cf->lo[i] = -b;
-            cf->hi[i] = b;
+    if (keep) { /* (0 off the candidates, then theirs) */
+        for (size_t i = 0; i < 5 * (size_t)cells; i++) {
+            cf->lo[i] = -0.0;
+            cf->hi[i] = 0.0;
             cf->diag[i] += cf->eps;
+        }
+        cand_bounds(cf, p);
+    } else {
+        /* the bounds: +-alpha p at the coefficient's place */
+        for (uint32_t c = 0; c < cells; c++) {
+            const double ac = alpha ? alpha[c] : alpha0;
+            for (int comp = 0; comp < 5; comp++) {
+                const size_t i = (size_t)comp * cells + c;
+                const int e1 = EDGE[comp][0], e2 = EDGE[comp][1];
+                const double bound = cf->diag[i] <= 0 ? 0.0
+                                     : comp < 2    ? ac * p[c]
+                                                   : (alpha ? edge_mean(g, alpha, c, e1, e2) : alpha0) * edge_mean(g, p, c, e1, e2);
+                const double b = bound > 0 ? bound : 0.0;
+                cf->lo[i] = -b;
+                cf->hi[i] = b;
+                cf->diag[i] += cf->eps;
+            }
         }
     }
     cont_friction_bodies_setup(cf); /* (eq. 26: the bodies' energy) */
+    cf->listed = keep;
+}
+
+void cont_friction_setup_again(cont_friction *cf, const cont_grid_mass *m, const cont_faces *u, const double *p)
+{
+    const cont_pressure *cp = cf->cp;
+    /* (a free body adds its share to the diagonal: from scratch then) */
+    if (!cf->listed || (cp->bodies && cp->bodies->free_count)) {
+        cont_friction_setup(cf, m, u, p, cf->alpha, cf->alpha0);
+        return;
+    }
+    setup_b2(cf, m, u);
+    cand_bounds(cf, p);
+    cont_friction_bodies_setup(cf); /* (a moving body's b2; no free body's diagonal) */
 }
 
 /* y = dt^2 D2^T W D2 x + eps x */
@@ -288,6 +440,21 @@ double cont_friction_block_norm_bound(const cont_friction *cf, int component)
     return d > 0 ? 2 * d - cf->eps + cf->body_trace[component] : 0.0;
 }
 
+/* cont_friction_block_norm_bound over the candidates of the last setup (the same maximum: no
+ * other coefficient is unfixed) */
+static double listed_norm_bound(const cont_friction *cf, int component)
+{
+    const size_t off = (size_t)component * gr_sparse_grid_cells(cf->cp->g);
+    const uint32_t *cand = cf->cand + off;
+    double d = 0;
+    for (uint32_t j = 0; j < cf->cand_n[component]; j++) {
+        const size_t i = off + cand[j];
+        if (cf->lo[i] < cf->hi[i])
+            d = fmax(d, cf->diag[i]);
+    }
+    return d > 0 ? 2 * d - cf->eps + cf->body_trace[component] : 0.0;
+}
+
 /* F += sign D2_k x (x one component's coefficients). */
 static void block_div(const cont_friction *cf, int comp, const double *x, double sign, const cont_faces *F)
 {
@@ -362,6 +529,23 @@ static double block_gradient_at(const cont_friction *cf, int comp, const cont_fa
     return out;
 }
 
+typedef struct linear_job {
+    const cont_friction *cf;
+    int comp;
+    const cont_faces *div;
+    const double *sk;
+} linear_job;
+
+/* The compact problem's linear term at rows [i0, i1): c_k at their cells (one row each). */
+static void linear_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
+{
+    (void)worker;
+    const linear_job *j = (const linear_job *)ctx;
+    cont_compact *cc = j->cf->compact;
+    for (uint32_t i = i0; i < i1; i++)
+        cc->q[i] += block_gradient_at(j->cf, j->comp, j->div, j->sk, cc->cell[i], false);
+}
+
 /* One block's MPRGP on its unfixed coefficients (cont_compact.h): A2_kk assembled from the
  * component's face grids as block_apply_blocks applies it, its linear term c_k gathered at the
  * unfixed cells only, and D2 s updated by the change of s_k there (the fixed coefficients are 0
@@ -382,8 +566,8 @@ static gr_status block_solve_compact(cont_friction *cf, int comp, const gr_qp_se
     cc->a.tasks = cp->tasks;
     const uint32_t n =
         cont_compact_assemble(cc, g, axes, BLOCK_AXIS_COUNT[comp], cf->eps, NULL, cf->lo + off, cf->hi + off, sk);
-    for (uint32_t i = 0; i < n; i++)
-        cc->q[i] += block_gradient_at(cf, comp, div, sk, cc->cell[i], false);
+    linear_job lj = {cf, comp, div, sk};
+    run_ranges(cp->tasks, n, CAND_PER_TASK, linear_range, &lj);
     const gr_status s = cont_compact_solve(cc, set, ws, st);
     if (s != GR_OK)
         return s; /* (s_k and D2 s as they were) */
@@ -448,6 +632,9 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     cont_stress_div_on(cf->cp->tasks, g, &view, &div);
     /* (a free body's terms span its faces: matrix-free then) */
     const bool compact = cf->compact && !(cf->cp->bodies && cf->cp->bodies->free_count);
+    /* (the candidates of the last setup, in cell order: the only coefficients a bound leaves
+     * unfixed) */
+    const bool listed = cf->listed;
     gr_status status = GR_OK;
     for (uint32_t sweep = 0; sweep < sweeps && status == GR_OK; sweep++) {
         uint32_t moved = 0;
@@ -455,7 +642,7 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
             double *sk = s + (size_t)k * cells;
             cont_friction_block b = {cf, k};
             const gr_qp_problem pr = cont_friction_block_problem(&b, bq);
-            const double bound = cont_friction_block_norm_bound(cf, k);
+            const double bound = listed ? listed_norm_bound(cf, k) : cont_friction_block_norm_bound(cf, k);
             set.alpha_bar = bound > 0 ? 1.9 / bound : 1.0;
             gr_qp_stats st;
             if (compact)
@@ -484,7 +671,9 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     for (int k = 0; k < 5; k++) {
         const size_t off = (size_t)k * cells;
         if (compact) { /* (a fixed coefficient is 0 with g^P 0: the unfixed ones alone, in cell order) */
-            for (uint32_t c = 0; c < cells; c++) {
+            const uint32_t m = listed ? cf->cand_n[k] : cells;
+            for (uint32_t j = 0; j < m; j++) {
+                const uint32_t c = listed ? cf->cand[off + j] : j;
                 const size_t i = off + c;
                 if (!(cf->lo[i] < cf->hi[i]))
                     continue;

@@ -25,7 +25,24 @@ typedef struct cont_friction {
     /// storage for the block solves on the unfixed coefficients (cont_compact.h) where no free
     /// body is coupled in; NULL: matrix-free over every cell
     cont_compact *compact;
+    /* What a step's rounds share (cont_friction_setup, reused by cont_friction_setup_again):
+     * the diagonal, eps and, per component, the coefficients that touch a face with weight (the
+     * only ones a bound can leave unfixed) with the alpha of each. Storage from
+     * cont_friction_reserve; none (cap 0): every setup and loop over every cell, as without it
+     * (the same bits either way). */
+    uint32_t cap;       ///< cells reserved
+    uint32_t *cand;     ///< [5 cap]: component k's at k cells, in cell order
+    double *cand_alpha; ///< [5 cap]: alpha at each (the mean of the edge's four cells on edges)
+    uint32_t cand_n[5]; ///< how many each component has
+    bool listed;        ///< the last cont_friction_setup listed them
+    const double *alpha;       ///< the last cont_friction_setup's alpha and alpha0
+    double alpha0;
 } cont_friction;
+
+/// Room for grids of `cells` cells for what a step's rounds share. Grows only;
+/// GR_ERROR_OUT_OF_MEMORY leaves cf as it was.
+gr_status cont_friction_reserve(cont_friction *cf, gr_mem *mem, uint32_t cells);
+void cont_friction_free(cont_friction *cf, gr_mem *mem);
 
 /// The five coefficient arrays of a vector of 5 cells.
 static inline cont_stress cont_stress_view(double *x, uint32_t cells)
@@ -36,8 +53,15 @@ static inline cont_stress cont_stress_view(double *x, uint32_t cells)
 /// b2, the diagonal and the bounds +-alpha p (alpha per cell; NULL: alpha0 everywhere) from the
 /// velocity u (the pressure applied) and the faces' packed volumes; on edges p and alpha are the
 /// means of the four cells around the edge. Coefficients with no bound or no faces stay 0.
+/// Loops over cells by grid blocks on cp->tasks (the same bits for any worker count).
 void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_faces *u, const double *p,
                          const double *alpha, double alpha0);
+
+/// cont_friction_setup again on the same grid, weights, dt and alpha, for new u and p (the next
+/// staggered round): b2 and the bounds (at the listed coefficients) anew, the diagonal, eps and
+/// the lists kept where cf is reserved and no free body is coupled in (a free body's diagonal
+/// changes with it: a whole cont_friction_setup then); the same bits as cont_friction_setup.
+void cont_friction_setup_again(cont_friction *cf, const cont_grid_mass *m, const cont_faces *u, const double *p);
 
 /// The problem for lib/qp.
 gr_qp_problem cont_friction_problem(cont_friction *cf);

@@ -47,12 +47,21 @@ void cont_stress_div(const gr_sparse_grid *g, const cont_stress *s, const cont_f
     cont_stress_div_on(NULL, g, s, out);
 }
 
-void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out)
+typedef struct stress_div_t_job {
+    const gr_sparse_grid *g;
+    const cont_faces *u;
+    const cont_stress *out;
+} stress_div_t_job;
+
+static void stress_div_t_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
-    const uint32_t cells = gr_sparse_grid_cells(g);
+    (void)worker;
+    const stress_div_t_job *j = (const stress_div_t_job *)ctx;
+    const gr_sparse_grid *g = j->g;
+    const cont_stress *out = j->out;
     const double inv_h = g->inv_h;
-    const double *ux = u->f[0], *uy = u->f[1], *uz = u->f[2];
-    for (uint32_t c = 0; c < cells; c++) {
+    const double *ux = j->u->f[0], *uy = j->u->f[1], *uz = j->u->f[2];
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++) {
         /* the diagonal's transposes, then through the basis */
         const double gxx = (ux[c] - cont_at(g, ux, c, 1, 0, 0)) * inv_h, gyy = (uy[c] - cont_at(g, uy, c, 0, 1, 0)) * inv_h,
                      gzz = (uz[c] - cont_at(g, uz, c, 0, 0, 1)) * inv_h;
@@ -62,4 +71,15 @@ void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_
         out->yz[c] = (cont_at(g, uy, c, 0, 0, -1) - uy[c] + cont_at(g, uz, c, 0, -1, 0) - uz[c]) * inv_h;
         out->xz[c] = (cont_at(g, ux, c, 0, 0, -1) - ux[c] + cont_at(g, uz, c, -1, 0, 0) - uz[c]) * inv_h;
     }
+}
+
+void cont_stress_div_t_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out)
+{
+    stress_div_t_job j = {g, u, out};
+    cont_for_blocks(tasks, g->block_count, stress_div_t_blocks, &j);
+}
+
+void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out)
+{
+    cont_stress_div_t_on(NULL, g, u, out);
 }

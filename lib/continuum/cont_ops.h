@@ -91,5 +91,8 @@ void cont_stress_div_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_str
 /// out = D2^T u: minus the strain rate in the stress's coordinates (a, b of -(u_x, v_y, w_z); on
 /// edges -(du/dy + dv/dx) and so on): zero for any rigid motion.
 void cont_stress_div_t(const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out);
+/// cont_stress_div_t by grid blocks on `tasks` (NULL: here): each cell writes its own
+/// coefficients, the same bits for any worker count.
+void cont_stress_div_t_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_faces *u, const cont_stress *out);
 
 #endif /* GR_CONTINUUM_CONT_OPS_H */

@@ -41,7 +41,9 @@ static gr_status reserve_fields(cont_state *st, uint32_t cells)
             return GR_ERROR_OUT_OF_MEMORY;
         f->cap = cap;
     }
-    const gr_status s = cont_compact_reserve(&f->compact, st->mem, cells);
+    gr_status s = cont_compact_reserve(&f->compact, st->mem, cells);
+    if (s == GR_OK)
+        s = cont_friction_reserve(&f->cf, st->mem, cells);
     return s != GR_OK ? s : gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
 }
 
@@ -74,6 +76,7 @@ void cont_free_fields(cont_state *st)
     gr_sparse_grid_free(&st->prev, st->mem);
     gr_qp_workspace_free(&st->qp, st->mem);
     cont_compact_free(&st->f.compact, st->mem);
+    cont_friction_free(&st->f.cf, st->mem);
     cont_bodies_free(&st->bodies, st->mem);
     gr_mem_free(st->mem, st->imp, sizeof(gr_vec3) * 2 * (size_t)st->imp_cap);
     st->imp = NULL;
@@ -308,7 +311,11 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         cont_pressure_apply(&f->cp, f->p, &f->u_try);
         cont_bodies_seen(&st->bodies, g, dt, f->p, NULL);
         lap(clock, &tm->pressure);
-        cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, f->gm.alpha, 0.0);
+        /* (the diagonal, the candidates and the block operators once a step) */
+        if (r == 0)
+            cont_friction_setup(&f->cf, &f->gm, &f->u_try, f->p, f->gm.alpha, 0.0);
+        else
+            cont_friction_setup_again(&f->cf, &f->gm, &f->u_try, f->p);
         if (st->par.friction_sweeps && !st->par.pgs) {
             gr_qp_settings set = gr_qp_settings_default();
             set.rel_tol = st->par.tolerance;
