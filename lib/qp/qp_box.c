@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#define QP_VECTORS 6u /* x0, g, p, ap, w, v */
+#define QP_VECTORS 8u /* x0, g, p, ap, w, v, mic, mic_upper */
 
 gr_qp_settings gr_qp_settings_default(void)
 {
@@ -30,7 +30,9 @@ static void point_vectors(gr_qp_workspace *ws)
     ws->ap = b ? b + 3 * c : NULL;
     ws->w = b ? b + 4 * c : NULL;
     ws->v = b ? b + 5 * c : NULL;
-    ws->sums = b ? b + 6 * c : NULL;
+    ws->mic = b ? b + 6 * c : NULL;
+    ws->mic_upper = b ? b + 7 * c : NULL;
+    ws->sums = b ? b + 8 * c : NULL;
 }
 
 /* The chunk sums after the vectors: a chunk's GR_QP_CHUNK_SUMS for every GR_QP_CHUNK entries. */

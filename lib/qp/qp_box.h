@@ -78,7 +78,19 @@ typedef struct gr_qp_settings {
     /// may run on several threads at once. 0 = no colours (rows in index order); at most n.
     /// (A setting, not a field of gr_qp_problem, whose callers fill it positionally.)
     uint32_t color_split;
+    /// MPRGP with sgs on a gr_qp_ell problem: the sweeps divide by the modified incomplete
+    /// Cholesky diagonal of A over the free set (MIC(0), τ = GR_QP_MIC_TAU) instead of A's own
+    /// diagonal: the preconditioner the seed of the continuum solver names (Narain et al. 2010
+    /// sec. 4). Factored at the start and after each proportioning step, the steps that free
+    /// variables (CG and expansion steps only bind them; the sweeps stay SPD with pivots of a
+    /// larger free set). Default off.
+    bool mic;
 } gr_qp_settings;
+
+/// MIC(0)'s modification: the share of the dropped fill moved onto the diagonal (Bridson's 0.97);
+/// a pivot below GR_QP_MIC_SAFE of the row's diagonal falls back to the diagonal.
+#define GR_QP_MIC_TAU 0.97
+#define GR_QP_MIC_SAFE 0.25
 
 /// What a solve did. iterations = cg_steps + expansion_steps + proportioning_steps for MPRGP,
 /// sweeps for PGS.
@@ -106,8 +118,9 @@ typedef struct gr_qp_workspace {
     double *block; ///< all vectors, one allocation
     uint32_t cap;  ///< entries per vector (a multiple of 8: each vector is 64-byte aligned)
     /// the input's copy (restored on error), gradient, direction, A p, two scratch vectors (v
-    /// also holds MPRGP's symmetric Gauss-Seidel forward sweep: n entries)
-    double *x0, *g, *p, *ap, *w, *v;
+    /// also holds MPRGP's symmetric Gauss-Seidel forward sweep: n entries), MIC(0)'s pivots and
+    /// the rows' upper sums it is computed from (settings.mic)
+    double *x0, *g, *p, *ap, *w, *v, *mic, *mic_upper;
     /// MPRGP's per-chunk sums of a pass (qp_mprgp.c): GR_QP_CHUNK_SUMS for each GR_QP_CHUNK
     /// entries of cap (here, not on the stack: a solve may run on a host's small job stack)
     double *sums;

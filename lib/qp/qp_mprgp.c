@@ -48,6 +48,8 @@ typedef struct mp {
     uint32_t split;        /* settings.color_split with sgs, else 0 */
     const gr_qp_ell *ell;  /* the matrix when the problem's row is gr_qp_ell_row (its ctx), else NULL */
     double (*part)[MP_SUMS]; /* the chunks' sums of the last pass (ws->sums: chunks <= cap / MP_CHUNK, rounded up) */
+    double *mic, *mic_upper; /* settings.mic on an ELL matrix: the sweeps' pivots (else NULL) */
+    bool mic_stale;          /* the free set may have changed since the pivots were computed */
 } mp;
 
 /* The figures of one point, all from one pass over x and g. */
@@ -191,7 +193,7 @@ static inline void ell_sweep(const mp *m, const double *x, double *y, double *z,
                              bool forward, const uint32_t W)
 {
     const gr_qp_ell *a = m->ell;
-    const double *lo = m->lo, *hi = m->hi, *d = a->diag;
+    const double *lo = m->lo, *hi = m->hi, *d = m->mic ? m->mic : a->diag;
     if (forward)
         for (uint32_t i = r0; i < r1; i++) {
             const bool f = (!lo || lo[i] < x[i]) && (!hi || x[i] < hi[i]);
@@ -263,6 +265,39 @@ static void k_sgs(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     }
 }
 
+/* MIC(0) over the free set F of an ELL matrix, in index order: M = (E + L) E⁻¹ (E + U) with
+ *   E_i = A_ii - Σ_{j<i, j∈F} (A_ij² + τ A_ij (S_j - A_ij)) / E_j,   S_j = Σ_{k>j, k∈F} A_jk,
+ * the incomplete Cholesky pivot less τ of the fill it drops (row sums kept, the "modified" of
+ * MIC: Bridson's fluid notes). E_i below GR_QP_MIC_SAFE A_ii falls back to A_ii, so M stays SPD
+ * whatever the matrix; the sweeps are SGS's with E for D. E of a fixed row is never read. */
+static void mic_factor(mp *m, const double *x)
+{
+    const gr_qp_ell *a = m->ell;
+    const uint32_t W = a->width, n = m->n;
+    double *const e = m->mic, *const up = m->mic_upper;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *c = a->col + (size_t)i * W;
+        const double *v = a->val + (size_t)i * W;
+        double ei = a->diag[i], si = 0.0;
+        if (is_free(m, x, i)) {
+            for (uint32_t k = 0; k < W; k++) {
+                const uint32_t j = c[k];
+                if (j == i || v[k] == 0.0 || !is_free(m, x, j))
+                    continue;
+                if (j > i)
+                    si += v[k];
+                else
+                    ei -= (v[k] * v[k] + GR_QP_MIC_TAU * v[k] * (up[j] - v[k])) / e[j];
+            }
+            if (!(ei >= GR_QP_MIC_SAFE * a->diag[i]))
+                ei = a->diag[i];
+        }
+        e[i] = ei;
+        up[i] = si;
+    }
+    m->mic_stale = false;
+}
+
 /* z ← M⁻¹ z on the free set, M = (D + L) D⁻¹ (D + U) the symmetric Gauss-Seidel splitting of
  * A restricted to the free variables (SPD when A is and D > 0): a forward sweep into the
  * scratch y, then a backward one into z (and into `also` if given). Rows read only the entries
@@ -273,6 +308,8 @@ static void sgs_in_face(mp *m, const double *x, double *z, double *also)
     const gr_qp_problem *pr = m->prob;
     double *y = m->sgs;
     const uint32_t n = m->n, split = m->split;
+    if (m->mic && m->mic_stale)
+        mic_factor(m, x);
     if (split) {
         sgs_job s = {.j = {.m = m, .x = (double *)x}, .y = y, .z = z, .also = also};
         static const int phases[4] = {SGS_FWD0, SGS_FWD1, SGS_BWD1, SGS_BWD0};
@@ -637,6 +674,9 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     m.part = (double (*)[MP_SUMS])ws->sums;
     m.split = set.sgs ? set.color_split : 0;
     m.ell = prob->row == gr_qp_ell_row ? (const gr_qp_ell *)prob->ctx : NULL;
+    m.mic = set.mic && m.sgs && m.ell ? ws->mic : NULL;
+    m.mic_upper = ws->mic_upper;
+    m.mic_stale = true;
     const double qnorm = m.q ? sqrt(dot(&m, m.q, m.q)) : 0.0;
     st.tolerance = GR_MAX(set.abs_tol, set.rel_tol * qnorm);
     m.tol2 = st.tolerance * st.tolerance;
@@ -721,6 +761,7 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
             const double a = GR_MIN(a_min, sc.feasible);
             if (!isfinite(a))
                 goto not_finite;
+            m.mic_stale = true; /* (variables freed: MIC's pivots for the new free set) */
             j = (mp_job){.m = &m, .step = a == sc.feasible ? STEP_TO_BOUNDARY : STEP_INSIDE, .a = a, .d = w,
                          .ad = ap, .x = x, .g = g, .z = w, .p = p};
             r = measure(&j);
