@@ -812,6 +812,64 @@ static void test_density_single_cell_spreads_locally(void)
     CHECK(mem.in_use == 0);
 }
 
+/* cont_density_reach marks where the displacement reaches: after correcting one over-packed cell
+ * (and a block on a floor whose splats reach into it), every particle in an unmarked cell gets
+ * d = 0 and keeps its velocity from cont_density_particle, so the step may skip it; the marked
+ * cells hold every particle the correction moves, and in the single cell's case few others. */
+static void test_density_reach_covers_displacement(void)
+{
+    for (int t = 0; t < 2; t++) {
+        gr_mem mem;
+        gr_mem_init(&mem, NULL);
+        const double h = 0.02;
+        scene s = {.h = h, .solid = box_walls, .L = 0.24};
+        if (t == 0) { /* one cell at phi 1.5 in a loose region (as density_single_cell_spreads_locally) */
+            scene_block(&s, &mem, v3(0.02, 0.01, 0.02), v3(0.22, 0.17, 0.22), 1500, 1.0);
+            for (uint32_t i = 0; i < s.n; i++) {
+                s.vmin[i] *= 0.7, s.m[i] *= 0.7;
+                int32_t k[3];
+                CHECK(gr_sparse_grid_locate_in((gr_vec3){0, 0, 0}, 1 / h, s.x[i], k));
+                if (k[0] == 5 && k[1] == 4 && k[2] == 6)
+                    s.vmin[i] *= 3.7, s.m[i] *= 3.7;
+            }
+        } else /* a block sunk a quarter cell into the floor */
+            scene_block(&s, &mem, v3(0.08, 0.0, 0.08), v3(0.16, 0.08, 0.16), 1500, 1.0);
+        scene_splat(&s);
+        gr_qp_settings set = settings(0);
+        set.abs_tol = 1e-9;
+        gr_qp_stats st;
+        memset(s.y, 0, sizeof(double) * s.cells);
+        CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, s.y, &s.dx, &st) == GR_OK);
+        uint8_t *near = (uint8_t *)malloc(s.cells);
+        cont_density_reach(&s.g, &s.dx, near);
+        uint32_t marked = 0, inside = 0, moved = 0, moved_inside = 0;
+        for (uint32_t c = 0; c < s.cells; c++)
+            marked += near[c];
+        for (uint32_t i = 0; i < s.n; i++) {
+            const uint32_t c = s.g.point_cell[i];
+            gr_vec3 v = v3(0.1, -0.2, 0.3); /* against any d somewhere */
+            const gr_vec3 d = cont_density_particle(&s.g, &s.dx, s.x[i], 1.0 / 120, &v);
+            const bool any = d.x != 0 || d.y != 0 || d.z != 0;
+            moved += any;
+            if (near[c]) {
+                inside++;
+                moved_inside += any;
+            } else {
+                CHECK(!any);
+                CHECK(v.x == 0.1 && v.y == -0.2 && v.z == 0.3);
+            }
+        }
+        printf("  %s: %u of %u cells marked; %u of %u particles in them, %u moved (all inside: %u)\n",
+               t ? "block on the floor" : "single cell", marked, s.cells, inside, s.n, moved, moved_inside);
+        CHECK(moved > 0 && moved_inside == moved);
+        if (t == 0)
+            CHECK(marked < s.cells / 10 && inside < s.n / 10);
+        free(near);
+        scene_free(&s);
+        CHECK(mem.in_use == 0);
+    }
+}
+
 /* The seed's reason for the correction: a block at the critical density whose lowest particles
  * sit in the bottom cell's lower half (their splats reach into the floor's cells: phi + phi_s > 1
  * there) makes the pressure solve push it out of the floor in one step, and it pops up and
@@ -1060,6 +1118,7 @@ int main(int argc, char **argv)
         {"density_overpacked_block", test_density_overpacked_block},
         {"density_valid_state_untouched", test_density_valid_state_untouched},
         {"density_single_cell_spreads_locally", test_density_single_cell_spreads_locally},
+        {"density_reach_covers_displacement", test_density_reach_covers_displacement},
         {"density_correction_stops_popping", test_density_correction_stops_popping},
         {"density_thin_layer_comes_to_rest", test_density_thin_layer_comes_to_rest},
     };

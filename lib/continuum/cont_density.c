@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "cont_density.h"
 
+#include <string.h>
+
 #include "../qp/qp_mprgp.h"
 
 void cont_density_setup(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
@@ -69,4 +71,21 @@ gr_vec3 cont_density_particle(const gr_sparse_grid *g, const cont_faces *dx, gr_
             *v = v3_madd(*v, d, -fmax(vn, -n / dt) / n);
     }
     return d;
+}
+
+void cont_density_reach(const gr_sparse_grid *g, const cont_faces *dx, uint8_t *near)
+{
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    memset(near, 0, cells);
+    for (uint32_t c = 0; c < cells; c++) {
+        if (dx->f[0][c] == 0 && dx->f[1][c] == 0 && dx->f[2][c] == 0)
+            continue;
+        for (int k = -1; k <= 1; k++)
+            for (int j = -1; j <= 1; j++)
+                for (int i = -1; i <= 1; i++) {
+                    const uint32_t n = gr_sparse_grid_neighbor(g, c, i, j, k);
+                    if (n != GR_INVALID_INDEX)
+                        near[n] = 1;
+                }
+    }
 }

@@ -66,4 +66,10 @@ bool cont_density_displacement_at(const gr_sparse_grid *g, const cont_faces *dx,
 /// while d holds them in place, and such a layer never comes to rest.
 gr_vec3 cont_density_particle(const gr_sparse_grid *g, const cont_faces *dx, gr_vec3 x, double dt, gr_vec3 *v);
 
+/// near[c] (cells entries) = 1 for the cells within one cell (the 27 around) of a face whose
+/// displacement is not zero, else 0. A particle's stencils (cont_velocity_at) reach the faces of
+/// the cells within one of its own, so in an unmarked cell it interpolates dx from zeros only:
+/// cont_density_particle would return d = 0 and leave v as it is, and the caller may skip it.
+void cont_density_reach(const gr_sparse_grid *g, const cont_faces *dx, uint8_t *near);
+
 #endif /* GR_CONTINUUM_CONT_DENSITY_H */

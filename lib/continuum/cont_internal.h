@@ -65,6 +65,7 @@ typedef struct cont_fields {
     double *s;                  ///< [5 cap] friction stress
     double *y;                  ///< the density correction's potential (sec. 2.2.1)
     cont_faces dx;              ///< the density correction's displacement
+    uint8_t *dx_near;           ///< cells within one of a nonzero dx (cont_density_reach)
     cont_pressure cp;
     cont_friction cf;
     cont_compact compact;       ///< the pressure, density and friction solves' compact problems

@@ -26,9 +26,10 @@ static uint32_t field_arrays(cont_fields *f, gr_array_ref *a)
     double **five[] = {&f->s, &f->cf.q, &f->cf.diag, &f->cf.lo, &f->cf.hi};
     for (size_t i = 0; i < GR_COUNTOF(five); i++)
         a[k++] = (gr_array_ref){(void **)five[i], 5 * sizeof(double)};
+    a[k++] = (gr_array_ref){(void **)&f->dx_near, sizeof(uint8_t)};
     return k;
 }
-#define CONT_FIELD_ARRAYS 47
+#define CONT_FIELD_ARRAYS 48
 
 static gr_status reserve_fields(cont_state *st, uint32_t cells)
 {
@@ -189,7 +190,8 @@ static void advect_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
             continue;
         }
         gr_vec3 d = {0, 0, 0};
-        if (st->par.density_correction)
+        /* (far from any displacement d is zero: cont_density_reach) */
+        if (st->par.density_correction && f->dx_near[g->point_cell[i]])
             d = cont_density_particle(g, &f->dx, st->x[i], dt, &st->v[i]);
         st->x[i] = v3_add(st->x[i], v3_madd(d, st->flow[i], dt));
         /* (a step deforms a particle by at most half its size: beside a wall one step's gradient
@@ -283,6 +285,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         const double *solid = cont_bodies_correction_solid(&st->bodies, cells, f->gm.phi);
         if ((s = cont_density_correct(&f->cp, &f->gm, solid, &st->qp, &ds, f->y, &f->dx, &qs)) != GR_OK)
             return s;
+        cont_density_reach(g, &f->dx, f->dx_near);
         f->cp.bodies = &st->bodies;
         st->stats.density_iterations = qs.iterations;
         f->cp.dt = dt;
