@@ -49,6 +49,7 @@ typedef struct mp {
     const gr_qp_ell *ell;  /* the matrix when the problem's row is gr_qp_ell_row (its ctx), else NULL */
     bool ell_apply;        /* and its apply is gr_qp_ell_apply: the matvec may be fused into a pass */
     int bounds;            /* BOUNDS_*: which kernels' variants fit the bounds (k_start finds it) */
+    bool y_zero;           /* sgs's scratch is all 0 (the fused sweeps leave it so): no clearing */
     double (*part)[MP_SUMS]; /* the chunks' sums of the last pass (ws->sums: chunks <= cap / MP_CHUNK, rounded up) */
 } mp;
 
@@ -89,6 +90,22 @@ static inline bool is_free(const mp *m, const double *x, uint32_t i) { return lo
 
 /* The chunk whose sums a kernel call writes (calls cover one chunk each). */
 static inline double *part_of(const mp_job *j, uint32_t begin) { return j->m->part[begin / j->m->chunk]; }
+
+/* Row i of an ELL matrix of width W times x, as gr_qp_ell_row_of sums it (W a constant per call
+ * site: the compiler unrolls the slots). */
+static GR_FORCE_INLINE double ell_row_w(const gr_qp_ell *a, uint32_t i, const double *x, const uint32_t W)
+{
+    const uint32_t *c = a->col + (size_t)i * W;
+    const double *v = a->val + (size_t)i * W;
+    double s = a->diag[i] * x[i];
+    for (uint32_t k = 0; k < W; k++)
+        s += v[k] * x[c[k]];
+    return s;
+}
+
+/* The ELL matrix's rows may be made in MPRGP's passes (widths 4 and 6: two and three face grids;
+ * others apply first). */
+static bool ell_fused(const mp *m) { return m->ell_apply && (m->ell->width == 4 || m->ell->width == 6); }
 
 /* Run fn over rows [base, base + count) in chunks: on the pool when it is worth a dispatch,
  * else here. Which thread runs a chunk changes nothing it computes. */
@@ -133,16 +150,15 @@ static double dot(mp *m, const double *a, const double *b)
 }
 
 /* g += q where q is given; sums xᵀ(g + q) (sum 1: 2f) or ‖g^P‖² (sum 2) of the result. */
-static void k_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+static GR_FORCE_INLINE void gradq_rows(const mp_job *j, uint32_t b, uint32_t e, const int sum, const uint32_t W)
 {
-    (void)worker;
-    const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
     double *const g = j->g, s = 0.0;
     const double *const x = j->x, *const q = m->q;
     const bool add_q = j->add_q;
-    const int sum = j->sum;
     for (uint32_t i = b; i < e; i++) {
+        if (W) /* (g = A x made here, row by row: k_apply_gradq) */
+            g[i] = ell_row_w(m->ell, i, x, W);
         if (add_q)
             g[i] += q[i];
         if (sum == 1)
@@ -155,14 +171,38 @@ static void k_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     part_of(j, b)[0] = s;
 }
 
+static void k_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    j->sum == 1 ? gradq_rows(j, b, e, 1, 0) : j->sum == 2 ? gradq_rows(j, b, e, 2, 0) : gradq_rows(j, b, e, 0, 0);
+}
+
+static GR_FORCE_INLINE void apply_gradq_w(const mp_job *j, uint32_t b, uint32_t e, const uint32_t W)
+{
+    j->sum == 1 ? gradq_rows(j, b, e, 1, W) : j->sum == 2 ? gradq_rows(j, b, e, 2, W) : gradq_rows(j, b, e, 0, W);
+}
+
+/* k_gradq after g = A x from the ELL matrix, in one pass. */
+static void k_apply_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    j->m->ell->width == 4 ? apply_gradq_w(j, b, e, 4) : apply_gradq_w(j, b, e, 6);
+}
+
 /* g = A x + q (apply may run on the caller's threads); returns the asked sum (k_gradq). */
 static double gradient_sum(mp *m, const double *x, double *g, bool apply, int sum)
 {
+    mp_job j = {.m = m, .add_q = apply && m->q, .sum = sum, .x = (double *)x, .g = g};
+    if (apply && ell_fused(m)) { /* (a row costs several entries' pass: the matvec's threshold) */
+        run_from(&j, k_apply_gradq, 0, m->n, GR_QP_ELL_ROWS_PER_TASK);
+        return total(m, 0);
+    }
     if (apply)
         m->prob->apply(m->prob->ctx, x, g);
     if (!m->q && sum == 0)
         return 0.0;
-    mp_job j = {.m = m, .add_q = apply && m->q, .sum = sum, .x = (double *)x, .g = g};
     run(&j, k_gradq, 0, m->n);
     return total(m, 0);
 }
@@ -215,6 +255,37 @@ static inline void ell_sweep(const mp *m, const double *x, double *y, double *z,
             if (also)
                 also[i] = z[i];
         }
+}
+
+/* The backward sweep after measure_rows' forward one (all n rows; z's unswept entries are 0, as
+ * the pass left them): ell_sweep's, and y_i cleared once read, so that the next forward sweep
+ * finds y all 0. The free test as ell_sweep's for the bounds' kind. */
+static GR_FORCE_INLINE void ell_backward(const mp *m, const double *x, double *y, double *z, double *also,
+                                         const int bounds, const uint32_t W)
+{
+    const gr_qp_ell *a = m->ell;
+    const double *lo = m->lo, *hi = m->hi, *d = a->diag;
+    for (uint32_t i = m->n; i-- > 0;) {
+        const bool f = bounds == BOUNDS_ANY ? (!lo || lo[i] < x[i]) && (!hi || x[i] < hi[i])
+                                            : lo[i] < x[i] && (bounds == BOUNDS_LO || x[i] < hi[i]);
+        z[i] = f ? y[i] - ell_off(a, i, z, W) / d[i] : 0.0;
+        y[i] = 0.0;
+        if (also)
+            also[i] = z[i];
+    }
+}
+
+static void ell_backward_any(const mp *m, const double *x, double *y, double *z, double *also)
+{
+    const int bounds = m->bounds;
+    if (m->ell->width == 4)
+        bounds == BOUNDS_LO    ? ell_backward(m, x, y, z, also, BOUNDS_LO, 4)
+        : bounds == BOUNDS_BOX ? ell_backward(m, x, y, z, also, BOUNDS_BOX, 4)
+                               : ell_backward(m, x, y, z, also, BOUNDS_ANY, 4);
+    else
+        bounds == BOUNDS_LO    ? ell_backward(m, x, y, z, also, BOUNDS_LO, 6)
+        : bounds == BOUNDS_BOX ? ell_backward(m, x, y, z, also, BOUNDS_BOX, 6)
+                               : ell_backward(m, x, y, z, also, BOUNDS_ANY, 6);
 }
 
 /* ell_sweep with the width a constant (4: two face grids, 6: three). */
@@ -316,7 +387,7 @@ static void sgs_in_face(mp *m, const double *x, double *z, double *also)
  * (a sum of squares never holds -0, so adding a +0 where the general loop adds nothing leaves it
  * as it is, bit for bit). W > 0 (k_measure_sweep; rows in index order): row i's symmetric
  * Gauss-Seidel forward sweep too, y_i = (z_i - L_i y) / d_i on the free rows, as ell_sweep does
- * it after the pass (it reads z_i, x_i and the rows before i only). */
+ * it after the pass (it reads z_i, x_i and the rows before i only); z is then left 0. */
 static GR_FORCE_INLINE void measure_rows(const mp_job *j, uint32_t b, uint32_t e, const mp_step step, const int bounds,
                                          const uint32_t W)
 {
@@ -372,7 +443,7 @@ static GR_FORCE_INLINE void measure_rows(const mp_job *j, uint32_t b, uint32_t e
             gp2 += free ? gg : 0.0;
             zi = free ? (jac ? gi / jac[i] : gi) : 0.0;
         }
-        z[i] = zi;
+        z[i] = W ? 0.0 : zi; /* (with the sweep: 0, the backward sweep's unswept entries) */
         if (p)
             p[i] = zi;
         if (dot)
@@ -440,7 +511,9 @@ static mp_measure measure(mp_job *j)
     const bool fused = m->sgs && m->ell && !m->split && (m->ell->width == 4 || m->ell->width == 6);
     if (fused) {
         j->y = m->sgs;
-        memset(j->y, 0, sizeof(double) * m->n);
+        if (!m->y_zero)
+            memset(j->y, 0, sizeof(double) * m->n);
+        m->y_zero = false;
         j->base = 0;
         for (uint64_t b = 0; b < m->n; b += m->chunk)
             k_measure_sweep(j, (uint32_t)b, (uint32_t)GR_MIN((uint64_t)m->n, b + m->chunk), 0);
@@ -450,10 +523,18 @@ static mp_measure measure(mp_job *j)
     mp_measure r = {total(m, 0), total(m, 1), total(m, 2), total(m, 3), total(m, 4)};
     r.gp2 += r.beta2;
     if (fused && r.gp2 > m->tol2) { /* the backward sweep (sgs_in_face's second half) */
-        memset(j->z, 0, sizeof(double) * m->n);
-        ell_sweep_any(m, j->x, m->sgs, j->z, j->p, 0, m->n, false);
+        ell_backward_any(m, j->x, m->sgs, j->z, j->p);
+        m->y_zero = true;
         if (j->dot)
             r.zad = dot(m, j->z, j->dot);
+    } else if (fused) { /* at the answer: z the free gradient again (the same pass, no step) */
+        mp_job k = *j;
+        k.step = STEP_NONE, k.add_q = false, k.p = NULL, k.dot = NULL;
+        run(&k, k_measure, 0, m->n);
+        if (p)
+            memcpy(p, j->z, sizeof(double) * m->n);
+        if (d)
+            r.zad = dot(m, j->z, d);
     } else if (m->sgs && r.gp2 > m->tol2) { /* (at the answer z is not used: no sweeps) */
         sgs_in_face(m, j->x, j->z, j->p);
         if (j->dot)
@@ -465,18 +546,6 @@ static mp_measure measure(mp_job *j)
             r.zad = dot(m, j->z, d);
     }
     return r;
-}
-
-/* Row i of an ELL matrix of width W times x, as gr_qp_ell_row_of sums it (W a constant per call
- * site: the compiler unrolls the slots). */
-static GR_FORCE_INLINE double ell_row_w(const gr_qp_ell *a, uint32_t i, const double *x, const uint32_t W)
-{
-    const uint32_t *c = a->col + (size_t)i * W;
-    const double *v = a->val + (size_t)i * W;
-    double s = a->diag[i] * x[i];
-    for (uint32_t k = 0; k < W; k++)
-        s += v[k] * x[c[k]];
-    return s;
 }
 
 /* Sums dᵀ(A d), gᵀd and the longest α with x - α d in the box (INFINITY if unbounded along -d);
@@ -528,7 +597,7 @@ static void k_scan(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     }
 }
 
-/* k_scan with A d made in the pass (widths 4 and 6: two and three face grids; others apply first). */
+/* k_scan with A d made in the pass. */
 static void k_apply_scan(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
     (void)worker;
@@ -550,7 +619,7 @@ typedef struct mp_scan {
 static mp_scan apply_scan(mp *m, const double *x, const double *g, const double *d, double *ad)
 {
     mp_job j = {.m = m, .x = (double *)x, .g = (double *)g, .d = d, .ad = ad};
-    if (m->ell_apply && (m->ell->width == 4 || m->ell->width == 6)) {
+    if (ell_fused(m)) {
         /* (a row costs several entries' pass: the pool from the matvec's own threshold) */
         run_from(&j, k_apply_scan, 0, m->n, GR_QP_ELL_ROWS_PER_TASK);
     } else {
@@ -571,10 +640,16 @@ static void k_chopped(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     const mp *m = j->m;
     const double *const x = j->x, *const g = j->g;
     double *const z = j->z;
-    for (uint32_t i = b; i < e; i++) {
-        const double lo = lo_of(m, i), hi = hi_of(m, i);
-        z[i] = lo == hi ? 0.0 : x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
-    }
+    if (m->bounds == BOUNDS_ANY)
+        for (uint32_t i = b; i < e; i++) {
+            const double lo = lo_of(m, i), hi = hi_of(m, i);
+            z[i] = lo == hi ? 0.0 : x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
+        }
+    else /* (no lo == hi; hi_of's +inf where NULL) */
+        for (uint32_t i = b; i < e; i++) {
+            const double lo = m->lo[i], hi = m->hi ? m->hi[i] : INFINITY;
+            z[i] = x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
+        }
 }
 
 /* CG's next direction p ← z - β p. */
@@ -590,20 +665,29 @@ static void k_direction(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 
 /* The projected CG step tried: sums xᵀ(g + q) at x (2 f), keeps x in v and g in w, then
  * x ← P(x - a p). */
-static void k_try(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+static GR_FORCE_INLINE void try_rows(const mp_job *j, uint32_t b, uint32_t e, const int bounds)
 {
-    (void)worker;
-    const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
     double *const x = j->x, *const v = j->v, *const w = j->w, s = 0.0;
     const double *const g = j->g, *const d = j->d, *const q = m->q, a = j->a;
     for (uint32_t i = b; i < e; i++) {
+        const double lo = bounds == BOUNDS_ANY ? lo_of(m, i) : m->lo[i];
+        const double hi = bounds == BOUNDS_ANY ? hi_of(m, i) : bounds == BOUNDS_BOX ? m->hi[i] : INFINITY;
         s += x[i] * (g[i] + (q ? q[i] : 0.0));
         v[i] = x[i];
         w[i] = g[i];
-        x[i] = gr_qp_clamp(x[i] - a * d[i], lo_of(m, i), hi_of(m, i));
+        x[i] = gr_qp_clamp(x[i] - a * d[i], lo, hi);
     }
     part_of(j, b)[0] = s;
+}
+
+static void k_try(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    j->m->bounds == BOUNDS_LO    ? try_rows(j, b, e, BOUNDS_LO)
+    : j->m->bounds == BOUNDS_BOX ? try_rows(j, b, e, BOUNDS_BOX)
+                                 : try_rows(j, b, e, BOUNDS_ANY);
 }
 
 /* The fixed expansion (x and g first restored from v and w if given): to the boundary along p
@@ -793,6 +877,7 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     m.ell = prob->row == gr_qp_ell_row ? (const gr_qp_ell *)prob->ctx : NULL;
     m.ell_apply = m.ell && prob->apply == gr_qp_ell_apply;
     m.bounds = BOUNDS_ANY;
+    m.y_zero = false;
     const double qnorm = m.q ? sqrt(dot(&m, m.q, m.q)) : 0.0;
     st.tolerance = GR_MAX(set.abs_tol, set.rel_tol * qnorm);
     m.tol2 = st.tolerance * st.tolerance;
@@ -846,6 +931,7 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
                      * (f(x - α_f p) = f(x) - α_f gᵀp + ½ α_f² pᵀAp): f decreases at every step */
                     j = (mp_job){.m = &m, .a = a_cg, .d = p, .x = x, .g = g, .v = ws->v, .w = w};
                     run(&j, k_try, 0, n);
+                    m.y_zero = false; /* (v: sgs's scratch) */
                     const double f_half = 0.5 * total(&m, 0) - a_feasible * sc.gd + 0.5 * a_feasible * a_feasible * pap;
                     done = 0.5 * gradient_sum(&m, x, g, true, 1) <= f_half;
                     st.matvecs++;
