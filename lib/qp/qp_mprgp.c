@@ -449,7 +449,8 @@ static GR_FORCE_INLINE void measure_rows(const mp_job *j, uint32_t b, uint32_t e
         if (dot)
             zad += zi * dot[i];
         if (W) { /* (y's unswept entries are 0, y_i's own too: an unused slot reads it) */
-            const bool f = bounds == BOUNDS_ANY ? is_free(m, x, i) : lo < xi && (bounds == BOUNDS_LO || xi < hi);
+            const bool f = bounds == BOUNDS_ANY ? (!lop || lop[i] < xi) && (!hip || xi < hip[i]) /* (ell_sweep's test) */
+                                                : lo < xi && (bounds == BOUNDS_LO || xi < hi);
             j->y[i] = f ? (zi - ell_off(m->ell, i, j->y, W)) / m->ell->diag[i] : 0.0;
         }
     }
@@ -665,29 +666,20 @@ static void k_direction(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 
 /* The projected CG step tried: sums xᵀ(g + q) at x (2 f), keeps x in v and g in w, then
  * x ← P(x - a p). */
-static GR_FORCE_INLINE void try_rows(const mp_job *j, uint32_t b, uint32_t e, const int bounds)
-{
-    const mp *m = j->m;
-    double *const x = j->x, *const v = j->v, *const w = j->w, s = 0.0;
-    const double *const g = j->g, *const d = j->d, *const q = m->q, a = j->a;
-    for (uint32_t i = b; i < e; i++) {
-        const double lo = bounds == BOUNDS_ANY ? lo_of(m, i) : m->lo[i];
-        const double hi = bounds == BOUNDS_ANY ? hi_of(m, i) : bounds == BOUNDS_BOX ? m->hi[i] : INFINITY;
-        s += x[i] * (g[i] + (q ? q[i] : 0.0));
-        v[i] = x[i];
-        w[i] = g[i];
-        x[i] = gr_qp_clamp(x[i] - a * d[i], lo, hi);
-    }
-    part_of(j, b)[0] = s;
-}
-
 static void k_try(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
-    j->m->bounds == BOUNDS_LO    ? try_rows(j, b, e, BOUNDS_LO)
-    : j->m->bounds == BOUNDS_BOX ? try_rows(j, b, e, BOUNDS_BOX)
-                                 : try_rows(j, b, e, BOUNDS_ANY);
+    const mp *m = j->m;
+    double *const x = j->x, *const v = j->v, *const w = j->w, s = 0.0;
+    const double *const g = j->g, *const d = j->d, *const q = m->q, a = j->a;
+    for (uint32_t i = b; i < e; i++) {
+        s += x[i] * (g[i] + (q ? q[i] : 0.0));
+        v[i] = x[i];
+        w[i] = g[i];
+        x[i] = gr_qp_clamp(x[i] - a * d[i], lo_of(m, i), hi_of(m, i));
+    }
+    part_of(j, b)[0] = s;
 }
 
 /* The fixed expansion (x and g first restored from v and w if given): to the boundary along p
