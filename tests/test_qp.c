@@ -1160,6 +1160,93 @@ static void test_qp_mic_preconditioner(void)
     gr_qp_workspace_free(&ws, &mem);
 }
 
+/* The ELL matrix behind callbacks of another name: MPRGP then takes its general passes (apply,
+ * then the pass; the sweeps after the measure) instead of the fused ones. */
+static void other_apply(void *ctx, const double *x, double *y) { gr_qp_ell_apply(ctx, x, y); }
+static double other_row(void *ctx, uint32_t i, const double *x) { return gr_qp_ell_row(ctx, i, x); }
+
+/* MPRGP fuses its passes with an ELL matrix (the matvec into the scan's and the gradient's pass,
+ * the forward sweep into the measure's) and picks branch-free variants by the bounds' kind (lower
+ * bounds only, a box, fixed variables): the iterates and stats are those of the general passes
+ * bit for bit, for widths 6 and 4, each kind, both expansions, stopped early or converged, with and
+ * without preconditioning, serially and on 2 workers. */
+static void test_qp_ell_fused_passes(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    lap L;
+    lap_build(&L, 17, 0.95, 0.2, 5.0, 1e-3, LAP_DIRICHLET, 5150);
+    const uint32_t n = L.n;
+    CHECK(n > 4096); /* (the passes run on the pool) */
+    gr_qp_ell m = {0};
+    CHECK(gr_qp_ell_reserve(&m, &mem, n) == GR_OK);
+    double *q = vec(n), *lo = vec(n), *hi = vec(n), *x0 = vec(n), *x[2];
+    x[0] = vec(n), x[1] = vec(n);
+    gr_rng rng = {31337};
+    gr_qp_workspace ws = {0};
+    CHECK(gr_qp_workspace_reserve(&ws, &mem, n) == GR_OK);
+    gr_tasks pool;
+    CHECK(gr_tasks_init(&pool, &mem, 2, NULL) == GR_OK);
+    uint32_t cases = 0, tried = 0, proportioning = 0;
+    for (uint32_t width = 6; width >= 4; width -= 2) {
+        ell_from_lap(&m, &L);
+        if (width == 4) /* (the z neighbours dropped, both ways: still symmetric, diagonally dominant) */
+            for (uint32_t i = 0; i < n; i++) {
+                double v[4];
+                uint32_t c[4];
+                for (uint32_t f = 0; f < 4; f++)
+                    v[f] = m.val[6 * i + f], c[f] = m.col[6 * i + f];
+                m.width = 4;
+                for (uint32_t f = 0; f < 4; f++)
+                    gr_qp_ell_set(&m, i, f, c[f], v[f]);
+            }
+        for (int kind = 0; kind < 3; kind++) { /* lower bounds only; a box; a box with fixed variables */
+            box_qp(n, &rng, q, lo, hi, x0);
+            for (uint32_t i = 0; i < n; i++) {
+                if (kind == 0)
+                    lo[i] = 0.0;
+                else if (kind == 1 && lo[i] == hi[i])
+                    hi[i] = 0.1;
+            }
+            const gr_qp_problem fused = gr_qp_ell_problem(&m, q, lo, kind == 0 ? NULL : hi);
+            gr_qp_problem general = fused;
+            general.apply = other_apply, general.row = other_row;
+            for (int v = 0; v < 8; v++) {
+                gr_qp_settings set = gr_qp_settings_default();
+                set.sgs = (v & 1) == 0;
+                set.jacobi = !set.sgs;
+                set.expansion = v & 2 ? GR_QP_EXPANSION_FIXED : GR_QP_EXPANSION_PROJECTED_CG;
+                set.max_iter = v & 4 ? 7 : 5000;
+                set.rel_tol = 1e-9;
+                set.tasks = m.tasks = kind == 1 ? &pool : NULL;
+                gr_qp_stats st[2];
+                for (int k = 0; k < 2; k++) {
+                    memcpy(x[k], x0, sizeof(double) * n);
+                    CHECK(gr_qp_mprgp(k ? &general : &fused, &set, &ws, x[k], &st[k]) == GR_OK);
+                }
+                CHECK(memcmp(x[0], x[1], sizeof(double) * n) == 0);
+                CHECK(st[0].iterations == st[1].iterations && st[0].matvecs == st[1].matvecs &&
+                      st[0].cg_steps == st[1].cg_steps && st[0].expansion_steps == st[1].expansion_steps &&
+                      st[0].proportioning_steps == st[1].proportioning_steps &&
+                      st[0].expansion_fallbacks == st[1].expansion_fallbacks && st[0].converged == st[1].converged);
+                CHECK(memcmp(&st[0].gp_norm, &st[1].gp_norm, sizeof(double)) == 0 &&
+                      memcmp(&st[0].objective, &st[1].objective, sizeof(double)) == 0);
+                CHECK(st[0].converged == !(v & 4));
+                cases++, proportioning += st[0].proportioning_steps;
+                tried += set.expansion == GR_QP_EXPANSION_PROJECTED_CG ? st[0].expansion_steps : 0;
+            }
+        }
+    }
+    printf("  n %u: %u solves alike, %u projected CG expansions, %u proportioning steps among them\n", n, cases, tried,
+           proportioning);
+    CHECK(tried > 0 && proportioning > 0); /* (the paths the fused passes take part in) */
+    gr_tasks_destroy(&pool);
+    gr_qp_workspace_free(&ws, &mem);
+    gr_qp_ell_free(&m, &mem);
+    lap_free(&L);
+    free(x[0]), free(x[1]), free(q), free(lo), free(hi), free(x0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -1177,6 +1264,7 @@ int main(int argc, char **argv)
         {"qp_ell_matches_stencil", test_qp_ell_matches_stencil},
         {"qp_ell_red_black_sweeps", test_qp_ell_red_black_sweeps},
         {"qp_mic_preconditioner", test_qp_mic_preconditioner},
+        {"qp_ell_fused_passes", test_qp_ell_fused_passes},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -47,6 +47,9 @@ typedef struct mp {
     uint32_t chunk, chunks;
     uint32_t split;        /* settings.color_split with sgs, else 0 */
     const gr_qp_ell *ell;  /* the matrix when the problem's row is gr_qp_ell_row (its ctx), else NULL */
+    bool ell_apply;        /* and its apply is gr_qp_ell_apply: the matvec may be fused into a pass */
+    int bounds;            /* BOUNDS_*: which kernels' variants fit the bounds (k_start finds it) */
+    bool y_zero;           /* sgs's scratch is all 0 (the fused sweeps leave it so): no clearing */
     double (*part)[MP_SUMS]; /* the chunks' sums of the last pass (ws->sums: chunks <= cap / MP_CHUNK, rounded up) */
     double *mic, *mic_upper; /* settings.mic on an ELL matrix: the sweeps' pivots (else NULL) */
     bool mic_stale;          /* the free set may have changed since the pivots were computed */
@@ -64,6 +67,12 @@ typedef struct mp_measure {
 /* A step of x (and of g by the recurrence) along -d, fused into the measure's pass. */
 typedef enum mp_step { STEP_NONE, STEP_INSIDE, STEP_TO_BOUNDARY } mp_step;
 
+/* The bounds as the kernels' variants see them: BOUNDS_ANY the general loop (NULL lo, fixed
+ * variables); with no variable fixed (lo < hi everywhere), BOUNDS_LO: lo given, hi NULL (+inf, a
+ * constant), BOUNDS_BOX: both given. The variants compute each entry's figures by the same
+ * operations, without branches, and add them in the same order: the same sums to the bit. */
+enum { BOUNDS_ANY, BOUNDS_LO, BOUNDS_BOX };
+
 /* What one pass reads and writes; each kernel names the fields it uses. */
 typedef struct mp_job {
     mp *m;
@@ -74,6 +83,7 @@ typedef struct mp_job {
     double a, b;
     double *x, *g, *z, *p, *v, *w;
     const double *d, *ad, *dot;
+    double *y; /* k_measure_sweep: the forward sweep's output (0 on entry) */
 } mp_job;
 
 static inline double lo_of(const mp *m, uint32_t i) { return m->lo ? m->lo[i] : -INFINITY; }
@@ -82,6 +92,22 @@ static inline bool is_free(const mp *m, const double *x, uint32_t i) { return lo
 
 /* The chunk whose sums a kernel call writes (calls cover one chunk each). */
 static inline double *part_of(const mp_job *j, uint32_t begin) { return j->m->part[begin / j->m->chunk]; }
+
+/* Row i of an ELL matrix of width W times x, as gr_qp_ell_row_of sums it (W a constant per call
+ * site: the compiler unrolls the slots). */
+static GR_FORCE_INLINE double ell_row_w(const gr_qp_ell *a, uint32_t i, const double *x, const uint32_t W)
+{
+    const uint32_t *c = a->col + (size_t)i * W;
+    const double *v = a->val + (size_t)i * W;
+    double s = a->diag[i] * x[i];
+    for (uint32_t k = 0; k < W; k++)
+        s += v[k] * x[c[k]];
+    return s;
+}
+
+/* The ELL matrix's rows may be made in MPRGP's passes (widths 4 and 6: two and three face grids;
+ * others apply first). */
+static bool ell_fused(const mp *m) { return m->ell_apply && (m->ell->width == 4 || m->ell->width == 6); }
 
 /* Run fn over rows [base, base + count) in chunks: on the pool when it is worth a dispatch,
  * else here. Which thread runs a chunk changes nothing it computes. */
@@ -126,16 +152,15 @@ static double dot(mp *m, const double *a, const double *b)
 }
 
 /* g += q where q is given; sums xᵀ(g + q) (sum 1: 2f) or ‖g^P‖² (sum 2) of the result. */
-static void k_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+static GR_FORCE_INLINE void gradq_rows(const mp_job *j, uint32_t b, uint32_t e, const int sum, const uint32_t W)
 {
-    (void)worker;
-    const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
     double *const g = j->g, s = 0.0;
     const double *const x = j->x, *const q = m->q;
     const bool add_q = j->add_q;
-    const int sum = j->sum;
     for (uint32_t i = b; i < e; i++) {
+        if (W) /* (g = A x made here, row by row: k_apply_gradq) */
+            g[i] = ell_row_w(m->ell, i, x, W);
         if (add_q)
             g[i] += q[i];
         if (sum == 1)
@@ -148,14 +173,38 @@ static void k_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     part_of(j, b)[0] = s;
 }
 
+static void k_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    j->sum == 1 ? gradq_rows(j, b, e, 1, 0) : j->sum == 2 ? gradq_rows(j, b, e, 2, 0) : gradq_rows(j, b, e, 0, 0);
+}
+
+static GR_FORCE_INLINE void apply_gradq_w(const mp_job *j, uint32_t b, uint32_t e, const uint32_t W)
+{
+    j->sum == 1 ? gradq_rows(j, b, e, 1, W) : j->sum == 2 ? gradq_rows(j, b, e, 2, W) : gradq_rows(j, b, e, 0, W);
+}
+
+/* k_gradq after g = A x from the ELL matrix, in one pass. */
+static void k_apply_gradq(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    j->m->ell->width == 4 ? apply_gradq_w(j, b, e, 4) : apply_gradq_w(j, b, e, 6);
+}
+
 /* g = A x + q (apply may run on the caller's threads); returns the asked sum (k_gradq). */
 static double gradient_sum(mp *m, const double *x, double *g, bool apply, int sum)
 {
+    mp_job j = {.m = m, .add_q = apply && m->q, .sum = sum, .x = (double *)x, .g = g};
+    if (apply && ell_fused(m)) { /* (a row costs several entries' pass: the matvec's threshold) */
+        run_from(&j, k_apply_gradq, 0, m->n, GR_QP_ELL_ROWS_PER_TASK);
+        return total(m, 0);
+    }
     if (apply)
         m->prob->apply(m->prob->ctx, x, g);
     if (!m->q && sum == 0)
         return 0.0;
-    mp_job j = {.m = m, .add_q = apply && m->q, .sum = sum, .x = (double *)x, .g = g};
     run(&j, k_gradq, 0, m->n);
     return total(m, 0);
 }
@@ -208,6 +257,37 @@ static inline void ell_sweep(const mp *m, const double *x, double *y, double *z,
             if (also)
                 also[i] = z[i];
         }
+}
+
+/* The backward sweep after measure_rows' forward one (all n rows; z's unswept entries are 0, as
+ * the pass left them): ell_sweep's, and y_i cleared once read, so that the next forward sweep
+ * finds y all 0. The free test as ell_sweep's for the bounds' kind. */
+static GR_FORCE_INLINE void ell_backward(const mp *m, const double *x, double *y, double *z, double *also,
+                                         const int bounds, const uint32_t W)
+{
+    const gr_qp_ell *a = m->ell;
+    const double *lo = m->lo, *hi = m->hi, *d = m->mic ? m->mic : a->diag;
+    for (uint32_t i = m->n; i-- > 0;) {
+        const bool f = bounds == BOUNDS_ANY ? (!lo || lo[i] < x[i]) && (!hi || x[i] < hi[i])
+                                            : lo[i] < x[i] && (bounds == BOUNDS_LO || x[i] < hi[i]);
+        z[i] = f ? y[i] - ell_off(a, i, z, W) / d[i] : 0.0;
+        y[i] = 0.0;
+        if (also)
+            also[i] = z[i];
+    }
+}
+
+static void ell_backward_any(const mp *m, const double *x, double *y, double *z, double *also)
+{
+    const int bounds = m->bounds;
+    if (m->ell->width == 4)
+        bounds == BOUNDS_LO    ? ell_backward(m, x, y, z, also, BOUNDS_LO, 4)
+        : bounds == BOUNDS_BOX ? ell_backward(m, x, y, z, also, BOUNDS_BOX, 4)
+                               : ell_backward(m, x, y, z, also, BOUNDS_ANY, 4);
+    else
+        bounds == BOUNDS_LO    ? ell_backward(m, x, y, z, also, BOUNDS_LO, 6)
+        : bounds == BOUNDS_BOX ? ell_backward(m, x, y, z, also, BOUNDS_BOX, 6)
+                               : ell_backward(m, x, y, z, also, BOUNDS_ANY, 6);
 }
 
 /* ell_sweep with the width a constant (4: two face grids, 6: three). */
@@ -339,21 +419,29 @@ static void sgs_in_face(mp *m, const double *x, double *z, double *also)
 }
 
 /* One pass: the step (x ← x - a d, g ← g - a (A d)), q added to g, then the measures of the new
- * (x, g); z = the free gradient (also into p), zᵀ dot. */
-static void k_measure(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+ * (x, g); z = the free gradient (also into p), zᵀ dot. `step` and `bounds` are constants in each
+ * variant (k_measure): BOUNDS_ANY is the general loop; the others the same figures branch-free
+ * (a sum of squares never holds -0, so adding a +0 where the general loop adds nothing leaves it
+ * as it is, bit for bit). W > 0 (k_measure_sweep; rows in index order): row i's symmetric
+ * Gauss-Seidel forward sweep too, y_i = (z_i - L_i y) / d_i on the free rows, as ell_sweep does
+ * it after the pass (it reads z_i, x_i and the rows before i only); z is then left 0. */
+static GR_FORCE_INLINE void measure_rows(const mp_job *j, uint32_t b, uint32_t e, const mp_step step, const int bounds,
+                                         const uint32_t W)
 {
-    (void)worker;
-    const mp_job *j = (const mp_job *)ctx;
     const mp *m = j->m;
     /* (locals: the stores through x, g, z may alias the job's fields as far as C knows) */
-    double *const x = j->x, *const g = j->g, *const z = j->z, *const p = j->p;
-    const double *const d = j->d, *const ad = j->ad, *const dot = j->dot, *const q = j->add_q ? m->q : NULL;
-    const double *const lop = m->lo, *const hip = m->hi, *const jac = m->jacobi;
+    /* (with the sweep, sgs: no Jacobi, and z's copy and dot come after the sweeps; q is added
+     * only to a gradient from apply, with no step) */
+    double *const x = j->x, *const g = j->g, *const z = j->z, *const p = W ? NULL : j->p;
+    const double *const d = j->d, *const ad = j->ad, *const dot = W ? NULL : j->dot;
+    const double *const q = step == STEP_INSIDE || !j->add_q ? NULL : m->q;
+    const double *const lop = m->lo, *const hip = m->hi, *const jac = W ? NULL : m->jacobi;
     const double a = j->a, inv_abar = m->inv_abar;
-    const mp_step step = j->step;
+    const double *const pivot = W ? (m->mic ? m->mic : m->ell->diag) : NULL; /* (the sweep's) */
     double gp2 = 0, beta2 = 0, phitphi = 0, poison = 0, zad = 0;
     for (uint32_t i = b; i < e; i++) {
-        const double lo = lop ? lop[i] : -INFINITY, hi = hip ? hip[i] : INFINITY;
+        const double lo = bounds == BOUNDS_ANY ? (lop ? lop[i] : -INFINITY) : lop[i];
+        const double hi = bounds == BOUNDS_BOX || (bounds == BOUNDS_ANY && hip) ? hip[i] : INFINITY;
         if (step != STEP_NONE) {
             const double di = d[i]; /* (read before z is written: d may be z) */
             if (step == STEP_INSIDE)
@@ -369,26 +457,82 @@ static void k_measure(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
         const double gi = g[i], xi = x[i];
         double zi = 0.0;
         poison += gi * 0.0;
-        if (lo == hi) {
-        } else if (xi <= lo || xi >= hi) {
-            const double bt = xi <= lo ? GR_MIN(gi, 0.0) : GR_MAX(gi, 0.0);
-            beta2 += bt * bt;
-        } else {
-            /* free: how far a step of ᾱ along -φ can go before the bound it heads for */
-            const double room = gi > 0 ? (xi - lo) * inv_abar : (xi - hi) * inv_abar;
+        if (bounds == BOUNDS_ANY) {
+            if (lo == hi) {
+            } else if (xi <= lo || xi >= hi) {
+                const double bt = xi <= lo ? GR_MIN(gi, 0.0) : GR_MAX(gi, 0.0);
+                beta2 += bt * bt;
+            } else {
+                /* free: how far a step of ᾱ along -φ can go before the bound it heads for */
+                const double room = gi > 0 ? (xi - lo) * inv_abar : (xi - hi) * inv_abar;
+                const double reduced = gi > 0 ? GR_MIN(room, gi) : GR_MAX(room, gi);
+                phitphi += reduced * gi;
+                gp2 += gi * gi;
+                zi = jac ? gi / jac[i] : gi;
+            }
+        } else { /* (β_i² is g_i² or 0·0: GR_MIN(g, 0) is g when g < 0, else 0, NaN too) */
+            const bool at_lo = xi <= lo, at_hi = xi >= hi, free = !(at_lo || at_hi);
+            const bool chopped = at_lo ? gi < 0 : at_hi && gi > 0;
+            const double gg = gi * gi;
+            const double room = (xi - (gi > 0 ? lo : hi)) * inv_abar;
             const double reduced = gi > 0 ? GR_MIN(room, gi) : GR_MAX(room, gi);
-            phitphi += reduced * gi;
-            gp2 += gi * gi;
-            zi = jac ? gi / jac[i] : gi;
+            beta2 += chopped ? gg : 0.0;
+            phitphi += free ? reduced * gi : 0.0;
+            gp2 += free ? gg : 0.0;
+            zi = free ? (jac ? gi / jac[i] : gi) : 0.0;
         }
-        z[i] = zi;
+        z[i] = W ? 0.0 : zi; /* (with the sweep: 0, the backward sweep's unswept entries) */
         if (p)
             p[i] = zi;
         if (dot)
             zad += zi * dot[i];
+        if (W) { /* (y's unswept entries are 0, y_i's own too: an unused slot reads it) */
+            const bool f = bounds == BOUNDS_ANY ? (!lop || lop[i] < xi) && (!hip || xi < hip[i]) /* (ell_sweep's test) */
+                                                : lo < xi && (bounds == BOUNDS_LO || xi < hi);
+            j->y[i] = f ? (zi - ell_off(m->ell, i, j->y, W)) / pivot[i] : 0.0;
+        }
     }
     double *s = part_of(j, b);
     s[0] = gp2, s[1] = beta2, s[2] = phitphi, s[3] = poison, s[4] = zad;
+}
+
+static void k_measure(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const int bounds = j->m->bounds;
+    if (j->step == STEP_TO_BOUNDARY || bounds == BOUNDS_ANY)
+        measure_rows(j, b, e, j->step, BOUNDS_ANY, 0);
+    else if (j->step == STEP_INSIDE)
+        bounds == BOUNDS_LO ? measure_rows(j, b, e, STEP_INSIDE, BOUNDS_LO, 0)
+                            : measure_rows(j, b, e, STEP_INSIDE, BOUNDS_BOX, 0);
+    else
+        bounds == BOUNDS_LO ? measure_rows(j, b, e, STEP_NONE, BOUNDS_LO, 0)
+                            : measure_rows(j, b, e, STEP_NONE, BOUNDS_BOX, 0);
+}
+
+/* k_measure with the forward sweep of an ELL matrix of width W in the same pass. */
+static GR_FORCE_INLINE void measure_sweep_w(const mp_job *j, uint32_t b, uint32_t e, const uint32_t W)
+{
+    const int bounds = j->m->bounds;
+    if (j->step == STEP_TO_BOUNDARY || bounds == BOUNDS_ANY)
+        measure_rows(j, b, e, j->step, BOUNDS_ANY, W);
+    else if (j->step == STEP_INSIDE)
+        bounds == BOUNDS_LO ? measure_rows(j, b, e, STEP_INSIDE, BOUNDS_LO, W)
+                            : measure_rows(j, b, e, STEP_INSIDE, BOUNDS_BOX, W);
+    else
+        bounds == BOUNDS_LO ? measure_rows(j, b, e, STEP_NONE, BOUNDS_LO, W)
+                            : measure_rows(j, b, e, STEP_NONE, BOUNDS_BOX, W);
+}
+
+static void k_measure_sweep(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    if (j->m->ell->width == 4)
+        measure_sweep_w(j, b, e, 4);
+    else
+        measure_sweep_w(j, b, e, 6);
 }
 
 /* The measures of (x, g) after the job's step; z = the (preconditioned) free gradient, copied
@@ -400,12 +544,41 @@ static mp_measure measure(mp_job *j)
     const double *const d = j->dot;
     if (m->sgs) /* (the sweeps write p and z's dot below; without them, at the answer, neither is read) */
         j->p = NULL, j->dot = NULL;
-    run(j, k_measure, 0, m->n);
+    /* symmetric Gauss-Seidel through an ELL matrix in index order: the forward sweep in the
+     * measure's pass (in the calling thread, chunk after chunk: a recurrence; the chunks' sums as
+     * ever), made before it is known to be needed (not at the answer: the last pass only) */
+    /* (not while MIC's pivots wait for the new free set: they need the whole pass's x first) */
+    const bool fused = m->sgs && m->ell && !m->split && (m->ell->width == 4 || m->ell->width == 6) &&
+                       !(m->mic && m->mic_stale);
+    if (fused) {
+        j->y = m->sgs;
+        if (!m->y_zero)
+            memset(j->y, 0, sizeof(double) * m->n);
+        m->y_zero = false;
+        j->base = 0;
+        for (uint64_t b = 0; b < m->n; b += m->chunk)
+            k_measure_sweep(j, (uint32_t)b, (uint32_t)GR_MIN((uint64_t)m->n, b + m->chunk), 0);
+    } else
+        run(j, k_measure, 0, m->n);
     j->p = p, j->dot = d;
     mp_measure r = {total(m, 0), total(m, 1), total(m, 2), total(m, 3), total(m, 4)};
     r.gp2 += r.beta2;
-    if (m->sgs && r.gp2 > m->tol2) { /* (at the answer z is not used: no sweeps) */
+    if (fused && r.gp2 > m->tol2) { /* the backward sweep (sgs_in_face's second half) */
+        ell_backward_any(m, j->x, m->sgs, j->z, j->p);
+        m->y_zero = true;
+        if (j->dot)
+            r.zad = dot(m, j->z, j->dot);
+    } else if (fused) { /* at the answer: z the free gradient again (the same pass, no step) */
+        mp_job k = *j;
+        k.step = STEP_NONE, k.add_q = false, k.p = NULL, k.dot = NULL;
+        run(&k, k_measure, 0, m->n);
+        if (p)
+            memcpy(p, j->z, sizeof(double) * m->n);
+        if (d)
+            r.zad = dot(m, j->z, d);
+    } else if (m->sgs && r.gp2 > m->tol2) { /* (at the answer z is not used: no sweeps) */
         sgs_in_face(m, j->x, j->z, j->p);
+        m->y_zero = false; /* (its forward sweep's y is left in the scratch) */
         if (j->dot)
             r.zad = dot(m, j->z, j->dot);
     } else if (m->sgs) { /* (what the pass left out, should the loop go on: sqrt's rounding) */
@@ -417,34 +590,84 @@ static mp_measure measure(mp_job *j)
     return r;
 }
 
-/* Sums dᵀ(A d), gᵀd and the longest α with x - α d in the box (INFINITY if unbounded along -d). */
+/* Sums dᵀ(A d), gᵀd and the longest α with x - α d in the box (INFINITY if unbounded along -d);
+ * with W > 0, A d is made here first, row by row, from the ELL matrix (the matvec and the scan in
+ * one pass: the same A d, the same sums). A bound along d only (d ≠ 0) may shorten α, as
+ * a = GR_MIN(a, t) does. */
+static GR_FORCE_INLINE void scan_rows(const mp_job *j, uint32_t b, uint32_t e, const int bounds, const uint32_t W)
+{
+    const mp *m = j->m;
+    const double *const x = j->x, *const d = j->d, *const g = j->g;
+    double *const ad = (double *)j->ad;
+    const double *const lop = m->lo, *const hip = m->hi;
+    double dad = 0, gd = 0, a = INFINITY;
+    for (uint32_t i = b; i < e; i++) {
+        if (W)
+            ad[i] = ell_row_w(m->ell, i, d, W);
+        const double di = d[i];
+        dad += di * ad[i];
+        gd += g[i] * di;
+        if (bounds == BOUNDS_ANY) {
+            if (di > 0)
+                a = GR_MIN(a, (x[i] - lo_of(m, i)) / di);
+            else if (di < 0)
+                a = GR_MIN(a, (x[i] - hi_of(m, i)) / di);
+        } else {
+            const double hi = bounds == BOUNDS_BOX ? hip[i] : INFINITY;
+            const double t = (x[i] - (di > 0 ? lop[i] : hi)) / di;
+            a = (di > 0 || di < 0) && !(a < t) ? t : a;
+        }
+    }
+    double *s = part_of(j, b);
+    s[0] = dad, s[1] = gd, s[2] = a;
+}
+
 static void k_scan(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
-    const mp *m = j->m;
-    const double *x = j->x, *d = j->d;
-    double dad = 0, gd = 0, a = INFINITY;
-    for (uint32_t i = b; i < e; i++) {
-        dad += d[i] * j->ad[i];
-        gd += j->g[i] * d[i];
-        if (d[i] > 0)
-            a = GR_MIN(a, (x[i] - lo_of(m, i)) / d[i]);
-        else if (d[i] < 0)
-            a = GR_MIN(a, (x[i] - hi_of(m, i)) / d[i]);
+    switch (j->m->bounds) {
+    case BOUNDS_LO:
+        scan_rows(j, b, e, BOUNDS_LO, 0);
+        break;
+    case BOUNDS_BOX:
+        scan_rows(j, b, e, BOUNDS_BOX, 0);
+        break;
+    default:
+        scan_rows(j, b, e, BOUNDS_ANY, 0);
+        break;
     }
-    double *s = part_of(j, b);
-    s[0] = dad, s[1] = gd, s[2] = a;
+}
+
+/* k_scan with A d made in the pass. */
+static void k_apply_scan(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
+{
+    (void)worker;
+    const mp_job *j = (const mp_job *)ctx;
+    const int bounds = j->m->bounds;
+    if (j->m->ell->width == 4)
+        bounds == BOUNDS_LO ? scan_rows(j, b, e, BOUNDS_LO, 4)
+        : bounds == BOUNDS_BOX ? scan_rows(j, b, e, BOUNDS_BOX, 4) : scan_rows(j, b, e, BOUNDS_ANY, 4);
+    else
+        bounds == BOUNDS_LO ? scan_rows(j, b, e, BOUNDS_LO, 6)
+        : bounds == BOUNDS_BOX ? scan_rows(j, b, e, BOUNDS_BOX, 6) : scan_rows(j, b, e, BOUNDS_ANY, 6);
 }
 
 typedef struct mp_scan {
     double dad, gd, feasible;
 } mp_scan;
 
-static mp_scan scan(mp *m, const double *x, const double *g, const double *d, const double *ad)
+/* ad = A d (one matvec: the caller counts it), then the scan's figures. */
+static mp_scan apply_scan(mp *m, const double *x, const double *g, const double *d, double *ad)
 {
     mp_job j = {.m = m, .x = (double *)x, .g = (double *)g, .d = d, .ad = ad};
-    run(&j, k_scan, 0, m->n);
+    if (ell_fused(m)) {
+        /* (a row costs several entries' pass: the pool from the matvec's own threshold) */
+        run_from(&j, k_apply_scan, 0, m->n, GR_QP_ELL_ROWS_PER_TASK);
+    } else {
+        m->prob->apply(m->prob->ctx, d, ad);
+        run(&j, k_scan, 0, m->n);
+    }
     mp_scan r = {total(m, 0), total(m, 1), INFINITY};
     for (uint32_t c = 0; c < m->chunks; c++)
         r.feasible = GR_MIN(r.feasible, m->part[c][2]);
@@ -459,10 +682,16 @@ static void k_chopped(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     const mp *m = j->m;
     const double *const x = j->x, *const g = j->g;
     double *const z = j->z;
-    for (uint32_t i = b; i < e; i++) {
-        const double lo = lo_of(m, i), hi = hi_of(m, i);
-        z[i] = lo == hi ? 0.0 : x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
-    }
+    if (m->bounds == BOUNDS_ANY)
+        for (uint32_t i = b; i < e; i++) {
+            const double lo = lo_of(m, i), hi = hi_of(m, i);
+            z[i] = lo == hi ? 0.0 : x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
+        }
+    else /* (no lo == hi; hi_of's +inf where NULL) */
+        for (uint32_t i = b; i < e; i++) {
+            const double lo = m->lo[i], hi = m->hi ? m->hi[i] : INFINITY;
+            z[i] = x[i] <= lo ? GR_MIN(g[i], 0.0) : x[i] >= hi ? GR_MAX(g[i], 0.0) : 0.0;
+        }
 }
 
 /* CG's next direction p ← z - β p. */
@@ -520,16 +749,21 @@ static void k_expand(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     }
 }
 
-/* The warm start: kept in v, projected onto the box. */
+/* The warm start: kept in v, projected onto the box; counts the fixed variables (sum 0: they
+ * choose the kernels' variants, BOUNDS_*). */
 static void k_start(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
 {
     (void)worker;
     const mp_job *j = (const mp_job *)ctx;
     double *const x = j->x, *const v = j->v;
+    double fixed = 0.0;
     for (uint32_t i = b; i < e; i++) {
+        const double lo = lo_of(j->m, i), hi = hi_of(j->m, i);
         v[i] = x[i];
-        x[i] = gr_qp_clamp(x[i], lo_of(j->m, i), hi_of(j->m, i));
+        x[i] = gr_qp_clamp(x[i], lo, hi);
+        fixed += lo == hi;
     }
+    part_of(j, b)[0] = fixed;
 }
 
 /* Lanczos passes over u (z): LZ_PROJECT zeroes u on the fixed variables and sums v1ᵀu (v1 = d);
@@ -677,6 +911,9 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     m.mic = set.mic && m.sgs && m.ell ? ws->mic : NULL;
     m.mic_upper = ws->mic_upper;
     m.mic_stale = true;
+    m.ell_apply = m.ell && prob->apply == gr_qp_ell_apply;
+    m.bounds = BOUNDS_ANY;
+    m.y_zero = false;
     const double qnorm = m.q ? sqrt(dot(&m, m.q, m.q)) : 0.0;
     st.tolerance = GR_MAX(set.abs_tol, set.rel_tol * qnorm);
     m.tol2 = st.tolerance * st.tolerance;
@@ -690,6 +927,7 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     double *g = ws->g, *p = ws->p, *ap = ws->ap, *w = ws->w;
     mp_job j = {.m = &m, .x = x, .v = ws->x0};
     run(&j, k_start, 0, n);
+    m.bounds = !m.lo || total(&m, 0) > 0 ? BOUNDS_ANY : m.hi ? BOUNDS_BOX : BOUNDS_LO;
     double gp = sqrt(gradient_sum(&m, x, g, true, 2));
     st.matvecs = 1;
     bool g_exact = true; /* g from apply, not from the recurrence */
@@ -708,9 +946,8 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     while (gp > st.tolerance && st.iterations < set.max_iter) {
         st.iterations++;
         if (r.beta2 <= gamma2 * r.phitphi) {
-            prob->apply(prob->ctx, p, ap);
+            const mp_scan sc = apply_scan(&m, x, g, p, ap);
             st.matvecs++;
-            const mp_scan sc = scan(&m, x, g, p, ap);
             const double pap = sc.dad, a_feasible = sc.feasible;
             const double a_cg = pap > 0 ? sc.gd / pap : INFINITY;
             if (a_cg <= a_feasible) { /* conjugate gradient step */
@@ -730,6 +967,7 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
                      * (f(x - α_f p) = f(x) - α_f gᵀp + ½ α_f² pᵀAp): f decreases at every step */
                     j = (mp_job){.m = &m, .a = a_cg, .d = p, .x = x, .g = g, .v = ws->v, .w = w};
                     run(&j, k_try, 0, n);
+                    m.y_zero = false; /* (v: sgs's scratch) */
                     const double f_half = 0.5 * total(&m, 0) - a_feasible * sc.gd + 0.5 * a_feasible * a_feasible * pap;
                     done = 0.5 * gradient_sum(&m, x, g, true, 1) <= f_half;
                     st.matvecs++;
@@ -754,9 +992,8 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
             st.proportioning_steps++;
             j = (mp_job){.m = &m, .x = x, .g = g, .z = w};
             run(&j, k_chopped, 0, n);
-            prob->apply(prob->ctx, w, ap);
+            const mp_scan sc = apply_scan(&m, x, g, w, ap); /* (a narrow box can be crossed) */
             st.matvecs++;
-            const mp_scan sc = scan(&m, x, g, w, ap); /* (a narrow box can be crossed) */
             const double a_min = sc.dad > 0 ? sc.gd / sc.dad : INFINITY;
             const double a = GR_MIN(a_min, sc.feasible);
             if (!isfinite(a))
