@@ -29,6 +29,46 @@ static void fractions(const gr_sparse_grid *g, gr_vec3 x, const int32_t c[3], do
         f[a] = f[a] < 0 ? 0 : (f[a] > 1 ? 1 : f[a]);
 }
 
+/* A point's nodes without a block map: per axis, the two nodes of the grid at integer (0) and
+ * at half-integer (1) positions: their local coordinates' share of the cell index, their block
+ * step's share of the neighbour table's index (-1, 0, +1 blocks), their weights. */
+typedef struct point_nodes {
+    uint32_t loc[3][2][2], stp[3][2][2];
+    double w1[3][2][2];
+    const uint32_t *nbr; ///< the point's block's neighbour table
+} point_nodes;
+
+static inline void point_nodes_of(const gr_sparse_grid *g, uint32_t c0, const double f[3], point_nodes *pn)
+{
+    static const uint32_t scale_local[3] = {1, 4, 16}, scale_step[3] = {1, 3, 9};
+    for (int a = 0; a < 3; a++)
+        for (int half = 0; half < 2; half++) {
+            int off;
+            double t;
+            axis_weights(f[a], half, &off, &t);
+            const int l = (int)((c0 >> (2 * a)) & 3u) + off; /* -1..3 */
+            for (int e = 0; e < 2; e++) {
+                pn->loc[a][half][e] = ((uint32_t)(l + e) & 3u) * scale_local[a];
+                pn->stp[a][half][e] = (uint32_t)((l + e + 4) >> 2) * scale_step[a];
+            }
+            pn->w1[a][half][0] = 1.0 - t, pn->w1[a][half][1] = t;
+        }
+    pn->nbr = g->block_nbr + 27 * (size_t)(c0 >> 6);
+}
+
+/* Grid `axis`'s (3: the centres') 8 nodes, k = bx + 2 by + 4 bz: their cells (GR_INVALID_INDEX
+ * in an inactive block) and weights, each w_x w_y w_z in that order. */
+static inline void point_corners(const point_nodes *pn, int axis, uint32_t cell[8], double w[8])
+{
+    const int hx = axis != 0, hy = axis != 1, hz = axis != 2;
+    for (int k = 0; k < 8; k++) {
+        const int bx = k & 1, by = (k >> 1) & 1, bz = k >> 2;
+        const uint32_t nb = pn->nbr[pn->stp[0][hx][bx] + pn->stp[1][hy][by] + pn->stp[2][hz][bz]];
+        cell[k] = nb == GR_INVALID_INDEX ? nb : nb * 64u + pn->loc[0][hx][bx] + pn->loc[1][hy][by] + pn->loc[2][hz][bz];
+        w[k] = pn->w1[0][hx][bx] * pn->w1[1][hy][by] * pn->w1[2][hz][bz];
+    }
+}
+
 /* ---- a block's neighbourhood: P2G and G2P go block by block ------------------------------- */
 
 /* The cells within one of a block's: local coordinates -1..4 per axis, x fastest. Every node of
@@ -255,76 +295,69 @@ typedef struct g2p_job {
     gr_vec3 *flow;
 } g2p_job;
 
-/* Particle i (in the block of `map`): u and u_old at it, u's gradient when asked, the FLIP
- * update. It writes only its own velocity, gradient and flow. */
-static inline void g2p_point(const g2p_job *j, const uint32_t *map, uint32_t i)
-{
-    const gr_sparse_grid *g = j->g;
-    const cont_particle_view *p = j->p;
-    const uint32_t c0 = g->point_cell[i];
-    int32_t c[3];
-    double f[3];
-    gr_sparse_grid_cell_coords(g, c0, c);
-    fractions(g, p->x[i], c, f);
-    point_weights pw;
-    point_weights_of(c0, f, &pw);
-    double *grad = j->grad ? j->grad + 9 * (size_t)i : NULL;
-    const double d1[2] = {-g->inv_h, g->inv_h};
-    double now[3], before[3];
-    for (int a = 0; a < 3; a++) {
-        const double *w1[3];
-        const uint32_t base = grid_weights(&pw, a, w1);
-        const double *u = j->u->f[a], *u2 = j->u_old->f[a];
-        double wxy[4], dx_y[4], x_dy[4];
-        for (int q = 0; q < 4; q++) {
-            const int bx = q & 1, by = q >> 1;
-            wxy[q] = w1[0][bx] * w1[1][by];
-            dx_y[q] = d1[bx] * w1[1][by];
-            x_dy[q] = w1[0][bx] * d1[by];
-        }
-        double sum = 0, sum2 = 0, d[3] = {0, 0, 0};
-        for (int bz = 0; bz < 2; bz++) {
-            const double wz = w1[2][bz];
-            const uint32_t *mz = map + base + LAYER * (uint32_t)bz;
-            for (int q = 0; q < 4; q++) {
-                const uint32_t k = mz[corner_xy[q]];
-                if (k == GR_INVALID_INDEX)
-                    continue;
-                const double w = wxy[q] * wz, x = u[k];
-                sum += w * x;
-                if (grad)
-                    d[0] += dx_y[q] * wz * x, d[1] += x_dy[q] * wz * x, d[2] += wxy[q] * d1[bz] * x;
-                sum2 += w * u2[k];
-            }
-        }
-        now[a] = sum;
-        before[a] = sum2;
-        if (grad)
-            grad[3 * a] = d[0], grad[3 * a + 1] = d[1], grad[3 * a + 2] = d[2];
-    }
-    const double old[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
-    double nv[3];
-    for (int a = 0; a < 3; a++)
-        nv[a] = (1.0 - j->pic) * (old[a] + now[a] - before[a]) + j->pic * now[a];
-    p->v[i] = v3(nv[0], nv[1], nv[2]);
-    if (j->flow)
-        j->flow[i] = v3(now[0], now[1], now[2]);
-}
-
-/* Blocks [b0, b1): their particles. */
-static void g2p_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+/* Particles [i0, i1) in index order (their memory's order): u and u_old at each, u's gradient
+ * when asked, the FLIP update. Each writes only its own velocity, gradient and flow. */
+static void g2p_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
 {
     (void)worker;
     const g2p_job *j = (const g2p_job *)ctx;
     const gr_sparse_grid *g = j->g;
-    uint32_t map[NB_CELLS];
-    for (uint32_t b = b0; b < b1; b++) {
-        const uint32_t s = g->cell_start[64 * (size_t)b], e = g->cell_start[64 * (size_t)b + 64];
-        if (s == e)
+    const cont_particle_view *p = j->p;
+    const double d1[2] = {-g->inv_h, g->inv_h}, pic = j->pic;
+    for (uint32_t i = i0; i < i1; i++) {
+        double *grad = j->grad ? j->grad + 9 * (size_t)i : NULL;
+        const uint32_t c0 = g->point_cell[i];
+        if (c0 == GR_INVALID_INDEX) { /* no grid here: the particle keeps its velocity */
+            if (grad)
+                memset(grad, 0, sizeof(double) * 9);
+            if (j->flow)
+                j->flow[i] = p->v[i];
             continue;
-        block_map(g, b, map);
-        for (uint32_t k = s; k < e; k++)
-            g2p_point(j, map, g->point_order[k]);
+        }
+        int32_t c[3];
+        double f[3];
+        gr_sparse_grid_cell_coords(g, c0, c);
+        fractions(g, p->x[i], c, f);
+        point_nodes pn;
+        point_nodes_of(g, c0, f, &pn);
+        double now[3], before[3];
+        for (int a = 0; a < 3; a++) {
+            uint32_t cell[8];
+            double w[8];
+            point_corners(&pn, a, cell, w);
+            const double *u = j->u->f[a], *u2 = j->u_old->f[a];
+            double sum = 0, sum2 = 0;
+            for (int k = 0; k < 8; k++)
+                if (cell[k] != GR_INVALID_INDEX) {
+                    sum += w[k] * u[cell[k]];
+                    sum2 += w[k] * u2[cell[k]];
+                }
+            now[a] = sum;
+            before[a] = sum2;
+            if (grad) {
+                /* d w / d x_b: the factor along b replaced by its derivative -1/h, 1/h */
+                const int hx = a != 0, hy = a != 1, hz = a != 2;
+                const double(*w1)[2][2] = pn.w1;
+                double d[3] = {0, 0, 0};
+                for (int k = 0; k < 8; k++) {
+                    if (cell[k] == GR_INVALID_INDEX)
+                        continue;
+                    const int bx = k & 1, by = (k >> 1) & 1, bz = k >> 2;
+                    const double x = u[cell[k]], wz = w1[2][hz][bz];
+                    d[0] += d1[bx] * w1[1][hy][by] * wz * x;
+                    d[1] += w1[0][hx][bx] * d1[by] * wz * x;
+                    d[2] += w1[0][hx][bx] * w1[1][hy][by] * d1[bz] * x;
+                }
+                grad[3 * a] = d[0], grad[3 * a + 1] = d[1], grad[3 * a + 2] = d[2];
+            }
+        }
+        const double old[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
+        double nv[3];
+        for (int a = 0; a < 3; a++)
+            nv[a] = (1.0 - pic) * (old[a] + now[a] - before[a]) + pic * now[a];
+        p->v[i] = v3(nv[0], nv[1], nv[2]);
+        if (j->flow)
+            j->flow[i] = v3(now[0], now[1], now[2]);
     }
 }
 
@@ -332,15 +365,10 @@ void cont_grid_to_particles_on(gr_tasks *tasks, const gr_sparse_grid *g, const c
                                const cont_faces *u, const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow)
 {
     g2p_job j = {g, p, u, u_old, pic, grad, flow};
-    over_blocks(tasks, g, p->n, g2p_blocks, &j);
-    /* the particles without a cell (sorted last) keep their velocity */
-    for (uint32_t k = g->n - g->rejected; k < g->n; k++) {
-        const uint32_t i = g->point_order[k];
-        if (grad)
-            memset(grad + 9 * (size_t)i, 0, sizeof(double) * 9);
-        if (flow)
-            flow[i] = p->v[i];
-    }
+    if (!tasks || tasks->worker_count <= 1 || p->n <= CONT_PARTICLES_PER_TASK)
+        g2p_range(&j, 0, p->n, 0);
+    else
+        gr_parallel_for(tasks, p->n, CONT_PARTICLES_PER_TASK, g2p_range, &j);
 }
 
 void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p, const cont_faces *u,
@@ -361,41 +389,18 @@ bool cont_velocity_at(const gr_sparse_grid *g, const cont_faces *u, gr_vec3 x, g
         *v = v3(0, 0, 0);
         return false;
     }
-    double f[3];
+    double f[3], w[3];
     fractions(g, x, c, f);
-    /* per axis, the two nodes of the integer (0) and half-integer (1) grids: their local
-     * coordinates' share of the cell index, their block step's share of the neighbour table's
-     * index, their weights; then each face grid's 8 corners through the table (k = bx + 2 by +
-     * 4 bz, each weight w_x w_y w_z in that order: the stencils' order) */
-    static const uint32_t scale_local[3] = {1, 4, 16}, scale_step[3] = {1, 3, 9};
-    uint32_t loc[3][2][2], stp[3][2][2];
-    double w1[3][2][2];
-    for (int a = 0; a < 3; a++)
-        for (int half = 0; half < 2; half++) {
-            int off;
-            double t;
-            axis_weights(f[a], half, &off, &t);
-            const int l = (int)((uint32_t)c[a] & 3u) + off; /* -1..3 */
-            for (int e = 0; e < 2; e++) {
-                loc[a][half][e] = ((uint32_t)(l + e) & 3u) * scale_local[a];
-                stp[a][half][e] = (uint32_t)((l + e + 4) >> 2) * scale_step[a];
-            }
-            w1[a][half][0] = 1.0 - t, w1[a][half][1] = t;
-        }
-    const uint32_t *nbr = g->block_nbr + 27 * (size_t)b;
-    double w[3];
-    for (int ax = 0; ax < 3; ax++) {
-        const int hx = ax != 0, hy = ax != 1, hz = ax != 2;
-        const double *uf = u->f[ax];
-        double sum = 0;
-        for (int k = 0; k < 8; k++) {
-            const int bx = k & 1, by = (k >> 1) & 1, bz = k >> 2;
-            const uint32_t nb = nbr[stp[0][hx][bx] + stp[1][hy][by] + stp[2][hz][bz]];
-            if (nb != GR_INVALID_INDEX)
-                sum += w1[0][hx][bx] * w1[1][hy][by] * w1[2][hz][bz] *
-                       uf[nb * 64u + loc[0][hx][bx] + loc[1][hy][by] + loc[2][hz][bz]];
-        }
-        w[ax] = sum;
+    point_nodes pn;
+    point_nodes_of(g, b * 64u + gr_sparse_local(c[0], c[1], c[2]), f, &pn);
+    for (int a = 0; a < 3; a++) {
+        uint32_t cell[8];
+        double wk[8], sum = 0;
+        point_corners(&pn, a, cell, wk);
+        for (int k = 0; k < 8; k++)
+            if (cell[k] != GR_INVALID_INDEX)
+                sum += wk[k] * u->f[a][cell[k]];
+        w[a] = sum;
     }
     *v = v3(w[0], w[1], w[2]);
     return true;
