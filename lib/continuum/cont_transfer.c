@@ -145,27 +145,25 @@ static inline void corners(const point_weights *pw, const uint32_t *map, int axi
     }
 }
 
-/* Blocks go in parallel chunks of this many (P2G: an eighth of them of the pass's colour). */
-#define BLOCKS_PER_TASK 8u
+/* Blocks go in parallel chunks of this many (zeroing and the means). */
+#define BLOCKS_PER_TASK 16u
 
 /* ---- particles to grid ---------------------------------------------------------------------- */
 
+/* The scatter goes by slabs: the blocks whose coordinate along the grid's longest axis is the
+ * same. A block's particles reach only the cells within one of it, so two slabs two or more
+ * apart touch no cell in common: the even slabs run in parallel, then the odd ones, each slab's
+ * blocks in their order by one task. Two passes (not the eight of a colouring by the three
+ * parities), each slab a task of some thousand particles. */
 typedef struct p2g_job {
     const gr_sparse_grid *g;
     const cont_particle_view *p;
     const cont_grid_mass *out;
     double inv_h3;
-    uint32_t colour; ///< the blocks this pass scatters from
+    int axis;        ///< the slabs' normal: the axis of most blocks
+    int32_t lo;      ///< the lowest block coordinate along it
+    uint32_t parity; ///< the slabs this pass scatters from: lo + 2 s + parity
 } p2g_job;
-
-/* A block's colour: the parities of its coordinates. Two blocks of one colour are two blocks
- * apart on some axis, and a block's points reach only the cells within one of it: no two blocks
- * of a colour add to the same cell, so a colour's blocks run in parallel without a race. */
-static inline uint32_t block_colour(const gr_sparse_grid *g, uint32_t b)
-{
-    const int32_t *c = g->block_coord + 3 * (size_t)b;
-    return ((uint32_t)c[0] & 1u) | ((uint32_t)c[1] & 1u) << 1 | ((uint32_t)c[2] & 1u) << 2;
-}
 
 static void p2g_zero(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
@@ -226,22 +224,26 @@ static inline void p2g_point(const p2g_job *j, const uint32_t *map, uint32_t i)
     }
 }
 
-/* Blocks [b0, b1) of the pass's colour: their particles, cell by cell, each cell's in index order. */
-static void p2g_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+/* Slabs [s0, s1) of the pass's parity: their blocks' particles, cell by cell, each cell's in
+ * index order. */
+static void p2g_slabs(void *ctx, uint32_t s0, uint32_t s1, uint32_t worker)
 {
     (void)worker;
     const p2g_job *j = (const p2g_job *)ctx;
     const gr_sparse_grid *g = j->g;
     uint32_t map[NB_CELLS];
-    for (uint32_t b = b0; b < b1; b++) {
-        if (block_colour(g, b) != j->colour)
-            continue;
-        const uint32_t s = g->cell_start[64 * (size_t)b], e = g->cell_start[64 * (size_t)b + 64];
-        if (s == e)
-            continue;
-        block_map(g, b, map);
-        for (uint32_t k = s; k < e; k++)
-            p2g_point(j, map, g->point_order[k]);
+    for (uint32_t s = s0; s < s1; s++) {
+        const int64_t slab = (int64_t)j->lo + 2 * (int64_t)s + j->parity;
+        for (uint32_t b = 0; b < g->block_count; b++) {
+            if (g->block_coord[3 * (size_t)b + j->axis] != slab)
+                continue;
+            const uint32_t first = g->cell_start[64 * (size_t)b], end = g->cell_start[64 * (size_t)b + 64];
+            if (first == end)
+                continue;
+            block_map(g, b, map);
+            for (uint32_t k = first; k < end; k++)
+                p2g_point(j, map, g->point_order[k]);
+        }
     }
 }
 
@@ -272,10 +274,31 @@ static void over_blocks(gr_tasks *tasks, const gr_sparse_grid *g, uint32_t n, gr
 void cont_particles_to_grid_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_particle_view *p,
                                const cont_grid_mass *out)
 {
-    p2g_job j = {g, p, out, g->inv_h * g->inv_h * g->inv_h, 0};
+    p2g_job j = {g, p, out, g->inv_h * g->inv_h * g->inv_h, 0, 0, 0};
     over_blocks(tasks, g, p->n, p2g_zero, &j);
-    for (j.colour = 0; j.colour < 8; j.colour++)
-        over_blocks(tasks, g, p->n, p2g_blocks, &j);
+    if (g->block_count == 0)
+        return;
+    int32_t lo[3], hi[3];
+    for (int a = 0; a < 3; a++)
+        lo[a] = hi[a] = g->block_coord[a];
+    for (uint32_t b = 1; b < g->block_count; b++)
+        for (int a = 0; a < 3; a++) {
+            const int32_t c = g->block_coord[3 * (size_t)b + a];
+            lo[a] = c < lo[a] ? c : lo[a];
+            hi[a] = c > hi[a] ? c : hi[a];
+        }
+    for (int a = 1; a < 3; a++)
+        if ((int64_t)hi[a] - lo[a] > (int64_t)hi[j.axis] - lo[j.axis])
+            j.axis = a;
+    j.lo = lo[j.axis];
+    const uint64_t slabs = (uint64_t)((int64_t)hi[j.axis] - lo[j.axis]) + 1;
+    for (j.parity = 0; j.parity < 2; j.parity++) {
+        const uint32_t count = (uint32_t)((slabs - j.parity + 1) / 2); /* slabs lo + 2 s + parity */
+        if (!tasks || tasks->worker_count <= 1 || p->n <= CONT_PARTICLES_PER_TASK || count <= 1)
+            p2g_slabs(&j, 0, count, 0);
+        else
+            gr_parallel_for(tasks, count, 1, p2g_slabs, &j);
+    }
     over_blocks(tasks, g, p->n, p2g_finish, &j);
 }
 
