@@ -181,6 +181,23 @@ static void p2g_zero(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
         memset(o->alpha + c0, 0, bytes);
 }
 
+/* A particle's share of face grid `axis`: mass, packed volume, momentum. */
+static inline void p2g_face(const uint32_t *map, const point_weights *pw, int axis, double m, double vmin, double vel,
+                            double *restrict mass, double *restrict vol, double *restrict mu)
+{
+    uint32_t cell[8];
+    double w[8];
+    corners(pw, map, axis, cell, w);
+    for (int k = 0; k < 8; k++) {
+        if (cell[k] == GR_INVALID_INDEX)
+            continue; /* (not with a halo of 1: every node's cell is active) */
+        const double mw = m * w[k];
+        mass[cell[k]] += mw;
+        vol[cell[k]] += vmin * w[k];
+        mu[cell[k]] += mw * vel;
+    }
+}
+
 /* Particle i's share of the faces (mass, packed volume, momentum) and of the centres (phi,
  * alpha); `map` is its block's. */
 static inline void p2g_point(const p2g_job *j, const uint32_t *map, uint32_t i)
@@ -197,20 +214,12 @@ static inline void p2g_point(const p2g_job *j, const uint32_t *map, uint32_t i)
     point_weights_of(c0, f, &pw);
     const double m = p->m[i], vmin = p->vmin[i];
     const double vel[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
+    /* (the grids one by one, each with its axis a constant: the selects go at compile time) */
+    p2g_face(map, &pw, 0, m, vmin, vel[0], o->mass.f[0], o->vol.f[0], o->u.f[0]);
+    p2g_face(map, &pw, 1, m, vmin, vel[1], o->mass.f[1], o->vol.f[1], o->u.f[1]);
+    p2g_face(map, &pw, 2, m, vmin, vel[2], o->mass.f[2], o->vol.f[2], o->u.f[2]);
     uint32_t cell[8];
     double w[8];
-    for (int a = 0; a < 3; a++) {
-        corners(&pw, map, a, cell, w);
-        double *restrict mass = o->mass.f[a], *restrict vol = o->vol.f[a], *restrict mu = o->u.f[a];
-        for (int k = 0; k < 8; k++) {
-            if (cell[k] == GR_INVALID_INDEX)
-                continue; /* (not with a halo of 1: every node's cell is active) */
-            const double mw = m * w[k];
-            mass[cell[k]] += mw;
-            vol[cell[k]] += vmin * w[k];
-            mu[cell[k]] += mw * vel[a];
-        }
-    }
     corners(&pw, map, 3, cell, w);
     double *restrict phi = o->phi, *restrict alpha = o->alpha;
     const double al = p->alpha ? p->alpha[i] : 0.0;
@@ -318,6 +327,41 @@ typedef struct g2p_job {
     gr_vec3 *flow;
 } g2p_job;
 
+/* Face grid `axis` at a point: u, u2 when given, and when grad is given u's gradient there (3 doubles). */
+static inline void g2p_face(const point_nodes *pn, int axis, const double d1[2], const double *u, const double *u2,
+                            double *now, double *before, double *grad)
+{
+    uint32_t cell[8];
+    double w[8];
+    point_corners(pn, axis, cell, w);
+    double sum = 0, sum2 = 0;
+    for (int k = 0; k < 8; k++)
+        if (cell[k] != GR_INVALID_INDEX) {
+            sum += w[k] * u[cell[k]];
+            if (u2)
+                sum2 += w[k] * u2[cell[k]];
+        }
+    *now = sum;
+    if (before)
+        *before = sum2;
+    if (!grad)
+        return;
+    /* d w / d x_b: the factor along b replaced by its derivative -1/h, 1/h */
+    const int hx = axis != 0, hy = axis != 1, hz = axis != 2;
+    const double(*w1)[2][2] = pn->w1;
+    double d[3] = {0, 0, 0};
+    for (int k = 0; k < 8; k++) {
+        if (cell[k] == GR_INVALID_INDEX)
+            continue;
+        const int bx = k & 1, by = (k >> 1) & 1, bz = k >> 2;
+        const double x = u[cell[k]], wz = w1[2][hz][bz];
+        d[0] += d1[bx] * w1[1][hy][by] * wz * x;
+        d[1] += w1[0][hx][bx] * d1[by] * wz * x;
+        d[2] += w1[0][hx][bx] * w1[1][hy][by] * d1[bz] * x;
+    }
+    grad[0] = d[0], grad[1] = d[1], grad[2] = d[2];
+}
+
 /* Particles [i0, i1) in index order (their memory's order): u and u_old at each, u's gradient
  * when asked, the FLIP update. Each writes only its own velocity, gradient and flow. */
 static void g2p_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
@@ -344,36 +388,10 @@ static void g2p_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
         point_nodes pn;
         point_nodes_of(g, c0, f, &pn);
         double now[3], before[3];
-        for (int a = 0; a < 3; a++) {
-            uint32_t cell[8];
-            double w[8];
-            point_corners(&pn, a, cell, w);
-            const double *u = j->u->f[a], *u2 = j->u_old->f[a];
-            double sum = 0, sum2 = 0;
-            for (int k = 0; k < 8; k++)
-                if (cell[k] != GR_INVALID_INDEX) {
-                    sum += w[k] * u[cell[k]];
-                    sum2 += w[k] * u2[cell[k]];
-                }
-            now[a] = sum;
-            before[a] = sum2;
-            if (grad) {
-                /* d w / d x_b: the factor along b replaced by its derivative -1/h, 1/h */
-                const int hx = a != 0, hy = a != 1, hz = a != 2;
-                const double(*w1)[2][2] = pn.w1;
-                double d[3] = {0, 0, 0};
-                for (int k = 0; k < 8; k++) {
-                    if (cell[k] == GR_INVALID_INDEX)
-                        continue;
-                    const int bx = k & 1, by = (k >> 1) & 1, bz = k >> 2;
-                    const double x = u[cell[k]], wz = w1[2][hz][bz];
-                    d[0] += d1[bx] * w1[1][hy][by] * wz * x;
-                    d[1] += w1[0][hx][bx] * d1[by] * wz * x;
-                    d[2] += w1[0][hx][bx] * w1[1][hy][by] * d1[bz] * x;
-                }
-                grad[3 * a] = d[0], grad[3 * a + 1] = d[1], grad[3 * a + 2] = d[2];
-            }
-        }
+        /* (the grids one by one, each with its axis a constant: the selects go at compile time) */
+        g2p_face(&pn, 0, d1, j->u->f[0], j->u_old->f[0], &now[0], &before[0], grad);
+        g2p_face(&pn, 1, d1, j->u->f[1], j->u_old->f[1], &now[1], &before[1], grad ? grad + 3 : NULL);
+        g2p_face(&pn, 2, d1, j->u->f[2], j->u_old->f[2], &now[2], &before[2], grad ? grad + 6 : NULL);
         const double old[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
         double nv[3];
         for (int a = 0; a < 3; a++)
@@ -416,15 +434,9 @@ bool cont_velocity_at(const gr_sparse_grid *g, const cont_faces *u, gr_vec3 x, g
     fractions(g, x, c, f);
     point_nodes pn;
     point_nodes_of(g, b * 64u + gr_sparse_local(c[0], c[1], c[2]), f, &pn);
-    for (int a = 0; a < 3; a++) {
-        uint32_t cell[8];
-        double wk[8], sum = 0;
-        point_corners(&pn, a, cell, wk);
-        for (int k = 0; k < 8; k++)
-            if (cell[k] != GR_INVALID_INDEX)
-                sum += wk[k] * u->f[a][cell[k]];
-        w[a] = sum;
-    }
+    g2p_face(&pn, 0, NULL, u->f[0], NULL, &w[0], NULL, NULL);
+    g2p_face(&pn, 1, NULL, u->f[1], NULL, &w[1], NULL, NULL);
+    g2p_face(&pn, 2, NULL, u->f[2], NULL, &w[2], NULL, NULL);
     *v = v3(w[0], w[1], w[2]);
     return true;
 }
