@@ -69,7 +69,7 @@ static inline void point_corners(const point_nodes *pn, int axis, uint32_t cell[
     }
 }
 
-/* ---- a block's neighbourhood: P2G and G2P go block by block ------------------------------- */
+/* ---- a block's neighbourhood: P2G goes block by block ---------------------------------------- */
 
 /* The cells within one of a block's: local coordinates -1..4 per axis, x fastest. Every node of
  * every stencil of a point in the block (nodes l - 1 .. l + 1 of its cell l) lies in it, so a
@@ -90,9 +90,9 @@ static void block_map(const gr_sparse_grid *g, uint32_t b, uint32_t map[NB_CELLS
             }
 }
 
-/* A point's 1-D weights along each axis for nodes at integer positions (`in`, the first node
- * the point's own cell) and at half-integers (`hf`, first node at offset ho: -1 or 0), as
- * axis_weights gives them; map coordinates (cell l at l + 1). */
+/* A point's 1-D weights along each axis for nodes at integer positions (`in`: the first node
+ * in the point's own cell) and at half-integers (`hf`: the first node one cell below or in
+ * it), as axis_weights gives them, and the first nodes' map coordinates (cell l at l + 1). */
 typedef struct point_weights {
     double in[3][2], hf[3][2];
     uint32_t pos_in[3], pos_hf[3];
@@ -131,7 +131,7 @@ static const uint32_t corner_xy[4] = {0, 1, NB_SIDE, NB_SIDE + 1};
 #define LAYER (NB_SIDE * NB_SIDE)
 
 /* Grid `axis`'s 8 nodes for the point, k = bx + 2 by + 4 bz: their cells from the block's map
- * and their weights, each w_x w_y w_z in that order (as the stencils before the maps took it). */
+ * and their weights, each w_x w_y w_z in that order (point_corners' products). */
 static inline void corners(const point_weights *pw, const uint32_t *map, int axis, uint32_t cell[8], double w[8])
 {
     const double *w1[3];
@@ -284,9 +284,9 @@ void cont_particles_to_grid_on(gr_tasks *tasks, const gr_sparse_grid *g, const c
                                const cont_grid_mass *out)
 {
     p2g_job j = {g, p, out, g->inv_h * g->inv_h * g->inv_h, 0, 0, 0};
-    over_blocks(tasks, g, p->n, p2g_zero, &j);
-    if (g->block_count == 0)
+    if (g->block_count == 0) /* (no cells: no arrays to offset) */
         return;
+    over_blocks(tasks, g, p->n, p2g_zero, &j);
     int32_t lo[3], hi[3];
     for (int a = 0; a < 3; a++)
         lo[a] = hi[a] = g->block_coord[a];
