@@ -381,7 +381,8 @@ static double face_energy(const cont_grid_mass *m, const cont_faces *u, uint32_t
 static void scene_step(scene *s, gr_mem *mem)
 {
     gr_sparse_grid *g = &s->g;
-    CHECK(gr_sparse_grid_build(g, mem, (const double *)s->x, 3, s->n, s->h, (gr_vec3){0, 0, 0}, 2));
+    CHECK(gr_sparse_grid_build(g, mem, (const double *)s->x, 3, s->n, s->h, (gr_vec3){0, 0, 0}, 2) &&
+          gr_sparse_grid_sort_points(g, mem));
     const uint32_t cells = gr_sparse_grid_cells(g);
     cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells), NULL};
     cont_particle_view pv = {s->n, s->x, s->v, s->m, s->vmin, NULL};
@@ -490,6 +491,170 @@ static void test_hydrostatic_column(void)
     scene_free(&s, &mem);
 }
 
+/* A tent-function splat for the reference: the weight of the node at n (cell coordinates) for
+ * a point at t (cell coordinates), the product over the axes of max(0, 1 - |t - n|). */
+static double tent(const double t[3], const double n[3])
+{
+    double w = 1;
+    for (int a = 0; a < 3; a++)
+        w *= fmax(0.0, 1.0 - fabs(t[a] - n[a]));
+    return w;
+}
+
+/* P2G and G2P give the same bits for 1, 2 and 3 workers (blocks in parallel, one summation
+ * order); P2G's sums match a splat in particle order by tent functions to rounding (every
+ * particle lands once on each of its nodes, whichever colour its block has); G2P's velocity
+ * of a linear field is exact. */
+static void test_transfers_same_bits_for_any_worker_count(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    enum { N = 6000 };
+    gr_rng r = {11};
+    gr_vec3 *x = (gr_vec3 *)malloc(sizeof(gr_vec3) * N), *v0 = (gr_vec3 *)malloc(sizeof(gr_vec3) * N);
+    double *m = zeros(N), *vmin = zeros(N), *alpha = zeros(N);
+    const double h = 0.02;
+    for (int i = 0; i < N; i++) {
+        /* two clumps across block boundaries of both signs, a few strays, one lost point */
+        const gr_vec3 c = i % 7 == 0 ? v3(-0.31, 0.05, -0.12) : v3(0.0, 0.0, 0.0);
+        x[i] = v3(c.x + rnd(&r, -0.09, 0.11), c.y + rnd(&r, -0.07, 0.05), c.z + rnd(&r, -0.1, 0.1));
+        if (i % 997 == 5)
+            x[i] = v3(rnd(&r, -3, 3), rnd(&r, -3, 3), rnd(&r, -3, 3));
+        v0[i] = v3(rnd(&r, -1, 1), rnd(&r, -1, 1), rnd(&r, -1, 1));
+        m[i] = rnd(&r, 1e-5, 3e-5);
+        vmin[i] = m[i] / 1600.0;
+        alpha[i] = rnd(&r, 0.3, 0.7);
+    }
+    x[17] = v3(NAN, 0, 0);
+    gr_sparse_grid g;
+    gr_sparse_grid_init(&g);
+    CHECK(gr_sparse_grid_build(&g, &mem, (const double *)x, 3, N, h, v3(0.003, -0.001, 0.002), 1) &&
+          gr_sparse_grid_sort_points(&g, &mem));
+    CHECK(g.rejected == 1);
+    const uint32_t cells = gr_sparse_grid_cells(&g);
+    enum { RUNS = 3 };
+    cont_grid_mass gm[RUNS];
+    gr_vec3 *v[RUNS], *flow[RUNS];
+    double *grad[RUNS];
+    gr_tasks pools[RUNS];
+    for (int w = 0; w < RUNS; w++) {
+        gm[w] = (cont_grid_mass){face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells), zeros(cells)};
+        v[w] = (gr_vec3 *)malloc(sizeof(gr_vec3) * N);
+        flow[w] = (gr_vec3 *)malloc(sizeof(gr_vec3) * N);
+        grad[w] = zeros(9 * N);
+        memcpy(v[w], v0, sizeof(gr_vec3) * N);
+        CHECK(gr_tasks_init(&pools[w], &mem, (uint32_t)w + 1, NULL) == GR_OK);
+        cont_particle_view pv = {N, x, v[w], m, vmin, alpha};
+        cont_particles_to_grid_on(w ? &pools[w] : NULL, &g, &pv, &gm[w]);
+    }
+    for (int w = 1; w < RUNS; w++) {
+        for (int a = 0; a < 3; a++) {
+            CHECK(memcmp(gm[w].mass.f[a], gm[0].mass.f[a], sizeof(double) * cells) == 0);
+            CHECK(memcmp(gm[w].vol.f[a], gm[0].vol.f[a], sizeof(double) * cells) == 0);
+            CHECK(memcmp(gm[w].u.f[a], gm[0].u.f[a], sizeof(double) * cells) == 0);
+        }
+        CHECK(memcmp(gm[w].phi, gm[0].phi, sizeof(double) * cells) == 0);
+        CHECK(memcmp(gm[w].alpha, gm[0].alpha, sizeof(double) * cells) == 0);
+    }
+    /* the reference: each particle's tent weights on the nodes of the 27 cells around its own */
+    cont_grid_mass ref = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells), zeros(cells)};
+    double total = 0;
+    for (int i = 0; i < N; i++) {
+        int32_t c[3];
+        if (!gr_sparse_grid_locate(&g, x[i], c))
+            continue;
+        total += m[i];
+        const double t[3] = {(x[i].x - g.origin.x) / h, (x[i].y - g.origin.y) / h, (x[i].z - g.origin.z) / h};
+        for (int d = 0; d < 27; d++) {
+            const int32_t k[3] = {c[0] + d % 3 - 1, c[1] + d / 3 % 3 - 1, c[2] + d / 9 - 1};
+            const uint32_t cell = gr_sparse_grid_cell(&g, k[0], k[1], k[2]);
+            CHECK(cell != GR_INVALID_INDEX);
+            for (int a = 0; a <= 3; a++) {
+                const double n[3] = {k[0] + (a == 0 ? 0 : 0.5), k[1] + (a == 1 ? 0 : 0.5), k[2] + (a == 2 ? 0 : 0.5)};
+                const double w = tent(t, n);
+                if (a < 3) {
+                    const double vel[3] = {v0[i].x, v0[i].y, v0[i].z};
+                    ref.mass.f[a][cell] += m[i] * w;
+                    ref.vol.f[a][cell] += vmin[i] * w;
+                    ref.u.f[a][cell] += m[i] * w * vel[a];
+                } else {
+                    ref.phi[cell] += vmin[i] * w / (h * h * h);
+                    ref.alpha[cell] += vmin[i] * w / (h * h * h) * alpha[i];
+                }
+            }
+        }
+    }
+    double sum[3] = {0, 0, 0}, err = 0;
+    for (uint32_t c = 0; c < cells; c++) {
+        for (int a = 0; a < 3; a++) {
+            sum[a] += gm[0].mass.f[a][c];
+            const double mu = gm[0].u.f[a][c] * gm[0].mass.f[a][c];
+            err = fmax(err, fabs(gm[0].mass.f[a][c] - ref.mass.f[a][c]) / 3e-5);
+            err = fmax(err, fabs(gm[0].vol.f[a][c] - ref.vol.f[a][c]) / (3e-5 / 1600));
+            err = fmax(err, fabs(mu - ref.u.f[a][c]) / 3e-5);
+        }
+        err = fmax(err, fabs(gm[0].phi[c] - ref.phi[c]) / (3e-5 / 1600 / (h * h * h)));
+        const double ra = ref.phi[c] > 0 ? ref.alpha[c] / ref.phi[c] : 0.0;
+        err = fmax(err, fabs(gm[0].alpha[c] - ra));
+    }
+    CHECK(err < 1e-9);
+    for (int a = 0; a < 3; a++)
+        CHECK(fabs(sum[a] - total) < 1e-12 * total);
+    /* G2P on a linear field u_a = A_a . (x - origin) + b_a, u_old zero: pic 1 gives v = u at
+     * the particle, its gradient A; the same bits for every pool */
+    const double A[3][3] = {{0.3, -1.2, 0.5}, {2.0, 0.1, -0.7}, {-0.4, 0.9, 1.1}}, b[3] = {0.2, -0.1, 0.05};
+    cont_faces u = face_zeros(cells), u_old = face_zeros(cells);
+    for (uint32_t c = 0; c < cells; c++) {
+        int32_t k[3];
+        gr_sparse_grid_cell_coords(&g, c, k);
+        for (int a = 0; a < 3; a++) {
+            const double n[3] = {(k[0] + (a == 0 ? 0 : 0.5)) * h, (k[1] + (a == 1 ? 0 : 0.5)) * h,
+                                 (k[2] + (a == 2 ? 0 : 0.5)) * h};
+            u.f[a][c] = A[a][0] * n[0] + A[a][1] * n[1] + A[a][2] * n[2] + b[a];
+        }
+    }
+    for (int w = 0; w < RUNS; w++) {
+        cont_particle_view pv = {N, x, v[w], m, vmin, alpha};
+        cont_grid_to_particles_on(w ? &pools[w] : NULL, &g, &pv, &u, &u_old, 1.0, grad[w], flow[w]);
+    }
+    double verr = 0, gerr = 0;
+    for (int i = 0; i < N; i++) {
+        if (g.point_cell[i] == GR_INVALID_INDEX) {
+            CHECK(memcmp(&v[0][i], &v0[i], sizeof(gr_vec3)) == 0 && memcmp(&flow[0][i], &v0[i], sizeof(gr_vec3)) == 0);
+            continue;
+        }
+        const double p[3] = {x[i].x - g.origin.x, x[i].y - g.origin.y, x[i].z - g.origin.z}, got[3] = {v[0][i].x, v[0][i].y, v[0][i].z};
+        for (int a = 0; a < 3; a++) {
+            verr = fmax(verr, fabs(got[a] - (A[a][0] * p[0] + A[a][1] * p[1] + A[a][2] * p[2] + b[a])));
+            for (int d = 0; d < 3; d++)
+                gerr = fmax(gerr, fabs(grad[0][9 * i + 3 * a + d] - A[a][d]));
+        }
+    }
+    CHECK(verr < 1e-12 && gerr < 1e-9);
+    /* a point's velocity by hashing its cell takes the same sums as G2P's flow */
+    for (int i = 0; i < N; i++) {
+        gr_vec3 at;
+        CHECK(cont_velocity_at(&g, &u, x[i], &at) == (g.point_cell[i] != GR_INVALID_INDEX));
+        if (g.point_cell[i] != GR_INVALID_INDEX)
+            CHECK(memcmp(&at, &flow[0][i], sizeof at) == 0);
+    }
+    for (int w = 1; w < RUNS; w++) {
+        CHECK(memcmp(v[w], v[0], sizeof(gr_vec3) * N) == 0);
+        CHECK(memcmp(flow[w], flow[0], sizeof(gr_vec3) * N) == 0);
+        CHECK(memcmp(grad[w], grad[0], sizeof(double) * 9 * N) == 0);
+    }
+    for (int w = 0; w < RUNS; w++) {
+        face_free(&gm[w].mass), face_free(&gm[w].vol), face_free(&gm[w].u), free(gm[w].phi), free(gm[w].alpha);
+        free(v[w]), free(flow[w]), free(grad[w]);
+        gr_tasks_destroy(&pools[w]);
+    }
+    face_free(&ref.mass), face_free(&ref.vol), face_free(&ref.u), free(ref.phi), free(ref.alpha);
+    face_free(&u), face_free(&u_old);
+    free(x), free(v0), free(m), free(vmin), free(alpha);
+    gr_sparse_grid_free(&g, &mem);
+    CHECK(mem.in_use == 0);
+}
+
 /* The friction matrix's rows (for Gauss-Seidel) and diagonal agree with its matvec, and so do
  * the pressure matrix's; MPRGP and PGS reach the same stress. */
 static void test_friction_rows_and_solvers_agree(void)
@@ -502,7 +667,8 @@ static void test_friction_rows_and_solvers_agree(void)
         scene_step(&s, &mem);
     /* rebuild one step's problems by hand */
     gr_sparse_grid *g = &s.g;
-    CHECK(gr_sparse_grid_build(g, &mem, (const double *)s.x, 3, s.n, s.h, (gr_vec3){0, 0, 0}, 2));
+    CHECK(gr_sparse_grid_build(g, &mem, (const double *)s.x, 3, s.n, s.h, (gr_vec3){0, 0, 0}, 2) &&
+          gr_sparse_grid_sort_points(g, &mem));
     const uint32_t cells = gr_sparse_grid_cells(g);
     cont_grid_mass gm = {face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells), NULL};
     cont_particle_view pv = {s.n, s.x, s.v, s.m, s.vmin, NULL};
@@ -1251,6 +1417,7 @@ int main(int argc, char **argv)
         {"operators_adjoint", test_operators_adjoint},
         {"rigid_motion_stress_free", test_rigid_motion_stress_free},
         {"hydrostatic_column", test_hydrostatic_column},
+        {"transfers_same_bits_for_any_worker_count", test_transfers_same_bits_for_any_worker_count},
         {"friction_rows_and_solvers_agree", test_friction_rows_and_solvers_agree},
         {"incline_stick_and_slip", test_incline_stick_and_slip},
         {"column_collapse", test_column_collapse},

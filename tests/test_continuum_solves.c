@@ -187,7 +187,8 @@ static void scene_step(scene *s)
         dt = fmin(1.0 / 120, (-vmax + sqrt(vmax * vmax + 4 * gl * reach)) / (2 * gl));
     }
     gr_sparse_grid *g = &s->g;
-    CHECK(gr_sparse_grid_build(g, s->mem, (const double *)s->x, 3, s->n, s->h, (gr_vec3){0, 0, 0}, 2));
+    CHECK(gr_sparse_grid_build(g, s->mem, (const double *)s->x, 3, s->n, s->h, (gr_vec3){0, 0, 0}, 2) &&
+          gr_sparse_grid_sort_points(g, s->mem));
     const uint32_t cells = gr_sparse_grid_cells(g);
     fields_alloc(s, cells);
     s->cp.dt = dt;
@@ -580,7 +581,8 @@ static void scene_splat(scene *s)
         fields_free(s);
     free(s->p), free(s->s);
     gr_sparse_grid *g = &s->g;
-    CHECK(gr_sparse_grid_build(g, s->mem, (const double *)s->x, 3, s->n, s->h, (gr_vec3){0, 0, 0}, 2));
+    CHECK(gr_sparse_grid_build(g, s->mem, (const double *)s->x, 3, s->n, s->h, (gr_vec3){0, 0, 0}, 2) &&
+          gr_sparse_grid_sort_points(g, s->mem));
     const uint32_t cells = gr_sparse_grid_cells(g);
     fields_alloc(s, cells);
     s->cp.dt = 1;

@@ -3,14 +3,6 @@
 
 #include <string.h>
 
-/* The 8 nodes of one staggered grid around a point: the cells owning them (d in -1..1 from the
- * point's cell c0), their trilinear weights, and the weights' derivatives (per unit length). */
-typedef struct stencil {
-    uint32_t cell[8];
-    double w[8];
-    double dw[8][3];
-} stencil;
-
 /* Offset and fraction along one axis: nodes at integer positions (a face grid's normal axis) or
  * at half-integers (its other axes, and the centres). f = the point's position in its cell. */
 static inline void axis_weights(double f, bool half, int *off, double *t)
@@ -27,60 +19,6 @@ static inline void axis_weights(double f, bool half, int *off, double *t)
     }
 }
 
-/* The stencil of the grid whose nodes sit at integer positions along `axis` (axis 3: centres,
- * half-integers on every axis) for the point at cell coordinates c0, fractions f; the weights'
- * derivatives only when `deriv`. The 8 cells as gr_sparse_grid_neighbor finds them, found per
- * axis once: each corner's local coordinate and block step (-1, 0, 1) along each axis, then one
- * read of the block's neighbour table a corner (its own block at 13). */
-static void make_stencil(const gr_sparse_grid *g, uint32_t c0, const double f[3], int axis, bool deriv, stencil *s)
-{
-    int off[3];
-    double t[3];
-    for (int a = 0; a < 3; a++)
-        axis_weights(f[a], a != axis, &off[a], &t[a]);
-    const double inv_h = g->inv_h;
-    const uint32_t *nbr = g->block_nbr + 27 * (size_t)(c0 >> 6);
-    uint32_t local[3][2], step[3][2];
-    double w1[3][2], d1[2] = {-inv_h, inv_h};
-    static const uint32_t scale_local[3] = {1, 4, 16}, scale_step[3] = {1, 3, 9};
-    for (int a = 0; a < 3; a++) {
-        const int l = (int)((c0 >> (2 * a)) & 3u) + off[a]; /* -1..3 */
-        for (int b = 0; b < 2; b++) {
-            const int lb = l + b; /* -1..4: a block below, this one, or the one above */
-            local[a][b] = ((uint32_t)lb & 3u) * scale_local[a];
-            step[a][b] = (uint32_t)((lb + 4) >> 2) * scale_step[a];
-        }
-        w1[a][0] = 1.0 - t[a];
-        w1[a][1] = t[a];
-    }
-    /* corner k = (bx, by, bz) = bits of k: the x-y square's four once, then its two layers;
-     * each product in the order w_x w_y w_z */
-    uint32_t sxy[4], lxy[4];
-    double wxy[4], dx_y[4], x_dy[4];
-    for (int j = 0; j < 4; j++) {
-        const int bx = j & 1, by = j >> 1;
-        sxy[j] = step[0][bx] + step[1][by];
-        lxy[j] = local[0][bx] + local[1][by];
-        wxy[j] = w1[0][bx] * w1[1][by];
-        dx_y[j] = d1[bx] * w1[1][by];
-        x_dy[j] = w1[0][bx] * d1[by];
-    }
-    for (int bz = 0; bz < 2; bz++) {
-        const double wz = w1[2][bz];
-        for (int j = 0; j < 4; j++) {
-            const int k = 4 * bz + j;
-            const uint32_t nb = nbr[sxy[j] + step[2][bz]];
-            s->cell[k] = nb == GR_INVALID_INDEX ? nb : nb * 64u + lxy[j] + local[2][bz];
-            s->w[k] = wxy[j] * wz;
-            if (deriv) {
-                s->dw[k][0] = dx_y[j] * wz;
-                s->dw[k][1] = x_dy[j] * wz;
-                s->dw[k][2] = wxy[j] * d1[bz];
-            }
-        }
-    }
-}
-
 /* The fractions of x within cell coordinates c (clamped into [0, 1]: rounding at an edge). */
 static void fractions(const gr_sparse_grid *g, gr_vec3 x, const int32_t c[3], double f[3])
 {
@@ -91,117 +29,294 @@ static void fractions(const gr_sparse_grid *g, gr_vec3 x, const int32_t c[3], do
         f[a] = f[a] < 0 ? 0 : (f[a] > 1 ? 1 : f[a]);
 }
 
-/* The point's cell (by hashing) and its fractions; false when it has no active cell. */
-static bool locate(const gr_sparse_grid *g, gr_vec3 x, uint32_t *cell, double f[3])
+/* A point's nodes without a block map: per axis, the two nodes of the grid at integer (0) and
+ * at half-integer (1) positions: their local coordinates' share of the cell index, their block
+ * step's share of the neighbour table's index (-1, 0, +1 blocks), their weights. */
+typedef struct point_nodes {
+    uint32_t loc[3][2][2], stp[3][2][2];
+    double w1[3][2][2];
+    const uint32_t *nbr; ///< the point's block's neighbour table
+} point_nodes;
+
+static inline void point_nodes_of(const gr_sparse_grid *g, uint32_t c0, const double f[3], point_nodes *pn)
 {
-    int32_t c[3];
-    if (!gr_sparse_grid_locate(g, x, c))
-        return false;
-    const uint32_t i = gr_sparse_grid_cell(g, c[0], c[1], c[2]);
-    if (i == GR_INVALID_INDEX)
-        return false;
-    fractions(g, x, c, f);
-    *cell = i;
-    return true;
+    static const uint32_t scale_local[3] = {1, 4, 16}, scale_step[3] = {1, 3, 9};
+    for (int a = 0; a < 3; a++)
+        for (int half = 0; half < 2; half++) {
+            int off;
+            double t;
+            axis_weights(f[a], half, &off, &t);
+            const int l = (int)((c0 >> (2 * a)) & 3u) + off; /* -1..3 */
+            for (int e = 0; e < 2; e++) {
+                pn->loc[a][half][e] = ((uint32_t)(l + e) & 3u) * scale_local[a];
+                pn->stp[a][half][e] = (uint32_t)((l + e + 4) >> 2) * scale_step[a];
+            }
+            pn->w1[a][half][0] = 1.0 - t, pn->w1[a][half][1] = t;
+        }
+    pn->nbr = g->block_nbr + 27 * (size_t)(c0 >> 6);
 }
 
-/* Particle i's cell from the grid's build (its position unchanged since) and its fractions. */
-static bool particle_cell(const gr_sparse_grid *g, const cont_particle_view *p, uint32_t i, uint32_t *cell, double f[3])
+/* Grid `axis`'s (3: the centres') 8 nodes, k = bx + 2 by + 4 bz: their cells (GR_INVALID_INDEX
+ * in an inactive block) and weights, each w_x w_y w_z in that order. */
+static inline void point_corners(const point_nodes *pn, int axis, uint32_t cell[8], double w[8])
 {
+    const int hx = axis != 0, hy = axis != 1, hz = axis != 2;
+    for (int k = 0; k < 8; k++) {
+        const int bx = k & 1, by = (k >> 1) & 1, bz = k >> 2;
+        const uint32_t nb = pn->nbr[pn->stp[0][hx][bx] + pn->stp[1][hy][by] + pn->stp[2][hz][bz]];
+        cell[k] = nb == GR_INVALID_INDEX ? nb : nb * 64u + pn->loc[0][hx][bx] + pn->loc[1][hy][by] + pn->loc[2][hz][bz];
+        w[k] = pn->w1[0][hx][bx] * pn->w1[1][hy][by] * pn->w1[2][hz][bz];
+    }
+}
+
+/* ---- a block's neighbourhood: P2G goes block by block ---------------------------------------- */
+
+/* The cells within one of a block's: local coordinates -1..4 per axis, x fastest. Every node of
+ * every stencil of a point in the block (nodes l - 1 .. l + 1 of its cell l) lies in it, so a
+ * block's points find their nodes by one read of this map instead of the neighbour table. */
+#define NB_SIDE 6
+#define NB_CELLS (NB_SIDE * NB_SIDE * NB_SIDE)
+
+static void block_map(const gr_sparse_grid *g, uint32_t b, uint32_t map[NB_CELLS])
+{
+    const uint32_t *nbr = g->block_nbr + 27 * (size_t)b;
+    uint32_t k = 0;
+    for (int z = -1; z <= 4; z++)
+        for (int y = -1; y <= 4; y++)
+            for (int x = -1; x <= 4; x++) {
+                /* (l + 4) / 4 is 0, 1, 2 for a step of -1, 0, +1 blocks */
+                const uint32_t nb = nbr[(uint32_t)((z + 4) >> 2) * 9u + (uint32_t)((y + 4) >> 2) * 3u + (uint32_t)((x + 4) >> 2)];
+                map[k++] = nb == GR_INVALID_INDEX ? nb : nb * 64u + gr_sparse_local(x, y, z);
+            }
+}
+
+/* A point's 1-D weights along each axis for nodes at integer positions (`in`: the first node
+ * in the point's own cell) and at half-integers (`hf`: the first node one cell below or in
+ * it), as axis_weights gives them, and the first nodes' map coordinates (cell l at l + 1). */
+typedef struct point_weights {
+    double in[3][2], hf[3][2];
+    uint32_t pos_in[3], pos_hf[3];
+} point_weights;
+
+static inline void point_weights_of(uint32_t c0, const double f[3], point_weights *pw)
+{
+    for (int a = 0; a < 3; a++) {
+        const uint32_t l = (c0 >> (2 * a)) & 3u;
+        int off;
+        double t;
+        axis_weights(f[a], false, &off, &t);
+        pw->in[a][0] = 1.0 - t, pw->in[a][1] = t;
+        pw->pos_in[a] = l + 1;
+        axis_weights(f[a], true, &off, &t);
+        pw->hf[a][0] = 1.0 - t, pw->hf[a][1] = t;
+        pw->pos_hf[a] = (uint32_t)((int)l + 1 + off);
+    }
+}
+
+/* Grid `axis`'s (3: the centres') 1-D weights and first map index for the point. */
+static inline uint32_t grid_weights(const point_weights *pw, int axis, const double *w1[3])
+{
+    static const uint32_t stride[3] = {1, NB_SIDE, NB_SIDE * NB_SIDE};
+    uint32_t base = 0;
+    for (int a = 0; a < 3; a++) {
+        const bool on = a == axis;
+        w1[a] = on ? pw->in[a] : pw->hf[a];
+        base += (on ? pw->pos_in[a] : pw->pos_hf[a]) * stride[a];
+    }
+    return base;
+}
+
+/* The map offsets of the x-y square's corners (j = bx + 2 by) and of the upper layer. */
+static const uint32_t corner_xy[4] = {0, 1, NB_SIDE, NB_SIDE + 1};
+#define LAYER (NB_SIDE * NB_SIDE)
+
+/* Grid `axis`'s 8 nodes for the point, k = bx + 2 by + 4 bz: their cells from the block's map
+ * and their weights, each w_x w_y w_z in that order (point_corners' products). */
+static inline void corners(const point_weights *pw, const uint32_t *map, int axis, uint32_t cell[8], double w[8])
+{
+    const double *w1[3];
+    const uint32_t base = grid_weights(pw, axis, w1);
+    for (int q = 0; q < 4; q++) {
+        const double wxy = w1[0][q & 1] * w1[1][q >> 1];
+        for (int bz = 0; bz < 2; bz++) {
+            cell[4 * bz + q] = map[base + corner_xy[q] + LAYER * (uint32_t)bz];
+            w[4 * bz + q] = wxy * w1[2][bz];
+        }
+    }
+}
+
+/* Blocks go in parallel chunks of this many (zeroing and the means). */
+#define BLOCKS_PER_TASK 16u
+
+/* ---- particles to grid ---------------------------------------------------------------------- */
+
+/* The scatter goes by slabs: the blocks whose coordinate along the grid's longest axis is the
+ * same. A block's particles reach only the cells within one of it, so two slabs two or more
+ * apart touch no cell in common: the even slabs run in parallel, then the odd ones, each slab's
+ * blocks in their order by one task. Two passes (not the eight of a colouring by the three
+ * parities), each slab a task of some thousand particles. */
+typedef struct p2g_job {
+    const gr_sparse_grid *g;
+    const cont_particle_view *p;
+    const cont_grid_mass *out;
+    double inv_h3;
+    int axis;        ///< the slabs' normal: the axis of most blocks
+    int32_t lo;      ///< the lowest block coordinate along it
+    uint32_t parity; ///< the slabs this pass scatters from: lo + 2 s + parity
+} p2g_job;
+
+static void p2g_zero(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const p2g_job *j = (const p2g_job *)ctx;
+    const cont_grid_mass *o = j->out;
+    const size_t c0 = 64 * (size_t)b0, bytes = sizeof(double) * 64 * (size_t)(b1 - b0);
+    for (int a = 0; a < 3; a++) {
+        memset(o->mass.f[a] + c0, 0, bytes);
+        memset(o->vol.f[a] + c0, 0, bytes);
+        memset(o->u.f[a] + c0, 0, bytes);
+    }
+    memset(o->phi + c0, 0, bytes);
+    if (j->p->alpha)
+        memset(o->alpha + c0, 0, bytes);
+}
+
+/* A particle's share of face grid `axis`: mass, packed volume, momentum. */
+static inline void p2g_face(const uint32_t *map, const point_weights *pw, int axis, double m, double vmin, double vel,
+                            double *restrict mass, double *restrict vol, double *restrict mu)
+{
+    uint32_t cell[8];
+    double w[8];
+    corners(pw, map, axis, cell, w);
+    for (int k = 0; k < 8; k++) {
+        if (cell[k] == GR_INVALID_INDEX)
+            continue; /* (not with a halo of 1: every node's cell is active) */
+        const double mw = m * w[k];
+        mass[cell[k]] += mw;
+        vol[cell[k]] += vmin * w[k];
+        mu[cell[k]] += mw * vel;
+    }
+}
+
+/* Particle i's share of the faces (mass, packed volume, momentum) and of the centres (phi,
+ * alpha); `map` is its block's. */
+static inline void p2g_point(const p2g_job *j, const uint32_t *map, uint32_t i)
+{
+    const gr_sparse_grid *g = j->g;
+    const cont_particle_view *p = j->p;
+    const cont_grid_mass *o = j->out;
     const uint32_t c0 = g->point_cell[i];
-    if (c0 == GR_INVALID_INDEX)
-        return false;
     int32_t c[3];
+    double f[3];
     gr_sparse_grid_cell_coords(g, c0, c);
     fractions(g, p->x[i], c, f);
-    *cell = c0;
-    return true;
+    point_weights pw;
+    point_weights_of(c0, f, &pw);
+    const double m = p->m[i], vmin = p->vmin[i];
+    const double vel[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
+    /* (the grids one by one, each with its axis a constant: the selects go at compile time) */
+    p2g_face(map, &pw, 0, m, vmin, vel[0], o->mass.f[0], o->vol.f[0], o->u.f[0]);
+    p2g_face(map, &pw, 1, m, vmin, vel[1], o->mass.f[1], o->vol.f[1], o->u.f[1]);
+    p2g_face(map, &pw, 2, m, vmin, vel[2], o->mass.f[2], o->vol.f[2], o->u.f[2]);
+    uint32_t cell[8];
+    double w[8];
+    corners(&pw, map, 3, cell, w);
+    double *restrict phi = o->phi, *restrict alpha = o->alpha;
+    const double al = p->alpha ? p->alpha[i] : 0.0;
+    for (int k = 0; k < 8; k++) {
+        if (cell[k] == GR_INVALID_INDEX)
+            continue;
+        const double vw = vmin * w[k] * j->inv_h3;
+        phi[cell[k]] += vw;
+        if (p->alpha)
+            alpha[cell[k]] += vw * al;
+    }
+}
+
+/* Slabs [s0, s1) of the pass's parity: their blocks' particles, cell by cell, each cell's in
+ * index order. */
+static void p2g_slabs(void *ctx, uint32_t s0, uint32_t s1, uint32_t worker)
+{
+    (void)worker;
+    const p2g_job *j = (const p2g_job *)ctx;
+    const gr_sparse_grid *g = j->g;
+    uint32_t map[NB_CELLS];
+    for (uint32_t s = s0; s < s1; s++) {
+        const int64_t slab = (int64_t)j->lo + 2 * (int64_t)s + j->parity;
+        for (uint32_t b = 0; b < g->block_count; b++) {
+            if (g->block_coord[3 * (size_t)b + j->axis] != slab)
+                continue;
+            const uint32_t first = g->cell_start[64 * (size_t)b], end = g->cell_start[64 * (size_t)b + 64];
+            if (first == end)
+                continue;
+            block_map(g, b, map);
+            for (uint32_t k = first; k < end; k++)
+                p2g_point(j, map, g->point_order[k]);
+        }
+    }
+}
+
+/* Blocks [b0, b1): sums to means (velocity by mass, alpha by packed volume). */
+static void p2g_finish(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const p2g_job *j = (const p2g_job *)ctx;
+    const cont_grid_mass *o = j->out;
+    const uint32_t c1 = 64 * b1;
+    if (j->p->alpha)
+        for (uint32_t c = 64 * b0; c < c1; c++)
+            o->alpha[c] = o->phi[c] > 0 ? o->alpha[c] / o->phi[c] : 0.0;
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 64 * b0; c < c1; c++)
+            o->u.f[a][c] = o->mass.f[a][c] > 0 ? o->u.f[a][c] / o->mass.f[a][c] : 0.0;
+}
+
+/* fn over the grid's blocks, on the workers when there are some and enough particles. */
+static void over_blocks(gr_tasks *tasks, const gr_sparse_grid *g, uint32_t n, gr_range_fn *fn, void *ctx)
+{
+    if (!tasks || tasks->worker_count <= 1 || n <= CONT_PARTICLES_PER_TASK)
+        fn(ctx, 0, g->block_count, 0);
+    else
+        gr_parallel_for(tasks, g->block_count, BLOCKS_PER_TASK, fn, ctx);
+}
+
+void cont_particles_to_grid_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_particle_view *p,
+                               const cont_grid_mass *out)
+{
+    p2g_job j = {g, p, out, g->inv_h * g->inv_h * g->inv_h, 0, 0, 0};
+    if (g->block_count == 0) /* (no cells: no arrays to offset) */
+        return;
+    over_blocks(tasks, g, p->n, p2g_zero, &j);
+    int32_t lo[3], hi[3];
+    for (int a = 0; a < 3; a++)
+        lo[a] = hi[a] = g->block_coord[a];
+    for (uint32_t b = 1; b < g->block_count; b++)
+        for (int a = 0; a < 3; a++) {
+            const int32_t c = g->block_coord[3 * (size_t)b + a];
+            lo[a] = c < lo[a] ? c : lo[a];
+            hi[a] = c > hi[a] ? c : hi[a];
+        }
+    for (int a = 1; a < 3; a++)
+        if ((int64_t)hi[a] - lo[a] > (int64_t)hi[j.axis] - lo[j.axis])
+            j.axis = a;
+    j.lo = lo[j.axis];
+    const uint64_t slabs = (uint64_t)((int64_t)hi[j.axis] - lo[j.axis]) + 1;
+    for (j.parity = 0; j.parity < 2; j.parity++) {
+        const uint32_t count = (uint32_t)((slabs - j.parity + 1) / 2); /* slabs lo + 2 s + parity */
+        if (!tasks || tasks->worker_count <= 1 || p->n <= CONT_PARTICLES_PER_TASK || count <= 1)
+            p2g_slabs(&j, 0, count, 0);
+        else
+            gr_parallel_for(tasks, count, 1, p2g_slabs, &j);
+    }
+    over_blocks(tasks, g, p->n, p2g_finish, &j);
 }
 
 void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p, const cont_grid_mass *out)
 {
-    const uint32_t cells = gr_sparse_grid_cells(g);
-    for (int a = 0; a < 3; a++) {
-        memset(out->mass.f[a], 0, sizeof(double) * cells);
-        memset(out->vol.f[a], 0, sizeof(double) * cells);
-        memset(out->u.f[a], 0, sizeof(double) * cells);
-    }
-    memset(out->phi, 0, sizeof(double) * cells);
-    if (p->alpha)
-        memset(out->alpha, 0, sizeof(double) * cells);
-    const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
-    for (uint32_t i = 0; i < p->n; i++) {
-        uint32_t c0;
-        double f[3];
-        if (!particle_cell(g, p, i, &c0, f))
-            continue;
-        const double vel[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
-        stencil s;
-        for (int a = 0; a < 3; a++) {
-            make_stencil(g, c0, f, a, false, &s);
-            for (int k = 0; k < 8; k++) {
-                if (s.cell[k] == GR_INVALID_INDEX)
-                    continue; /* (not with a halo of 1: every node's cell is active) */
-                out->mass.f[a][s.cell[k]] += p->m[i] * s.w[k];
-                out->vol.f[a][s.cell[k]] += p->vmin[i] * s.w[k];
-                out->u.f[a][s.cell[k]] += p->m[i] * s.w[k] * vel[a];
-            }
-        }
-        make_stencil(g, c0, f, 3, false, &s);
-        for (int k = 0; k < 8; k++)
-            if (s.cell[k] != GR_INVALID_INDEX) {
-                out->phi[s.cell[k]] += p->vmin[i] * s.w[k] * inv_h3;
-                if (p->alpha)
-                    out->alpha[s.cell[k]] += p->vmin[i] * s.w[k] * inv_h3 * p->alpha[i];
-            }
-    }
-    if (p->alpha) /* the mean by packed volume */
-        for (uint32_t c = 0; c < cells; c++)
-            out->alpha[c] = out->phi[c] > 0 ? out->alpha[c] / out->phi[c] : 0.0;
-    for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++)
-            out->u.f[a][c] = out->mass.f[a][c] > 0 ? out->u.f[a][c] / out->mass.f[a][c] : 0.0;
+    cont_particles_to_grid_on(NULL, g, p, out);
 }
 
-/* Interpolate the three face grids of u (and of u2 when given) at a located point: velocity,
- * and optionally u's gradient. One stencil per axis serves both fields. */
-static void interpolate(const gr_sparse_grid *g, uint32_t c0, const double f[3], const cont_faces *u, double v[3],
-                        double *grad, const cont_faces *u2, double v2[3])
-{
-    stencil s;
-    for (int a = 0; a < 3; a++) {
-        make_stencil(g, c0, f, a, grad != NULL, &s);
-        double sum = 0, d[3] = {0, 0, 0}, sum2 = 0;
-        for (int k = 0; k < 8; k++) {
-            if (s.cell[k] == GR_INVALID_INDEX)
-                continue;
-            const double x = u->f[a][s.cell[k]];
-            sum += s.w[k] * x;
-            if (grad)
-                d[0] += s.dw[k][0] * x, d[1] += s.dw[k][1] * x, d[2] += s.dw[k][2] * x;
-            if (u2)
-                sum2 += s.w[k] * u2->f[a][s.cell[k]];
-        }
-        v[a] = sum;
-        if (u2)
-            v2[a] = sum2;
-        if (grad)
-            grad[3 * a] = d[0], grad[3 * a + 1] = d[1], grad[3 * a + 2] = d[2];
-    }
-}
-
-bool cont_velocity_at(const gr_sparse_grid *g, const cont_faces *u, gr_vec3 x, gr_vec3 *v)
-{
-    uint32_t c0;
-    double f[3], w[3];
-    if (!locate(g, x, &c0, f)) {
-        *v = v3(0, 0, 0);
-        return false;
-    }
-    interpolate(g, c0, f, u, w, NULL, NULL, NULL);
-    *v = v3(w[0], w[1], w[2]);
-    return true;
-}
+/* ---- grid to particles ---------------------------------------------------------------------- */
 
 typedef struct g2p_job {
     const gr_sparse_grid *g;
@@ -212,35 +327,78 @@ typedef struct g2p_job {
     gr_vec3 *flow;
 } g2p_job;
 
-/* Particles [i0, i1): each writes only its own velocity, gradient and flow. */
+/* Face grid `axis` at a point: u, u2 when given, and when grad is given u's gradient there (3 doubles). */
+static inline void g2p_face(const point_nodes *pn, int axis, const double d1[2], const double *u, const double *u2,
+                            double *now, double *before, double *grad)
+{
+    uint32_t cell[8];
+    double w[8];
+    point_corners(pn, axis, cell, w);
+    double sum = 0, sum2 = 0;
+    for (int k = 0; k < 8; k++)
+        if (cell[k] != GR_INVALID_INDEX) {
+            sum += w[k] * u[cell[k]];
+            if (u2)
+                sum2 += w[k] * u2[cell[k]];
+        }
+    *now = sum;
+    if (before)
+        *before = sum2;
+    if (!grad)
+        return;
+    /* d w / d x_b: the factor along b replaced by its derivative -1/h, 1/h */
+    const int hx = axis != 0, hy = axis != 1, hz = axis != 2;
+    const double(*w1)[2][2] = pn->w1;
+    double d[3] = {0, 0, 0};
+    for (int k = 0; k < 8; k++) {
+        if (cell[k] == GR_INVALID_INDEX)
+            continue;
+        const int bx = k & 1, by = (k >> 1) & 1, bz = k >> 2;
+        const double x = u[cell[k]], wz = w1[2][hz][bz];
+        d[0] += d1[bx] * w1[1][hy][by] * wz * x;
+        d[1] += w1[0][hx][bx] * d1[by] * wz * x;
+        d[2] += w1[0][hx][bx] * w1[1][hy][by] * d1[bz] * x;
+    }
+    grad[0] = d[0], grad[1] = d[1], grad[2] = d[2];
+}
+
+/* Particles [i0, i1) in index order (their memory's order): u and u_old at each, u's gradient
+ * when asked, the FLIP update. Each writes only its own velocity, gradient and flow. */
 static void g2p_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t worker)
 {
     (void)worker;
     const g2p_job *j = (const g2p_job *)ctx;
     const gr_sparse_grid *g = j->g;
     const cont_particle_view *p = j->p;
-    const double pic = j->pic;
-    double *grad = j->grad;
-    gr_vec3 *flow = j->flow;
+    const double d1[2] = {-g->inv_h, g->inv_h}, pic = j->pic;
     for (uint32_t i = i0; i < i1; i++) {
-        uint32_t c0;
-        double f[3];
-        if (!particle_cell(g, p, i, &c0, f)) {
+        double *grad = j->grad ? j->grad + 9 * (size_t)i : NULL;
+        const uint32_t c0 = g->point_cell[i];
+        if (c0 == GR_INVALID_INDEX) { /* no grid here: the particle keeps its velocity */
             if (grad)
-                memset(grad + 9 * (size_t)i, 0, sizeof(double) * 9);
-            if (flow)
-                flow[i] = p->v[i];
+                memset(grad, 0, sizeof(double) * 9);
+            if (j->flow)
+                j->flow[i] = p->v[i];
             continue;
         }
+        int32_t c[3];
+        double f[3];
+        gr_sparse_grid_cell_coords(g, c0, c);
+        fractions(g, p->x[i], c, f);
+        point_nodes pn;
+        point_nodes_of(g, c0, f, &pn);
         double now[3], before[3];
-        interpolate(g, c0, f, j->u, now, grad ? grad + 9 * (size_t)i : NULL, j->u_old, before);
+        /* (the grids one by one, each with its axis a constant: the selects go at compile time) */
+        g2p_face(&pn, 0, d1, j->u->f[0], j->u_old->f[0], &now[0], &before[0], grad);
+        g2p_face(&pn, 1, d1, j->u->f[1], j->u_old->f[1], &now[1], &before[1], grad ? grad + 3 : NULL);
+        g2p_face(&pn, 2, d1, j->u->f[2], j->u_old->f[2], &now[2], &before[2], grad ? grad + 6 : NULL);
         const double old[3] = {p->v[i].x, p->v[i].y, p->v[i].z};
         double nv[3];
         for (int a = 0; a < 3; a++)
             nv[a] = (1.0 - pic) * (old[a] + now[a] - before[a]) + pic * now[a];
         p->v[i] = v3(nv[0], nv[1], nv[2]);
-        if (flow)
-            flow[i] = v3(now[0], now[1], now[2]);
+        if (j->flow)
+            j->flow[i] = v3(now[0], now[1], now[2]);
     }
 }
 
@@ -258,4 +416,27 @@ void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p
                             const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow)
 {
     cont_grid_to_particles_on(NULL, g, p, u, u_old, pic, grad, flow);
+}
+
+/* ---- the velocity at a point ---------------------------------------------------------------- */
+
+bool cont_velocity_at(const gr_sparse_grid *g, const cont_faces *u, gr_vec3 x, gr_vec3 *v)
+{
+    int32_t c[3];
+    uint32_t b;
+    if (!gr_sparse_grid_locate(g, x, c) ||
+        (b = gr_sparse_grid_block_of(g, gr_sparse_floor4(c[0]), gr_sparse_floor4(c[1]), gr_sparse_floor4(c[2]))) ==
+            GR_INVALID_INDEX) {
+        *v = v3(0, 0, 0);
+        return false;
+    }
+    double f[3], w[3];
+    fractions(g, x, c, f);
+    point_nodes pn;
+    point_nodes_of(g, b * 64u + gr_sparse_local(c[0], c[1], c[2]), f, &pn);
+    g2p_face(&pn, 0, NULL, u->f[0], NULL, &w[0], NULL, NULL);
+    g2p_face(&pn, 1, NULL, u->f[1], NULL, &w[1], NULL, NULL);
+    g2p_face(&pn, 2, NULL, u->f[2], NULL, &w[2], NULL, NULL);
+    *v = v3(w[0], w[1], w[2]);
+    return true;
 }
