@@ -501,10 +501,10 @@ static double tent(const double t[3], const double n[3])
     return w;
 }
 
-/* P2G and G2P give the same bits for 1, 2 and 3 workers (blocks in parallel, one summation
- * order); P2G's sums match a splat in particle order by tent functions to rounding (every
- * particle lands once on each of its nodes, whichever colour its block has); G2P's velocity
- * of a linear field is exact. */
+/* P2G and G2P give the same bits for 1, 2 and 3 workers (P2G's slabs, G2P's particles in
+ * parallel; one summation order a cell); P2G's sums match a splat in particle order by tent
+ * functions to rounding (every particle lands once on each of its nodes, whichever slab its
+ * block is in); G2P's velocity of a linear field is exact. */
 static void test_transfers_same_bits_for_any_worker_count(void)
 {
     gr_mem mem;

@@ -76,6 +76,8 @@ gr_vec3 cont_density_particle(const gr_sparse_grid *g, const cont_faces *dx, gr_
 void cont_density_reach(const gr_sparse_grid *g, const cont_faces *dx, uint8_t *near)
 {
     const uint32_t cells = gr_sparse_grid_cells(g);
+    if (cells == 0) /* (no grid: near may be NULL) */
+        return;
     memset(near, 0, cells);
     for (uint32_t c = 0; c < cells; c++) {
         if (dx->f[0][c] == 0 && dx->f[1][c] == 0 && dx->f[2][c] == 0)

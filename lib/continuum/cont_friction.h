@@ -53,7 +53,8 @@ static inline cont_stress cont_stress_view(double *x, uint32_t cells)
 /// b2, the diagonal and the bounds +-alpha p (alpha per cell; NULL: alpha0 everywhere) from the
 /// velocity u (the pressure applied) and the faces' packed volumes; on edges p and alpha are the
 /// means of the four cells around the edge. Coefficients with no bound or no faces stay 0.
-/// Loops over cells by grid blocks on cp->tasks (the same bits for any worker count).
+/// b2 and the listed coefficients' bounds run by grid blocks on cp->tasks (the same bits for any
+/// worker count); the diagonal and the lists in the calling thread.
 void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_faces *u, const double *p,
                          const double *alpha, double alpha0);
 

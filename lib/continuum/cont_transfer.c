@@ -160,9 +160,10 @@ typedef struct p2g_job {
     const cont_particle_view *p;
     const cont_grid_mass *out;
     double inv_h3;
-    int axis;        ///< the slabs' normal: the axis of most blocks
+    int axis;        ///< the slabs' normal: the axis along which the blocks spread most
     int32_t lo;      ///< the lowest block coordinate along it
     uint32_t parity; ///< the slabs this pass scatters from: lo + 2 s + parity
+    uint32_t tasks;  ///< the pass's tasks: task t takes the slabs s with s % tasks == t
 } p2g_job;
 
 static void p2g_zero(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
@@ -233,18 +234,31 @@ static inline void p2g_point(const p2g_job *j, const uint32_t *map, uint32_t i)
     }
 }
 
-/* Slabs [s0, s1) of the pass's parity: their blocks' particles, cell by cell, each cell's in
- * index order. */
-static void p2g_slabs(void *ctx, uint32_t s0, uint32_t s1, uint32_t worker)
+/* The bits set in v (portable C: no compiler builtin). */
+static uint32_t bits_set(uint64_t v)
+{
+    uint32_t n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* Tasks [t0, t1) of the pass: task t scatters the particles of the pass's slabs lo + 2 s + parity
+ * with s % tasks == t, block by block in the grid's order, cell by cell, each cell's in index
+ * order. A cell takes from one slab a pass (slabs two apart share none), so which task runs a
+ * slab, and in which order the slabs run, changes no sum: the same bits for any task count. Each
+ * task reads every block's coordinate once (the slabs' extent does not count: a stray grain a
+ * kilometre away adds one block, not a million slabs). */
+static void p2g_slabs(void *ctx, uint32_t t0, uint32_t t1, uint32_t worker)
 {
     (void)worker;
     const p2g_job *j = (const p2g_job *)ctx;
     const gr_sparse_grid *g = j->g;
     uint32_t map[NB_CELLS];
-    for (uint32_t s = s0; s < s1; s++) {
-        const int64_t slab = (int64_t)j->lo + 2 * (int64_t)s + j->parity;
+    for (uint32_t t = t0; t < t1; t++)
         for (uint32_t b = 0; b < g->block_count; b++) {
-            if (g->block_coord[3 * (size_t)b + j->axis] != slab)
+            const uint64_t s = (uint64_t)((int64_t)g->block_coord[3 * (size_t)b + j->axis] - j->lo);
+            if ((s & 1u) != j->parity || (s >> 1) % j->tasks != t)
                 continue;
             const uint32_t first = g->cell_start[64 * (size_t)b], end = g->cell_start[64 * (size_t)b + 64];
             if (first == end)
@@ -253,7 +267,6 @@ static void p2g_slabs(void *ctx, uint32_t s0, uint32_t s1, uint32_t worker)
             for (uint32_t k = first; k < end; k++)
                 p2g_point(j, map, g->point_order[k]);
         }
-    }
 }
 
 /* Blocks [b0, b1): sums to means (velocity by mass, alpha by packed volume). */
@@ -283,30 +296,35 @@ static void over_blocks(gr_tasks *tasks, const gr_sparse_grid *g, uint32_t n, gr
 void cont_particles_to_grid_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_particle_view *p,
                                const cont_grid_mass *out)
 {
-    p2g_job j = {g, p, out, g->inv_h * g->inv_h * g->inv_h, 0, 0, 0};
+    p2g_job j = {g, p, out, g->inv_h * g->inv_h * g->inv_h, 0, 0, 0, 1};
     if (g->block_count == 0) /* (no cells: no arrays to offset) */
         return;
     over_blocks(tasks, g, p->n, p2g_zero, &j);
-    int32_t lo[3], hi[3];
+    if (!g->sorted) /* (a stale cell_start would be read out of range: no sums instead) */
+        return;
+    /* the slabs' axis: the one with the most distinct block coordinates (counted modulo 64: a
+     * pile's spread, which a stray grain far off along another axis does not outweigh) */
+    int32_t lo[3];
+    uint64_t seen[3] = {0, 0, 0};
     for (int a = 0; a < 3; a++)
-        lo[a] = hi[a] = g->block_coord[a];
-    for (uint32_t b = 1; b < g->block_count; b++)
+        lo[a] = g->block_coord[a];
+    for (uint32_t b = 0; b < g->block_count; b++)
         for (int a = 0; a < 3; a++) {
             const int32_t c = g->block_coord[3 * (size_t)b + a];
             lo[a] = c < lo[a] ? c : lo[a];
-            hi[a] = c > hi[a] ? c : hi[a];
+            seen[a] |= 1ull << ((uint32_t)c & 63u);
         }
     for (int a = 1; a < 3; a++)
-        if ((int64_t)hi[a] - lo[a] > (int64_t)hi[j.axis] - lo[j.axis])
+        if (bits_set(seen[a]) > bits_set(seen[j.axis]))
             j.axis = a;
     j.lo = lo[j.axis];
-    const uint64_t slabs = (uint64_t)((int64_t)hi[j.axis] - lo[j.axis]) + 1;
+    const bool parallel = tasks && tasks->worker_count > 1 && p->n > CONT_PARTICLES_PER_TASK;
+    j.tasks = parallel ? tasks->worker_count : 1;
     for (j.parity = 0; j.parity < 2; j.parity++) {
-        const uint32_t count = (uint32_t)((slabs - j.parity + 1) / 2); /* slabs lo + 2 s + parity */
-        if (!tasks || tasks->worker_count <= 1 || p->n <= CONT_PARTICLES_PER_TASK || count <= 1)
-            p2g_slabs(&j, 0, count, 0);
+        if (j.tasks > 1)
+            gr_parallel_for(tasks, j.tasks, 1, p2g_slabs, &j);
         else
-            gr_parallel_for(tasks, count, 1, p2g_slabs, &j);
+            p2g_slabs(&j, 0, 1, 0);
     }
     over_blocks(tasks, g, p->n, p2g_finish, &j);
 }

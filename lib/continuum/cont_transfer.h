@@ -32,28 +32,29 @@ typedef struct cont_grid_mass {
 /// Particles to grid. `g` was built over the particles' positions with a halo of at least 1
 /// (every particle's point_cell valid or the particle rejected: rejected ones are skipped) and
 /// sorted (gr_sparse_grid_sort_points). The arrays are over the grid's cells; they are
-/// overwritten. The sums run block by block in 8 passes (a block's colour: the parities of its
-/// coordinates; blocks of one colour touch no cell in common), within a block cell by cell,
-/// within a cell in particle order: one order for any worker count, so the same bits.
+/// overwritten. The sums run in 2 passes over slabs of blocks (the blocks with one coordinate
+/// along an axis; the even slabs, then the odd: slabs two apart touch no cell in common), a
+/// slab's blocks in the grid's order, within a block cell by cell, within a cell in particle
+/// order: a cell's sums in one order for any worker count, so the same bits.
 void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p, const cont_grid_mass *out);
 
 /// Particles a parallel job's range takes at a time; fewer particles than this run serially.
 #define CONT_PARTICLES_PER_TASK 1024u
 
-/// cont_particles_to_grid on `tasks` (NULL: in the calling thread); each colour's blocks in parallel.
+/// cont_particles_to_grid on `tasks` (NULL: in the calling thread); a pass's slabs in parallel.
 void cont_particles_to_grid_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_particle_view *p,
                                const cont_grid_mass *out);
 
 /// Grid to particles: v <- (1 - pic) (v + I[u - u_old]) + pic I[u] (FLIP with a PIC fraction).
 /// Optional outputs per particle: grad (9 doubles, row-major d v_a / d x_b) the velocity gradient
 /// of the new field for the particle's shape (eq. 28), flow the new field's velocity I[u] that
-/// moves the particle. Particles without a cell get neither (grad zero, flow their v). `g` as
-/// for cont_particles_to_grid (sorted: the particles go block by block).
+/// moves the particle. Particles without a cell get neither (grad zero, flow their v). `g` built
+/// as for cont_particles_to_grid (the particles go in index order: no sort needed).
 void cont_grid_to_particles(const gr_sparse_grid *g, const cont_particle_view *p, const cont_faces *u,
                             const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow);
 
-/// cont_grid_to_particles on `tasks` (NULL: in the calling thread), blocks in parallel: each
-/// particle's result is its own, the same for any worker count.
+/// cont_grid_to_particles on `tasks` (NULL: in the calling thread), ranges of particles in
+/// parallel: each particle's result is its own, the same for any worker count.
 void cont_grid_to_particles_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_particle_view *p,
                                const cont_faces *u, const cont_faces *u_old, double pic, double *grad, gr_vec3 *flow);
 
