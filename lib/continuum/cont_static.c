@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cont_fraction.h"
+#include "cont_ops.h"
 
 static void table_free(cont_static_table *t, gr_mem *mem)
 {
@@ -143,19 +144,32 @@ gr_status cont_static_update(cont_static_cache *c, gr_mem *mem, const gr_sparse_
     return GR_OK;
 }
 
-bool cont_static_fractions(const cont_static_cache *c, uint32_t rank, double *frac)
+typedef struct fractions_job {
+    const cont_static_table *t;
+    uint32_t rank;
+    double *frac;
+} fractions_job;
+
+static void fraction_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
-    const cont_static_table *t = &c->now;
-    bool any = false;
-    memset(frac, 0, sizeof(double) * 64 * (size_t)t->blocks);
-    for (uint32_t i = 0; i < t->blocks; i++)
+    (void)worker;
+    const fractions_job *j = (const fractions_job *)ctx;
+    const cont_static_table *t = j->t;
+    if (b1 == b0)
+        return; /* (no blocks: frac may be NULL) */
+    memset(j->frac + 64 * (size_t)b0, 0, sizeof(double) * 64 * (size_t)(b1 - b0));
+    for (uint32_t i = b0; i < b1; i++)
         for (uint32_t r = t->first[i]; r < t->first[i] + t->count[i]; r++) {
-            if (t->body[r] != rank)
+            if (t->body[r] != j->rank)
                 continue;
             const uint8_t *e = t->eighths + 64 * (size_t)r;
             for (uint32_t l = 0; l < 64; l++)
-                frac[64 * (size_t)i + l] = e[l] / 8.0;
-            any = true;
+                j->frac[64 * (size_t)i + l] = e[l] / 8.0;
         }
-    return any;
+}
+
+void cont_static_fractions(const cont_static_cache *c, gr_tasks *tasks, uint32_t rank, double *frac)
+{
+    fractions_job j = {&c->now, rank, frac};
+    cont_for_blocks_cheap(tasks, c->now.blocks, fraction_blocks, &j);
 }

@@ -19,6 +19,7 @@
 #define GR_CONTINUUM_CONT_STATIC_H
 
 #include "../bodies/body_store.h"
+#include "../core/tasks.h"
 #include "../grid/sparse_grid.h"
 
 /// One grid's records: block i's are [first[i], first[i] + count[i]), in static-body order.
@@ -50,7 +51,7 @@ void cont_static_free(cont_static_cache *c, gr_mem *mem);
 gr_status cont_static_update(cont_static_cache *c, gr_mem *mem, const gr_sparse_grid *g, const gr_body_store *bs);
 
 /// frac[64 i + l] = static body `rank`'s fraction of cell l of block i, for every block of the
-/// updated grid; true when any is above 0.
-bool cont_static_fractions(const cont_static_cache *c, uint32_t rank, double *frac);
+/// updated grid; by blocks on `tasks` (NULL: here).
+void cont_static_fractions(const cont_static_cache *c, gr_tasks *tasks, uint32_t rank, double *frac);
 
 #endif /* GR_CONTINUUM_CONT_STATIC_H */
