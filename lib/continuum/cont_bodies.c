@@ -264,7 +264,7 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
     if ((s = reserve_cells(cb, mem, cells)) != GR_OK ||
         (s = reserve(mem, (void **)&cb->b, &cb->cap, bs->count, sizeof(cont_body), 0)) != GR_OK)
         return s;
-    if (!cb->uncached && (s = cont_static_update(&cb->stat, mem, g, bs)) != GR_OK)
+    if (!cb->uncached && (s = cont_static_update(&cb->stat, mem, cb->tasks, g, bs)) != GR_OK)
         return s;
     const double h = g->h;
     cb->n = cb->faces = cb->free_count = 0;
