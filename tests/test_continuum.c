@@ -1312,9 +1312,11 @@ static gr_body add_shape(gr_world *w, gr_shape_type shape, gr_motion_type motion
 }
 
 /* The step's build (static bodies' fractions from the cache, the others' measured only within
- * their reach) against a fresh build measuring every body in every cell, over a sequence of
- * overlapping grids while static bodies are moved, removed and added: the same bits each time;
- * the cache is used where the geometry stayed and dropped where it changed. */
+ * their reach) on 3 workers against a fresh build in the calling thread measuring every body in
+ * every cell, over a sequence of overlapping grids while static bodies are moved, removed and
+ * added: the same bits each time (the new blocks' measurement, a mesh's query with each worker's
+ * stamps, the face lists by chunk); the cache is used where the geometry stayed and dropped
+ * where it changed. */
 static void test_body_fractions_cached_and_bounded(void)
 {
     gr_mem mem;
@@ -1348,6 +1350,9 @@ static void test_body_fractions_cached_and_bounded(void)
     memset(&cached, 0, sizeof cached);
     memset(&fresh, 0, sizeof fresh);
     fresh.uncached = true;
+    gr_tasks pool;
+    CHECK(gr_tasks_init(&pool, &mem, 3, NULL) == GR_OK);
+    cached.tasks = &pool;
     gr_sparse_grid g;
     gr_sparse_grid_init(&g);
     static const char *const what[] = {"first grid", "shifted", "static mesh moved", "static sphere removed",
@@ -1403,6 +1408,7 @@ static void test_body_fractions_cached_and_bounded(void)
     free(pts);
     cont_bodies_free(&cached, &mem);
     cont_bodies_free(&fresh, &mem);
+    gr_tasks_destroy(&pool);
     gr_sparse_grid_free(&g, &mem);
     CHECK(mem.in_use == 0);
     gr_world_destroy(w);

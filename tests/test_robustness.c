@@ -576,8 +576,11 @@ static void test_determinism_across_workers(void)
 /* The continuum solver's step on 1, 2 and 3 workers and on a host's job system: the same bits
  * (its parallel phases write per grid block or per particle, its sums run in a fixed order). A
  * box of sand large enough for every parallel phase to be shared out (over 8 grid blocks and
- * 1024 particles), stirred by a kinematic paddle. */
-static uint64_t run_continuum_determinism(unsigned workers, int host)
+ * 1024 particles), stirred by a kinematic paddle. `wide`: a wider, shallower bed with a free box
+ * sinking into it, for the passes that stay in the calling thread on small grids (over 64
+ * blocks: the cheap per-cell passes; over 1024 unfixed cells: the compact rows) and a free
+ * body's faces. */
+static uint64_t run_continuum_determinism(unsigned workers, int host, bool wide)
 {
     gr_continuum_def cd;
     gr_continuum_def_init(&cd);
@@ -598,22 +601,30 @@ static uint64_t run_continuum_determinism(unsigned workers, int host)
     gr_body_def_init(&bd);
     bd.shape = GR_SHAPE_CONTAINER;
     bd.open_faces = GR_FACE_POS_Y;
-    bd.half_extents = (gr_vec3){0.06, 0.06, 0.06};
+    const double half = wide ? 0.11 : 0.06;
+    bd.half_extents = (gr_vec3){half, 0.06, half};
     bd.position = (gr_vec3){0, 0.06, 0};
     bool ok = gr_add_body(w, &bd, &box) == GR_OK;
     gr_body_def_init(&bd);
     bd.shape = GR_SHAPE_BOX;
-    bd.motion = GR_MOTION_KINEMATIC;
-    bd.half_extents = (gr_vec3){0.04, 0.01, 0.005};
-    bd.position = (gr_vec3){0, 0.03, 0};
-    bd.angular_velocity = (gr_vec3){0, 6, 0};
+    if (wide) { /* a free box of the sand's density, falling on it */
+        bd.motion = GR_MOTION_DYNAMIC;
+        bd.half_extents = (gr_vec3){0.02, 0.02, 0.02};
+        bd.mass = 1500 * 8 * 0.02 * 0.02 * 0.02;
+        bd.position = (gr_vec3){0.01, 0.065, -0.005};
+    } else {
+        bd.motion = GR_MOTION_KINEMATIC;
+        bd.half_extents = (gr_vec3){0.04, 0.01, 0.005};
+        bd.position = (gr_vec3){0, 0.03, 0};
+        bd.angular_velocity = (gr_vec3){0, 6, 0};
+    }
     ok = ok && gr_add_body(w, &bd, &paddle) == GR_OK;
     gr_fill_def fd;
     gr_fill_def_init(&fd);
-    fd.min = (gr_vec3){-0.055, 0.0, -0.055};
-    fd.max = (gr_vec3){0.055, 0.08, 0.055};
+    fd.min = (gr_vec3){-half + 0.005, 0.0, -half + 0.005};
+    fd.max = (gr_vec3){half - 0.005, wide ? 0.04 : 0.08, half - 0.005};
     fd.radius = 0.0024;
-    fd.spacing = 0.005;
+    fd.spacing = wide ? 0.0065 : 0.005;
     fd.avoid_overlap = 0;
     uint32_t n = 0;
     ok = ok && gr_fill_box(w, &fd, &n, NULL, 0) == GR_OK && n > 4 * 1024;
@@ -627,20 +638,23 @@ static uint64_t run_continuum_determinism(unsigned workers, int host)
 
 static void test_continuum_determinism_across_workers(void)
 {
-    const uint64_t ref = run_continuum_determinism(1, 0);
-    printf("  1 worker: %016llx\n", (unsigned long long)ref);
-    CHECK(ref != 0);
-    const unsigned workers[] = {2, 3};
-    for (int i = 0; i < 2; i++) {
-        const uint64_t h = run_continuum_determinism(workers[i], 0);
-        printf("  workers %u: %016llx\n", workers[i], (unsigned long long)h);
-        CHECK(h == ref);
+    for (int wide = 0; wide < 2; wide++) {
+        printf("  %s\n", wide ? "wide bed, free box" : "box, paddle");
+        const uint64_t ref = run_continuum_determinism(1, 0, wide);
+        printf("  1 worker: %016llx\n", (unsigned long long)ref);
+        CHECK(ref != 0);
+        const unsigned workers[] = {2, 3};
+        for (int i = 0; i < 2; i++) {
+            const uint64_t h = run_continuum_determinism(workers[i], 0, wide);
+            printf("  workers %u: %016llx\n", workers[i], (unsigned long long)h);
+            CHECK(h == ref);
+        }
+        host_enqueued = 0;
+        const uint64_t hh = run_continuum_determinism(2, 1, wide);
+        printf("  host job system: %016llx (%d tasks)\n", (unsigned long long)hh, host_enqueued);
+        CHECK(hh == ref);
+        CHECK(host_enqueued > 0);
     }
-    host_enqueued = 0;
-    const uint64_t hh = run_continuum_determinism(2, 1);
-    printf("  host job system: %016llx (%d tasks)\n", (unsigned long long)hh, host_enqueued);
-    CHECK(hh == ref);
-    CHECK(host_enqueued > 0);
 }
 
 /* ---- instability is reported, not propagated ----------------------------------------------- */

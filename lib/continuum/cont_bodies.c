@@ -17,6 +17,7 @@ void cont_bodies_free(cont_bodies *cb, gr_mem *mem)
     gr_mem_free(mem, cb->touch, cb->cell_cap);
     gr_mem_free(mem, cb->fixed, sizeof(double) * cb->cell_cap);
     gr_mem_free(mem, cb->at_rest, sizeof(double) * cb->cell_cap);
+    gr_mem_free(mem, cb->chunk_faces, sizeof(uint32_t) * cb->chunk_cap);
     cont_static_free(&cb->stat, mem);
     const bool uncached = cb->uncached;
     memset(cb, 0, sizeof *cb);
@@ -35,11 +36,29 @@ static gr_status reserve(gr_mem *mem, void **p, uint32_t *cap, uint32_t need, si
     return GR_OK;
 }
 
+/* Cells a chunk of the face lists holds (fixed: the lists do not depend on the workers). */
+#define CHUNK_BLOCKS CONT_BLOCKS_PER_TASK
+
+static uint32_t chunks_of(uint32_t blocks) { return (blocks + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS; }
+
+/* fn over chunks [0, chunks) on `tasks`, here below CONT_PARALLEL_MIN_BLOCKS blocks (a cheap
+ * pass then costs about what a dispatch does). */
+static void run_chunks(gr_tasks *tasks, uint32_t chunks, gr_range_fn *fn, void *ctx)
+{
+    if (!tasks || tasks->worker_count <= 1 || chunks * CHUNK_BLOCKS < CONT_PARALLEL_MIN_BLOCKS)
+        fn(ctx, 0, chunks, 0);
+    else
+        gr_parallel_for(tasks, chunks, 1, fn, ctx);
+}
+
 static gr_status reserve_cells(cont_bodies *cb, gr_mem *mem, uint32_t cells)
 {
     if (cells <= cb->cell_cap)
         return GR_OK;
     const uint32_t cap = gr_grow_capacity(cb->cell_cap, cells);
+    gr_status s = reserve(mem, (void **)&cb->chunk_faces, &cb->chunk_cap, chunks_of(cap / 64 + 1), sizeof(uint32_t), 0);
+    if (s != GR_OK)
+        return s;
     const gr_array_ref a[] = {{(void **)&cb->frac, sizeof(double)},
                               {(void **)&cb->jrow, 6 * sizeof(double)},
                               {(void **)&cb->touch, 1},
@@ -117,15 +136,27 @@ static bool block_within(const gr_sparse_grid *g, uint32_t i, gr_vec3 p, double 
     return d2 <= r * r;
 }
 
-/* frac[] = b's fraction of every cell: measured in the blocks its reach (cont_fraction_reach)
- * touches, 0 elsewhere (`all`: everywhere, the reference); true when any is above 0. */
-static bool measure(const gr_body_data *b, const gr_sparse_grid *g, bool all, double *frac)
+typedef struct build_job {
+    cont_bodies *cb;
+    const gr_sparse_grid *g;
+    const gr_body_data *b;
+    bool all, free, at_rest;
+    double reach;
+    double *solid;
+    const cont_body *e;
+} build_job;
+
+/* frac[] = b's fraction of the cells of blocks [b0, b1): measured in the blocks its reach
+ * (cont_fraction_reach) touches, 0 elsewhere (`all`: everywhere, the reference). */
+static void measure_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
-    const double h = g->h, reach = cont_fraction_reach(b, h);
-    bool any = false;
-    for (uint32_t i = 0; i < g->block_count; i++) {
-        double *f = frac + 64 * (size_t)i;
-        if (!all && isfinite(reach) && !block_within(g, i, b->position, reach)) {
+    (void)worker;
+    const build_job *j = (const build_job *)ctx;
+    const gr_sparse_grid *g = j->g;
+    const double h = g->h;
+    for (uint32_t i = b0; i < b1; i++) {
+        double *f = j->cb->frac + 64 * (size_t)i;
+        if (!j->all && isfinite(j->reach) && !block_within(g, i, j->b->position, j->reach)) {
             memset(f, 0, 64 * sizeof(double));
             continue;
         }
@@ -133,11 +164,89 @@ static bool measure(const gr_body_data *b, const gr_sparse_grid *g, bool all, do
             int32_t k[3];
             gr_sparse_grid_cell_coords(g, 64 * i + l, k);
             const gr_vec3 centre = v3_add(g->origin, v3((k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h));
-            f[l] = cont_cell_fraction(b, centre, h);
-            any = any || f[l] > 0;
+            f[l] = cont_cell_fraction(j->b, centre, h);
         }
     }
-    return any;
+}
+
+static void measure(cont_bodies *cb, const gr_body_data *b, const gr_sparse_grid *g)
+{
+    build_job j = {.cb = cb, .g = g, .b = b, .all = cb->uncached, .reach = cont_fraction_reach(b, g->h)};
+    /* (a mesh's distance query is not thread-safe: its stamps) */
+    if (b->shape == GR_SHAPE_MESH)
+        measure_blocks(&j, 0, g->block_count, 0);
+    else
+        cont_for_blocks(cb->tasks, g->block_count, measure_blocks, &j);
+}
+
+/* The body's fractions into solid, fixed and at_rest on chunks [k0, k1) (of CHUNK_BLOCKS
+ * blocks), and the count of its faces there (those with a fraction above 0) by chunk. */
+static void merge_chunks(void *ctx, uint32_t k0, uint32_t k1, uint32_t worker)
+{
+    (void)worker;
+    const build_job *j = (const build_job *)ctx;
+    cont_bodies *cb = j->cb;
+    const gr_sparse_grid *g = j->g;
+    const double *frac = cb->frac;
+    for (uint32_t k = k0; k < k1; k++) {
+        const uint32_t end = 64u * GR_MIN(g->block_count, (k + 1) * CHUNK_BLOCKS);
+        uint32_t count = 0;
+        for (uint32_t c = 64u * CHUNK_BLOCKS * k; c < end; c++) {
+            j->solid[c] = fmax(j->solid[c], frac[c]);
+            if (!j->free)
+                cb->fixed[c] = fmax(cb->fixed[c], frac[c]);
+            if (j->at_rest)
+                cb->at_rest[c] = fmax(cb->at_rest[c], frac[c]);
+            for (uint32_t ax = 0; ax < 3; ax++)
+                count += face_fraction(frac, c, below(g, c, ax)) > 0;
+        }
+        cb->chunk_faces[k] = count;
+    }
+}
+
+/* The body's faces of chunks [k0, k1), each chunk's from its first (chunk_faces now holds the
+ * offsets): in cell order, then by axis. A free body's faces mark the cells its J has a row in. */
+static void face_chunks(void *ctx, uint32_t k0, uint32_t k1, uint32_t worker)
+{
+    (void)worker;
+    const build_job *j = (const build_job *)ctx;
+    cont_bodies *cb = j->cb;
+    const gr_sparse_grid *g = j->g;
+    const cont_body *e = j->e;
+    const double h = g->h;
+    for (uint32_t k = k0; k < k1; k++) {
+        const uint32_t end = 64u * GR_MIN(g->block_count, (k + 1) * CHUNK_BLOCKS);
+        cont_body_face *f = cb->f + cb->chunk_faces[k];
+        for (uint32_t c = 64u * CHUNK_BLOCKS * k; c < end; c++) {
+            int32_t kc[3];
+            gr_sparse_grid_cell_coords(g, c, kc);
+            for (uint32_t ax = 0; ax < 3; ax++) {
+                const uint32_t nb = below(g, c, ax);
+                const double phi = face_fraction(cb->frac, c, nb);
+                if (!(phi > 0))
+                    continue;
+                double x[3] = {(kc[0] + 0.5) * h, (kc[1] + 0.5) * h, (kc[2] + 0.5) * h};
+                x[ax] -= 0.5 * h;
+                const gr_vec3 r = v3_sub(v3_add(g->origin, v3(x[0], x[1], x[2])), e->com);
+                const gr_vec3 n = v3(ax == 0, ax == 1, ax == 2);
+                const gr_vec3 m = v3_cross(r, n);
+                f->cell = c, f->nb = nb, f->axis = ax;
+                const double gv[6] = {phi * n.x, phi * n.y, phi * n.z, phi * m.x, phi * m.y, phi * m.z};
+                memcpy(f->g, gv, sizeof gv);
+                f++;
+            }
+            if (!e->free)
+                continue;
+            /* (a face marks its cell and the one below: c's own low faces and those of the
+             * cells above whose low face is c's high one; each chunk writes its own cells) */
+            for (uint32_t ax = 0; ax < 3 && !cb->touch[c]; ax++) {
+                const uint32_t up = gr_sparse_grid_neighbor(g, c, ax == 0, ax == 1, ax == 2);
+                if (face_fraction(cb->frac, c, below(g, c, ax)) > 0 ||
+                    (up != GR_INVALID_INDEX && face_fraction(cb->frac, up, c) > 0))
+                    cb->touch[c] = 1;
+            }
+        }
+    }
 }
 
 /* The fastest a point of b moves (within its bound) [m/s]. */
@@ -155,7 +264,7 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
     if ((s = reserve_cells(cb, mem, cells)) != GR_OK ||
         (s = reserve(mem, (void **)&cb->b, &cb->cap, bs->count, sizeof(cont_body), 0)) != GR_OK)
         return s;
-    if (!cb->uncached && (s = cont_static_update(&cb->stat, mem, g, bs)) != GR_OK)
+    if (!cb->uncached && (s = cont_static_update(&cb->stat, mem, cb->tasks, g, bs)) != GR_OK)
         return s;
     const double h = g->h;
     cb->n = cb->faces = cb->free_count = 0;
@@ -164,32 +273,33 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
     memset(cb->fixed, 0, sizeof(double) * cells);
     memset(cb->at_rest, 0, sizeof(double) * cells);
     memset(cb->touch, 0, cells);
+    const uint32_t chunks = chunks_of(g->block_count);
     /* (a free body slower than one step's allowance would push it, CONT_BODY_OVERLAP h / dt, is
      * at rest: the density correction takes its over-packing, cont_bodies_correction_solid) */
     const double rest = CONT_BODY_OVERLAP * h / dt;
     for (uint32_t a = 0; a < bs->count; a++) {
         const uint32_t slot = bs->active[a];
         const gr_body_data *b = &bs->data[slot];
-        const bool any = b->motion == GR_MOTION_STATIC && !cb->uncached
-                             ? cont_static_fractions(&cb->stat, rank, cb->frac)
-                             : measure(b, g, cb->uncached, cb->frac);
+        if (b->motion == GR_MOTION_STATIC && !cb->uncached)
+            cont_static_fractions(&cb->stat, cb->tasks, rank, cb->frac);
+        else
+            measure(cb, b, g);
         rank += b->motion == GR_MOTION_STATIC;
         const bool free = cont_motion_is_free(b->motion);
-        const bool at_rest = free && any && point_speed(b) < rest;
-        for (uint32_t c = 0; c < cells; c++) {
-            solid[c] = fmax(solid[c], cb->frac[c]);
-            if (!free)
-                cb->fixed[c] = fmax(cb->fixed[c], cb->frac[c]);
-            if (at_rest)
-                cb->at_rest[c] = fmax(cb->at_rest[c], cb->frac[c]);
-        }
-        /* a moving body away from the sand still moves (with no faces) */
-        if (!any && b->motion == GR_MOTION_STATIC)
-            continue;
+        /* (where the body fills no cell, merging its fractions changes nothing) */
+        build_job j = {.cb = cb, .g = g, .b = b, .free = free, .at_rest = free && point_speed(b) < rest, .solid = solid};
+        run_chunks(cb->tasks, chunks, merge_chunks, &j);
+        /* the faces' offsets by chunk, in chunk order */
         uint32_t count = 0;
-        for (uint32_t c = 0; any && c < cells; c++)
-            for (uint32_t ax = 0; ax < 3; ax++)
-                count += face_fraction(cb->frac, c, below(g, c, ax)) > 0;
+        for (uint32_t k = 0; k < chunks; k++) {
+            const uint32_t m = cb->chunk_faces[k];
+            cb->chunk_faces[k] = cb->faces + count;
+            count += m;
+        }
+        /* a moving body away from the sand still moves (with no faces); a cell with a fraction
+         * above 0 has a face with one (its low faces' means) */
+        if (count == 0 && b->motion == GR_MOTION_STATIC)
+            continue;
         if ((s = reserve(mem, (void **)&cb->f, &cb->face_cap, cb->faces + count, sizeof(cont_body_face), cb->faces)) !=
             GR_OK)
             return s;
@@ -197,31 +307,11 @@ gr_status cont_bodies_build(cont_bodies *cb, gr_mem *mem, const gr_sparse_grid *
         set_body(e, b, slot, gravity, dt);
         e->first = cb->faces;
         cb->free_count += e->free;
-        for (uint32_t c = 0; any && c < cells; c++) {
-            int32_t k[3];
-            gr_sparse_grid_cell_coords(g, c, k);
-            for (uint32_t ax = 0; ax < 3; ax++) {
-                const uint32_t nb = below(g, c, ax);
-                const double phi = face_fraction(cb->frac, c, nb);
-                if (!(phi > 0))
-                    continue;
-                double x[3] = {(k[0] + 0.5) * h, (k[1] + 0.5) * h, (k[2] + 0.5) * h};
-                x[ax] -= 0.5 * h;
-                const gr_vec3 r = v3_sub(v3_add(g->origin, v3(x[0], x[1], x[2])), e->com);
-                const gr_vec3 n = v3(ax == 0, ax == 1, ax == 2);
-                const gr_vec3 m = v3_cross(r, n);
-                cont_body_face *f = &cb->f[cb->faces++];
-                f->cell = c, f->nb = nb, f->axis = ax;
-                const double gv[6] = {phi * n.x, phi * n.y, phi * n.z, phi * m.x, phi * m.y, phi * m.z};
-                memcpy(f->g, gv, sizeof gv);
-                if (e->free) {
-                    cb->touch[c] = 1;
-                    if (nb != GR_INVALID_INDEX)
-                        cb->touch[nb] = 1;
-                }
-            }
-        }
-        e->count = cb->faces - e->first;
+        j.e = e;
+        if (count)
+            run_chunks(cb->tasks, chunks, face_chunks, &j);
+        cb->faces += count;
+        e->count = count;
     }
     return GR_OK;
 }

@@ -59,6 +59,9 @@ typedef struct cont_bodies {
     double *at_rest; ///< [cells] the same of the free bodies at rest (cont_bodies_build)
     double *jrow;   ///< [6 cells] rows of J for the diagonal (scratch, kept zero)
     uint8_t *touch; ///< [cells] a free body's J has a row here
+    uint32_t *chunk_faces; ///< [chunk_cap] one body's faces by chunk of cells (scratch)
+    uint32_t chunk_cap;
+    gr_tasks *tasks; ///< cont_bodies_build runs its passes over cells on these (NULL: here)
     uint32_t free_count;
     cont_static_cache stat; ///< the static bodies' fractions across steps (cont_static.h)
     /// a test's reference: every body measured in every cell, no cache (kept by cont_bodies_free)

@@ -29,6 +29,8 @@ typedef struct cont_compact {
     uint32_t *index;  ///< [cap] cell -> compact variable, GR_INVALID_INDEX where fixed
     double *q, *lo, *hi, *x; ///< [cap] the compact problem's vectors
     uint32_t cap;
+    uint32_t *chunk_count; ///< [chunk_cap] the numbering's counts by chunk of cells and colour
+    uint32_t chunk_cap;
     cont_compact_order order;
 } cont_compact;
 
@@ -48,7 +50,8 @@ typedef struct cont_compact_axis {
 /// operator eps I + sum over the axes (at most 3) of k2 Delta^T W Delta restricted to them; the
 /// compact q = q_full + the couplings to the fixed cells at their value (lo), and the compact
 /// lo, hi and x (x_full clamped into the box, as MPRGP's first step does). q_full NULL: 0 (the
-/// caller adds its linear term to cc->q). Returns n.
+/// caller adds its linear term to cc->q). Returns n. On cc->a.tasks (NULL: here) by fixed chunks
+/// of cells and rows: the same numbering and entries for any worker count.
 uint32_t cont_compact_assemble(cont_compact *cc, const gr_sparse_grid *g, const cont_compact_axis *axes, int count,
                                double eps, const double *q_full, const double *lo, const double *hi,
                                const double *x_full);

@@ -78,6 +78,20 @@ static inline void cont_for_blocks(gr_tasks *tasks, uint32_t blocks, gr_range_fn
         gr_parallel_for(tasks, blocks, CONT_BLOCKS_PER_TASK, fn, ctx);
 }
 
+/// Grid blocks below which a cheap pass over cells stays in the calling thread (4096 cells, as
+/// MPRGP's MP_PARALLEL_MIN entries): a dispatch then costs about what the pass does.
+#define CONT_PARALLEL_MIN_BLOCKS 64u
+
+/// cont_for_blocks for a cheap pass (a few operations a cell): in the calling thread below
+/// CONT_PARALLEL_MIN_BLOCKS blocks.
+static inline void cont_for_blocks_cheap(gr_tasks *tasks, uint32_t blocks, gr_range_fn *fn, void *ctx)
+{
+    if (blocks < CONT_PARALLEL_MIN_BLOCKS)
+        fn(ctx, 0, blocks, 0);
+    else
+        cont_for_blocks(tasks, blocks, fn, ctx);
+}
+
 /// out = D u: (u(i+1/2) - u(i-1/2) + v(j+1/2) - v(j-1/2) + w(k+1/2) - w(k-1/2)) / h.
 void cont_div(const gr_sparse_grid *g, const cont_faces *u, double *out);
 /// out = D1 p = -D^T p: (p(i) - p(i-1)) / h on the x faces, and so on.

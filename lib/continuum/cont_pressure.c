@@ -43,15 +43,26 @@ static bool free_body_surface(const cont_pressure *cp, const cont_grid_mass *m, 
     return false;
 }
 
-void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
+typedef struct setup_job {
+    cont_pressure *cp;
+    const cont_grid_mass *m;
+    const double *solid;
+    const cont_faces *u;
+} setup_job;
+
+/* W and 1 / rho on the faces of blocks [b0, b1) (each face its own). */
+static void weight_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
+    (void)worker;
+    const setup_job *j = (const setup_job *)ctx;
+    cont_pressure *cp = j->cp;
+    const cont_grid_mass *m = j->m;
     const gr_sparse_grid *g = cp->g;
-    const uint32_t cells = gr_sparse_grid_cells(g);
     const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
-    for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++) {
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+        for (int a = 0; a < 3; a++) {
             const double mass = m->mass.f[a][c], vol = m->vol.f[a][c];
-            const double open = 1.0 - face_solid(g, solid, c, a);
+            const double open = 1.0 - face_solid(g, j->solid, c, a);
             /* a face at the edge of the material holds a sliver of a particle's mass: its density
              * counts as at least CONT_MIN_FRACTION of the packed one, or a pressure force on its
              * whole control volume would fling that sliver (and the particle it belongs to) */
@@ -59,8 +70,17 @@ void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const dou
             cp->inv_rho.f[a][c] = mass > 0 ? open / rho : 0.0;
             cp->w.f[a][c] = mass > 0 ? vol * inv_h3 * cp->inv_rho.f[a][c] : 0.0;
         }
+}
+
+/* The diagonal and the bounds of the cells of blocks [b0, b1) (after every block's W). */
+static void diag_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const setup_job *j = (const setup_job *)ctx;
+    cont_pressure *cp = j->cp;
+    const gr_sparse_grid *g = cp->g;
     const double k = cp->dt * cp->dt * g->inv_h * g->inv_h;
-    for (uint32_t c = 0; c < cells; c++) {
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++) {
         double d = cp->w.f[0][c] + cp->w.f[1][c] + cp->w.f[2][c];
         const uint32_t xp = gr_sparse_grid_neighbor(g, c, 1, 0, 0), yp = gr_sparse_grid_neighbor(g, c, 0, 1, 0),
                        zp = gr_sparse_grid_neighbor(g, c, 0, 0, 1);
@@ -71,23 +91,45 @@ void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const dou
         /* air (no material splatted, no solid) is held at p = 0, the free surface's Dirichlet
          * condition: without it a region could only push against its own cells, and its
          * pressure would have a free constant */
-        const bool air = empty(m, solid, c) || free_body_surface(cp, m, solid, c);
+        const bool air = empty(j->m, j->solid, c) || free_body_surface(cp, j->m, j->solid, c);
         cp->hi[c] = cp->diag[c] > 0 && !air ? INFINITY : 0.0;
     }
 }
 
-void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)
+void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
 {
+    setup_job j = {cp, m, solid, NULL};
+    cont_for_blocks_cheap(cp->tasks, cp->g->block_count, weight_blocks, &j);
+    cont_for_blocks_cheap(cp->tasks, cp->g->block_count, diag_blocks, &j);
+}
+
+/* The flux phi u of blocks [b0, b1) in the scratch faces. */
+static void flux_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const setup_job *j = (const setup_job *)ctx;
+    cont_pressure *cp = j->cp;
     const gr_sparse_grid *g = cp->g;
-    const uint32_t cells = gr_sparse_grid_cells(g);
     const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
-    /* q = 1 - phi_s - (phi - dt D (phi u)), the flux phi u in the scratch faces */
     for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++)
-            cp->scratch.f[a][c] = m->vol.f[a][c] * inv_h3 * u->f[a][c];
-    cont_div(g, &cp->scratch, cp->q);
-    for (uint32_t c = 0; c < cells; c++) {
-        cp->q[c] = 1.0 - (solid ? solid[c] : 0.0) - (m->phi[c] - cp->dt * cp->q[c]);
+        for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+            cp->scratch.f[a][c] = j->m->vol.f[a][c] * inv_h3 * j->u->f[a][c];
+}
+
+/* q of the cells of blocks [b0, b1) (after every block's flux): D of the flux as cont_div. */
+static void rhs_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const setup_job *j = (const setup_job *)ctx;
+    cont_pressure *cp = j->cp;
+    const cont_grid_mass *m = j->m;
+    const gr_sparse_grid *g = cp->g;
+    const double inv_h = g->inv_h, inv_h3 = g->inv_h * g->inv_h * g->inv_h;
+    const cont_faces *u = &cp->scratch;
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++) {
+        const double div = (cont_at(g, u->f[0], c, 1, 0, 0) - u->f[0][c] + cont_at(g, u->f[1], c, 0, 1, 0) - u->f[1][c] +
+                            cont_at(g, u->f[2], c, 0, 0, 1) - u->f[2][c]) * inv_h;
+        cp->q[c] = 1.0 - (j->solid ? j->solid[c] : 0.0) - (m->phi[c] - cp->dt * div);
         if (cp->q[c] >= 0)
             continue;
         /* Over-packing the pressure undoes this step: at most what the cell's faces' material
@@ -102,6 +144,14 @@ void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_fa
         }
         cp->q[c] = fmax(cp->q[c], -CONT_PRESSURE_REACH * carried * inv_h3);
     }
+}
+
+void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)
+{
+    /* q = 1 - phi_s - (phi - dt D (phi u)), the flux phi u in the scratch faces */
+    setup_job j = {cp, m, solid, u};
+    cont_for_blocks_cheap(cp->tasks, cp->g->block_count, flux_blocks, &j);
+    cont_for_blocks_cheap(cp->tasks, cp->g->block_count, rhs_blocks, &j);
 }
 
 void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)
@@ -199,12 +249,31 @@ gr_status cont_pressure_solve(cont_pressure *cp, gr_qp_workspace *ws, const gr_q
     return cont_compact_mprgp(cp->compact, &set, cp->q, pr.n, cp->lo, ws, x, stats);
 }
 
+typedef struct grad_job {
+    const cont_pressure *cp;
+    const double *p;
+    const cont_faces *u;
+} grad_job;
+
+/* u -= dt / rho D1 p on the faces of blocks [b0, b1) (each face its own). */
+static void grad_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const grad_job *j = (const grad_job *)ctx;
+    const cont_pressure *cp = j->cp;
+    const gr_sparse_grid *g = cp->g;
+    const double inv_h = g->inv_h, *p = j->p;
+    /* (D1 p as cont_grad takes it, each axis's offsets constant) */
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+        j->u->f[0][c] -= cp->dt * cp->inv_rho.f[0][c] * ((p[c] - cont_at(g, p, c, -1, 0, 0)) * inv_h);
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+        j->u->f[1][c] -= cp->dt * cp->inv_rho.f[1][c] * ((p[c] - cont_at(g, p, c, 0, -1, 0)) * inv_h);
+    for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+        j->u->f[2][c] -= cp->dt * cp->inv_rho.f[2][c] * ((p[c] - cont_at(g, p, c, 0, 0, -1)) * inv_h);
+}
+
 void cont_pressure_apply(const cont_pressure *cp, const double *p, const cont_faces *u)
 {
-    const gr_sparse_grid *g = cp->g;
-    const uint32_t cells = gr_sparse_grid_cells(g);
-    cont_grad(g, p, &cp->scratch);
-    for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++)
-            u->f[a][c] -= cp->dt * cp->inv_rho.f[a][c] * cp->scratch.f[a][c];
+    grad_job j = {cp, p, u};
+    cont_for_blocks_cheap(cp->tasks, cp->g->block_count, grad_blocks, &j);
 }

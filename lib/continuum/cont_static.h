@@ -19,6 +19,7 @@
 #define GR_CONTINUUM_CONT_STATIC_H
 
 #include "../bodies/body_store.h"
+#include "../core/tasks.h"
 #include "../grid/sparse_grid.h"
 
 /// One grid's records: block i's are [first[i], first[i] + count[i]), in static-body order.
@@ -40,17 +41,26 @@ typedef struct cont_static_cache {
     double h;
     gr_vec3 origin;
     uint64_t reused, measured;    ///< blocks taken from the last table, blocks measured (counts)
+    /* an update's scratch: the new blocks, their eighths by static body, the mesh queries'
+     * stamps (a share per worker) and each worker's last query id */
+    uint32_t *fresh_block, fresh_cap;
+    uint8_t *fresh;
+    size_t fresh_bytes;
+    uint32_t *stamps, stamp_cap;
+    uint32_t query[GR_MAX_WORKERS];
 } cont_static_cache;
 
 void cont_static_free(cont_static_cache *c, gr_mem *mem);
 
 /// The table for grid g's blocks (c->now, block i of the grid at index i): reused where the last
 /// table had the block and the static geometry is unchanged, measured elsewhere
-/// (cont_fraction.h). On out of memory returns GR_ERROR_OUT_OF_MEMORY, the cache unchanged.
-gr_status cont_static_update(cont_static_cache *c, gr_mem *mem, const gr_sparse_grid *g, const gr_body_store *bs);
+/// (cont_fraction.h), the new blocks on `tasks` (NULL: here; the same table for any worker
+/// count). On out of memory returns GR_ERROR_OUT_OF_MEMORY, the table unchanged.
+gr_status cont_static_update(cont_static_cache *c, gr_mem *mem, gr_tasks *tasks, const gr_sparse_grid *g,
+                             const gr_body_store *bs);
 
 /// frac[64 i + l] = static body `rank`'s fraction of cell l of block i, for every block of the
-/// updated grid; true when any is above 0.
-bool cont_static_fractions(const cont_static_cache *c, uint32_t rank, double *frac);
+/// updated grid; by blocks on `tasks` (NULL: here).
+void cont_static_fractions(const cont_static_cache *c, gr_tasks *tasks, uint32_t rank, double *frac);
 
 #endif /* GR_CONTINUUM_CONT_STATIC_H */

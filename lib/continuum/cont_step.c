@@ -103,34 +103,99 @@ double cont_stable_step(const cont_state *st)
     return (-vmax + sqrt(vmax * vmax + 4 * g * reach)) / (2 * g);
 }
 
-/* Last step's pressure and stress at this step's cells (0 where the grid is new). */
-static void warm_start(cont_state *st)
+typedef struct grid_job {
+    cont_state *st;
+    const cont_faces *from, *to;
+    const cont_grid_mass *m;
+    const cont_faces *u, *u_other;
+    double gc[3];
+    double *part; /* [2 chunks]: the two energies' sums by chunk of CONT_BLOCKS_PER_TASK blocks */
+} grid_job;
+
+/* Last step's pressure and stress at the cells of blocks [b0, b1) (0 where the grid is new): a
+ * block's cells keep their local index in the last grid's block of the same coordinates. */
+static void warm_start_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
+    (void)worker;
+    cont_state *st = ((const grid_job *)ctx)->st;
     const gr_sparse_grid *g = &st->grid, *old = &st->prev;
     const uint32_t cells = gr_sparse_grid_cells(g), old_cells = gr_sparse_grid_cells(old);
-    for (uint32_t c = 0; c < cells; c++) {
-        int32_t k[3];
-        gr_sparse_grid_cell_coords(g, c, k);
-        const uint32_t o = old_cells ? gr_sparse_grid_cell(old, k[0], k[1], k[2]) : GR_INVALID_INDEX;
-        st->f.p[c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_p[o];
-        for (int j = 0; j < 5; j++)
-            st->f.s[(size_t)j * cells + c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_s[(size_t)j * old_cells + o];
+    for (uint32_t b = b0; b < b1; b++) {
+        const int32_t *k = g->block_coord + 3 * (size_t)b;
+        const uint32_t ob = old_cells ? gr_sparse_grid_block_of(old, k[0], k[1], k[2]) : GR_INVALID_INDEX;
+        for (uint32_t c = 64u * b; c < 64u * b + 64u; c++) {
+            const uint32_t o = ob == GR_INVALID_INDEX ? ob : 64u * ob + (c & 63u);
+            st->f.p[c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_p[o];
+            for (int j = 0; j < 5; j++)
+                st->f.s[(size_t)j * cells + c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_s[(size_t)j * old_cells + o];
+        }
     }
 }
 
-static void copy_faces(const cont_faces *from, const cont_faces *to, uint32_t n)
+static void warm_start(cont_state *st)
 {
-    for (int a = 0; a < 3; a++)
-        memcpy(to->f[a], from->f[a], sizeof(double) * n);
+    grid_job j = {.st = st};
+    cont_for_blocks(st->env.tasks, st->grid.block_count, warm_start_blocks, &j);
 }
 
-static double grid_energy(const cont_grid_mass *m, const cont_faces *u, uint32_t cells)
+static void copy_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
-    double e = 0;
+    (void)worker;
+    const grid_job *j = (const grid_job *)ctx;
+    if (b1 == b0)
+        return; /* (no blocks: the arrays may be NULL) */
     for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++)
-            e += 0.5 * m->mass.f[a][c] * u->f[a][c] * u->f[a][c];
-    return e;
+        memcpy(j->to->f[a] + 64u * b0, j->from->f[a] + 64u * b0, sizeof(double) * 64u * (b1 - b0));
+}
+
+static void copy_faces(cont_state *st, const cont_faces *from, const cont_faces *to)
+{
+    grid_job j = {.st = st, .from = from, .to = to};
+    cont_for_blocks_cheap(st->env.tasks, st->grid.block_count, copy_blocks, &j);
+}
+
+/* Gravity's dt g on every face with mass. */
+static void gravity_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const grid_job *j = (const grid_job *)ctx;
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 64u * b0; c < 64u * b1; c++)
+            if (j->m->mass.f[a][c] > 0)
+                j->u->f[a][c] += j->gc[a];
+}
+
+/* The kinetic energies of u and u_other on blocks [b0, b1), by chunk. */
+static void energy_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const grid_job *j = (const grid_job *)ctx;
+    for (uint32_t k = b0 / CONT_BLOCKS_PER_TASK; k * CONT_BLOCKS_PER_TASK < b1; k++) {
+        const uint32_t end = GR_MIN(b1, (k + 1) * CONT_BLOCKS_PER_TASK);
+        double e[2] = {0, 0};
+        for (int a = 0; a < 3; a++)
+            for (uint32_t c = 64u * k * CONT_BLOCKS_PER_TASK; c < 64u * end; c++) {
+                e[0] += 0.5 * j->m->mass.f[a][c] * j->u->f[a][c] * j->u->f[a][c];
+                e[1] += 0.5 * j->m->mass.f[a][c] * j->u_other->f[a][c] * j->u_other->f[a][c];
+            }
+        j->part[2 * k] = e[0];
+        j->part[2 * k + 1] = e[1];
+    }
+}
+
+/* The grid's kinetic energy with u less that with u_other: the sums by chunk of
+ * CONT_BLOCKS_PER_TASK blocks, added in chunk order (the same bits for any worker count). The
+ * chunks' sums in `scratch` ([cells], free here). */
+static double grid_energy_change(cont_state *st, const cont_grid_mass *m, const cont_faces *u, const cont_faces *u_other,
+                                 double *scratch)
+{
+    const uint32_t blocks = st->grid.block_count, chunks = (blocks + CONT_BLOCKS_PER_TASK - 1) / CONT_BLOCKS_PER_TASK;
+    grid_job j = {.st = st, .m = m, .u = u, .u_other = u_other, .part = scratch};
+    cont_for_blocks_cheap(st->env.tasks, blocks, energy_blocks, &j);
+    double e = 0, e_other = 0;
+    for (uint32_t k = 0; k < chunks; k++)
+        e += scratch[2 * k], e_other += scratch[2 * k + 1];
+    return e - e_other;
 }
 
 /* MPRGP steps a friction block may take in one staggered round (at most max_iterations). A block
@@ -256,15 +321,13 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     /* 1. particles to grid; gravity on every face with mass */
     cont_particle_view pv = {st->n, st->x, st->v, st->m, st->vmin, st->alpha};
     cont_particles_to_grid_on(st->env.tasks, g, &pv, &f->gm);
-    copy_faces(&f->gm.u, &f->u_old, cells);
-    const double gc[3] = {gv.x * dt, gv.y * dt, gv.z * dt};
-    for (int a = 0; a < 3; a++)
-        for (uint32_t c = 0; c < cells; c++)
-            if (f->gm.mass.f[a][c] > 0)
-                f->gm.u.f[a][c] += gc[a];
-    copy_faces(&f->gm.u, &f->u_star, cells);
+    copy_faces(st, &f->gm.u, &f->u_old);
+    grid_job gj = {.m = &f->gm, .u = &f->gm.u, .gc = {gv.x * dt, gv.y * dt, gv.z * dt}};
+    cont_for_blocks_cheap(st->env.tasks, g->block_count, gravity_blocks, &gj);
+    copy_faces(st, &f->gm.u, &f->u_star);
     lap(clock, &tm->particles);
     /* the bodies' fractions, faces and velocities (the last allocation of the step) */
+    st->bodies.tasks = st->env.tasks;
     if ((s = cont_bodies_build(&st->bodies, st->mem, g, st->env.bodies, gv, dt, f->solid)) != GR_OK)
         return s;
     f->cp.bodies = &st->bodies;
@@ -302,7 +365,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
     const cont_stress sv = cont_stress_view(f->s, cells);
     for (uint32_t r = 0; r < rounds; r++) {
-        copy_faces(&f->u_star, &f->u_try, cells);
+        copy_faces(st, &f->u_star, &f->u_try);
         cont_friction_apply(&f->cf, f->s, &f->u_try);
         /* (the bodies, like the sand, move by the friction's last answer in the pressure solve
          * and by the pressure's in the friction solve: eq. 25-26 in staggered rounds) */
@@ -317,7 +380,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         lap(clock, &tm->pressure);
         if (st->par.stagger == 0)
             break;
-        copy_faces(&f->u_star, &f->u_try, cells);
+        copy_faces(st, &f->u_star, &f->u_try);
         cont_pressure_apply(&f->cp, f->p, &f->u_try);
         cont_bodies_seen(&st->bodies, g, dt, f->p, NULL);
         lap(clock, &tm->pressure);
@@ -353,12 +416,12 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         memset(f->s, 0, sizeof(double) * 5 * cells);
 
     /* 3. the velocity of eq. 5 / 27 */
-    copy_faces(&f->u_star, &f->gm.u, cells);
+    copy_faces(st, &f->u_star, &f->gm.u);
     cont_pressure_apply(&f->cp, f->p, &f->gm.u);
     lap(clock, &tm->pressure);
-    copy_faces(&f->gm.u, &f->u_try, cells);
+    copy_faces(st, &f->gm.u, &f->u_try);
     cont_friction_apply(&f->cf, f->s, &f->gm.u);
-    st->stats.friction_work = grid_energy(&f->gm, &f->gm.u, cells) - grid_energy(&f->gm, &f->u_try, cells);
+    st->stats.friction_work = grid_energy_change(st, &f->gm, &f->gm.u, &f->u_try, f->cp.scratch.f[0]);
     lap(clock, &tm->friction);
 
     /* 3b. the bodies take what the sand gave them (eq. 23) and move */
