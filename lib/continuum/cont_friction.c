@@ -145,20 +145,12 @@ static void cand_bounds_range(void *ctx, uint32_t i0, uint32_t i1, uint32_t work
 /* Candidates a parallel bound job takes at a time (fixed: the results do not depend on it). */
 #define CAND_PER_TASK 1024u
 
-static void run_ranges(gr_tasks *tasks, uint32_t n, uint32_t per_task, gr_range_fn *fn, void *ctx)
-{
-    if (!tasks || tasks->worker_count <= 1 || n <= per_task)
-        fn(ctx, 0, n, 0);
-    else
-        gr_parallel_for(tasks, n, per_task, fn, ctx);
-}
-
 /* The bounds from p at the candidates (the other coefficients stay fixed at 0). */
 static void cand_bounds(cont_friction *cf, const double *p)
 {
     for (int k = 0; k < 5; k++) {
         setup_job j = {cf, NULL, NULL, p, k};
-        run_ranges(cf->cp->tasks, cf->cand_n[k], CAND_PER_TASK, cand_bounds_range, &j);
+        cont_for_ranges(cf->cp->tasks, cf->cand_n[k], CAND_PER_TASK, cand_bounds_range, &j);
     }
 }
 
@@ -567,7 +559,7 @@ static gr_status block_solve_compact(cont_friction *cf, int comp, const gr_qp_se
     const uint32_t n =
         cont_compact_assemble(cc, g, axes, BLOCK_AXIS_COUNT[comp], cf->eps, NULL, cf->lo + off, cf->hi + off, sk);
     linear_job lj = {cf, comp, div, sk};
-    run_ranges(cp->tasks, n, CAND_PER_TASK, linear_range, &lj);
+    cont_for_ranges(cp->tasks, n, CAND_PER_TASK, linear_range, &lj);
     const gr_status s = cont_compact_solve(cc, set, ws, st);
     if (s != GR_OK)
         return s; /* (s_k and D2 s as they were) */

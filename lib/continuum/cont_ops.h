@@ -64,6 +64,16 @@ static inline double cont_stress_div_face(const gr_sparse_grid *g, const cont_st
     return (diag + off) * g->inv_h;
 }
 
+/// fn(ctx, begin, end, worker) over [0, n) in ranges of per_task on `tasks` (NULL, one worker or
+/// n <= per_task: in the calling thread). fn must write only its range's entries.
+static inline void cont_for_ranges(gr_tasks *tasks, uint32_t n, uint32_t per_task, gr_range_fn *fn, void *ctx)
+{
+    if (!tasks || tasks->worker_count <= 1 || n <= per_task)
+        fn(ctx, 0, n, 0);
+    else
+        gr_parallel_for(tasks, n, per_task, fn, ctx);
+}
+
 /// Grid blocks a parallel job's range takes at a time (fixed: results do not depend on it).
 #define CONT_BLOCKS_PER_TASK 8u
 
@@ -72,10 +82,7 @@ static inline double cont_stress_div_face(const gr_sparse_grid *g, const cont_st
 /// the results are the same for any worker count.
 static inline void cont_for_blocks(gr_tasks *tasks, uint32_t blocks, gr_range_fn *fn, void *ctx)
 {
-    if (!tasks || tasks->worker_count <= 1 || blocks <= CONT_BLOCKS_PER_TASK)
-        fn(ctx, 0, blocks, 0);
-    else
-        gr_parallel_for(tasks, blocks, CONT_BLOCKS_PER_TASK, fn, ctx);
+    cont_for_ranges(tasks, blocks, CONT_BLOCKS_PER_TASK, fn, ctx);
 }
 
 /// Grid blocks below which a cheap pass over cells stays in the calling thread (4096 cells, as

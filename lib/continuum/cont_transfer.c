@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "cont_transfer.h"
 
+#include "cont_ops.h"
+
 #include <string.h>
 
 /* Offset and fraction along one axis: nodes at integer positions (a face grid's normal axis) or
@@ -145,9 +147,6 @@ static inline void corners(const point_weights *pw, const uint32_t *map, int axi
     }
 }
 
-/* Blocks go in parallel chunks of this many (zeroing and the means). */
-#define BLOCKS_PER_TASK 16u
-
 /* ---- particles to grid ---------------------------------------------------------------------- */
 
 /* The scatter goes by slabs: the blocks whose coordinate along the grid's longest axis is the
@@ -284,14 +283,6 @@ static void p2g_finish(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
             o->u.f[a][c] = o->mass.f[a][c] > 0 ? o->u.f[a][c] / o->mass.f[a][c] : 0.0;
 }
 
-/* fn over the grid's blocks, on the workers when there are some and enough particles. */
-static void over_blocks(gr_tasks *tasks, const gr_sparse_grid *g, uint32_t n, gr_range_fn *fn, void *ctx)
-{
-    if (!tasks || tasks->worker_count <= 1 || n <= CONT_PARTICLES_PER_TASK)
-        fn(ctx, 0, g->block_count, 0);
-    else
-        gr_parallel_for(tasks, g->block_count, BLOCKS_PER_TASK, fn, ctx);
-}
 
 void cont_particles_to_grid_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_particle_view *p,
                                const cont_grid_mass *out)
@@ -299,7 +290,7 @@ void cont_particles_to_grid_on(gr_tasks *tasks, const gr_sparse_grid *g, const c
     p2g_job j = {g, p, out, g->inv_h * g->inv_h * g->inv_h, 0, 0, 0, 1};
     if (g->block_count == 0) /* (no cells: no arrays to offset) */
         return;
-    over_blocks(tasks, g, p->n, p2g_zero, &j);
+    cont_for_blocks(p->n > CONT_PARTICLES_PER_TASK ? tasks : NULL, g->block_count, p2g_zero, &j);
     if (!g->sorted) /* (a stale cell_start would be read out of range: no sums instead) */
         return;
     /* the slabs' axis: the one with the most distinct block coordinates (counted modulo 64: a
@@ -326,7 +317,7 @@ void cont_particles_to_grid_on(gr_tasks *tasks, const gr_sparse_grid *g, const c
         else
             p2g_slabs(&j, 0, 1, 0);
     }
-    over_blocks(tasks, g, p->n, p2g_finish, &j);
+    cont_for_blocks(p->n > CONT_PARTICLES_PER_TASK ? tasks : NULL, g->block_count, p2g_finish, &j);
 }
 
 void cont_particles_to_grid(const gr_sparse_grid *g, const cont_particle_view *p, const cont_grid_mass *out)
