@@ -221,7 +221,7 @@ static void scene_step(scene *s)
     if (s->density) {
         gr_qp_settings set = settings(0);
         set.abs_tol = 1e-8;
-        CHECK(cont_density_correct(&s->cp, &s->gm, s->solid_frac, &s->ws, &set, s->y, &s->dx, &s->correction) == GR_OK);
+        CHECK(cont_density_correct(&s->cp, &s->gm, s->solid_frac, &s->ws, &set, s->y, &s->dx, &s->correction, NULL) == GR_OK);
         s->cp.dt = dt;
     }
     /* staggered projections */
@@ -611,7 +611,7 @@ static void correct(scene *s, gr_qp_stats *st, double *moved_max)
     gr_qp_settings set = settings(0);
     set.abs_tol = 1e-9;
     memset(s->y, 0, sizeof(double) * s->cells);
-    CHECK(cont_density_correct(&s->cp, &s->gm, s->solid_frac, &s->ws, &set, s->y, &s->dx, st) == GR_OK);
+    CHECK(cont_density_correct(&s->cp, &s->gm, s->solid_frac, &s->ws, &set, s->y, &s->dx, st, NULL) == GR_OK);
     CHECK(st->converged);
     *moved_max = 0;
     for (uint32_t i = 0; i < s->n; i++) {
@@ -841,7 +841,7 @@ static void test_density_reach_covers_displacement(void)
         set.abs_tol = 1e-9;
         gr_qp_stats st;
         memset(s.y, 0, sizeof(double) * s.cells);
-        CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, s.y, &s.dx, &st) == GR_OK);
+        CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, s.y, &s.dx, &st, NULL) == GR_OK);
         uint8_t *near = (uint8_t *)malloc(s.cells);
         cont_density_reach(&s.g, &s.dx, near);
         uint32_t marked = 0, inside = 0, moved = 0, moved_inside = 0;
@@ -1032,10 +1032,10 @@ static void test_compact_solves_match(void)
     memset(p1, 0, sizeof(double) * cells);
     double *phi = zeros(cells);
     memcpy(phi, s.gm.phi, sizeof(double) * cells);
-    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p0, &dx, &a) == GR_OK && a.converged);
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p0, &dx, &a, NULL) == GR_OK && a.converged);
     memcpy(s.gm.phi, phi, sizeof(double) * cells);
     s.cp.compact = &cc;
-    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p1, &dx, &b) == GR_OK && b.converged);
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p1, &dx, &b, NULL) == GR_OK && b.converged);
     scale = 0;
     const double dy = max_abs_diff(p0, p1, cells, &scale);
     printf("  density: %u / %u iterations, |dy| %.3g of %.3g\n", a.iterations, b.iterations, dy, scale);

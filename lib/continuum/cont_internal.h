@@ -39,6 +39,7 @@ typedef struct cont_stats {
     uint32_t pressure_iterations, friction_iterations; ///< summed over the staggered rounds
     uint32_t pressure_matvecs, friction_matvecs;
     uint32_t density_iterations; ///< the density correction's solve
+    bool density_warm;  ///< it started from the last step's y (not from 0: cont_density_correct)
     bool converged;     ///< every solve reached its tolerance
     double friction_work; ///< the friction's change of the grid's kinetic energy [J] (<= 0)
 } cont_stats;
@@ -89,6 +90,7 @@ typedef struct cont_state {
     gr_sparse_grid grid, prev;
     double *prev_p;            ///< pressure on prev's cells
     double *prev_s;            ///< [5 prev cells] friction stress on prev's cells
+    double *prev_y;            ///< the density correction's potential on prev's cells (0 without it)
     uint32_t prev_cap;
     cont_fields f;
     gr_qp_workspace qp;
