@@ -28,6 +28,9 @@ typedef struct cont_params {
     bool density_correction;  ///< sec. 2.2.1
     uint32_t points;          ///< render points per particle (0: the particles are the render points)
     bool split_merge;         ///< sec. 3.1 (cont_regrain.h)
+    /* not in the def (0 / false from it): tests compare against the uncapped, cold-started correction */
+    uint32_t density_steps;   ///< the density correction's MPRGP steps a step; 0: CONT_DENSITY_STEPS
+    bool density_cold;        ///< start the correction from y = 0 at every step (no warm start)
 } cont_params;
 
 /// Most render points a particle carries.
@@ -54,6 +57,7 @@ typedef struct cont_timing {
     uint64_t steps;                                     ///< cont_step calls that did a step
     uint64_t pressure_iterations, friction_iterations;  ///< MPRGP (or PGS) iterations, summed
     uint64_t density_iterations;
+    uint64_t density_warm;                              ///< steps whose correction kept its warm start
 } cont_timing;
 
 /// The fields over the grid's cells a step uses (all grown together).

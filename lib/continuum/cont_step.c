@@ -148,13 +148,13 @@ static double grid_energy(const cont_grid_mass *m, const cont_faces *u, uint32_t
  * More accuracy: raise friction_sweeps (each sweep gives every block its 8 steps again). */
 #define CONT_FRICTION_BLOCK_STEPS 8u
 
-/* MPRGP steps the density correction takes a step (at most max_iterations). It starts from the
- * last step's y (warm_start), so what a step leaves the next one goes on with, as the friction's
- * blocks do: cold-started (y = 0) it took ~30 steps a step on the hourglass and 48 on a column at
- * rest, and a cold cap of 8 left the column's long-wave over-packing to the pressure (its kinetic
- * energy at rest 6.5e-9 -> 1.2e-6 J/kg); warm-started, 8 keep the column at rest and the
- * collapse's runout (docs/continuum.md). */
-#define CONT_DENSITY_STEPS 8u
+/* MPRGP steps the density correction takes a step (at most max_iterations; par.density_steps
+ * overrides it). It starts from the last step's y (warm_start), so what one step leaves the next
+ * goes on with, as the friction's blocks do. Cold-started (y = 0) it took ~30 steps a step on
+ * the hourglass and 48 on a column at rest, and a cold cap of 8 left the column's long-wave
+ * over-packing to the pressure (its kinetic energy at rest 6.5e-9 -> 1.2e-6 J/kg); warm-started,
+ * 8 keep the column at rest and the collapse's runout (docs/continuum.md). */
+#define CONT_DENSITY_STEPS 16u
 
 /* sgs: symmetric Gauss-Seidel in face (about half the MPRGP steps of Jacobi) where the problem's
  * rows are cheap; Jacobi otherwise. */
@@ -293,10 +293,13 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         gr_qp_settings ds = gr_qp_settings_default();
         ds.rel_tol = 0;
         ds.abs_tol = 1e-6; /* over-packing left, in volume fraction */
-        ds.max_iter = st->par.max_iterations < CONT_DENSITY_STEPS ? st->par.max_iterations : CONT_DENSITY_STEPS;
+        const uint32_t cap = st->par.density_steps ? st->par.density_steps : CONT_DENSITY_STEPS;
+        ds.max_iter = st->par.max_iterations < cap ? st->par.max_iterations : cap;
         ds.sgs = true; /* (symmetric Gauss-Seidel in face: half the steps of Jacobi) */
         ds.tasks = st->env.tasks;
         gr_qp_stats qs;
+        if (st->par.density_cold)
+            memset(f->y, 0, sizeof(double) * cells);
         /* (against fixed solids and free bodies at rest: where sand and a moving free body
          * overlap, the pressure pushes both apart, cont_bodies_rhs; a body at rest the sand
          * leaves by displacement, CONT_BODY_OVERLAP a step at most, so no velocity rocks it) */
@@ -421,5 +424,6 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     tm->pressure_iterations += st->stats.pressure_iterations;
     tm->friction_iterations += st->stats.friction_iterations;
     tm->density_iterations += st->stats.density_iterations;
+    tm->density_warm += st->stats.density_warm;
     return s;
 }
