@@ -1022,7 +1022,7 @@ static void test_density_warm_packed_block_relaxes(void)
 /* A column near the critical density (0.55 / 0.6) at rest in a container that just holds it (h = 1
  * cm, 18 cells tall: the hydrostatic column of docs/continuum.md): warm-started and capped, its kinetic energy
  * at rest stays at the uncapped, cold-started correction's (within 2x), for fewer MPRGP steps.
- * (Warm-started and capped at 8: 20x; cold-started and capped at 8: 100x.) */
+ * (Warm-started and capped at 8: 6x.) */
 static void test_density_warm_column_at_rest(void)
 {
     const density_run ref = run_density_block(0.01, 0.06, 0.55, 0.18, 2.0, true),
