@@ -890,6 +890,150 @@ static void test_column_collapse(void)
     CHECK(spread[0] > spread[1] + 0.02); /* more friction, less spreading */
 }
 
+/* ---- the density correction warm-started and capped (CONT_DENSITY_STEPS) -------------------- */
+
+typedef struct density_run {
+    double ke_max, ke_rest;   ///< kinetic energy per mass [J/kg]: the largest, the mean over the rest
+    double top, fill;         ///< the highest particle [m]; max phi + phi_s after the last correction
+    double density_it, pressure_it; ///< MPRGP iterations a step (the correction; the pressure's rounds)
+    double fill_late;         ///< the largest of those over the second half of the steps
+    uint32_t steps, warm;     ///< steps; those whose correction kept its warm start
+    bool failed;              ///< a step failed or lost particles
+} density_run;
+
+/* The largest phi + phi_s the step's correction left (its fields are on its grid, now prev). */
+static double corrected_fill(const cont_state *st)
+{
+    double fill = 0;
+    const uint32_t cells = gr_sparse_grid_cells(&st->prev);
+    for (uint32_t c = 0; c < cells; c++)
+        fill = fmax(fill, st->f.gm.phi[c] + st->f.solid[c]);
+    return fill;
+}
+
+/* A continuum world (cells of h, sand of friction 0.6) holding a block of side 2 b and height H
+ * on a lattice of h / 2 whose grains' solid volume is `fraction` of its cells' (the critical
+ * density: the def's packing, 0.6), in a static container of side 0.12 m open at the top, stepped
+ * in frames of 1/30 s for `seconds` (the rest: the last quarter) with the step's correction
+ * (reference: uncapped and cold-started, as before CONT_DENSITY_STEPS). */
+static density_run run_density_block(double h, double b, double fraction, double H, double seconds, bool reference)
+{
+    density_run r = {0};
+    const double a = 0.06, s = 0.5 * h, radius = s * cbrt(fraction * 3.0 / (4.0 * 3.14159265358979323846));
+    gr_continuum_def cd;
+    gr_continuum_def_init(&cd);
+    cd.cell_size = h;
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_CONTINUUM);
+    def.solver_def = &cd;
+    gr_world *w = NULL;
+    if (gr_world_create(&def, &w) != GR_OK) {
+        r.failed = true;
+        return r;
+    }
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.density = 2500;
+    md.friction = 0.6;
+    gr_material sand;
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_CONTAINER;
+    bd.half_extents = v3(a, 2 * H, a);
+    bd.position = v3(0, 2 * H, 0);
+    bd.open_faces = GR_FACE_POS_Y;
+    r.failed = gr_add_material(w, &md, &sand) != GR_OK || gr_add_body(w, &bd, NULL) != GR_OK;
+    bd.material = sand;
+    const int nx = (int)(2 * b / s + 0.5), ny = (int)(H / s + 0.5);
+    gr_grain_def *g = (gr_grain_def *)malloc(sizeof(gr_grain_def) * (size_t)(nx * ny * nx));
+    uint32_t n = 0;
+    for (int j = 0; j < ny; j++)
+        for (int k = 0; k < nx; k++)
+            for (int i = 0; i < nx; i++) {
+                gr_grain_def_init(&g[n]);
+                g[n].radius = radius;
+                g[n].material = sand;
+                g[n++].position = v3(-b + (i + 0.5) * s, (j + 0.5) * s, -b + (k + 0.5) * s);
+            }
+    r.failed = r.failed || gr_add_grains(w, g, n, NULL) != GR_OK;
+    free(g);
+    cont_state *st = (cont_state *)w->systems[0].state;
+    if (reference) {
+        st->par.density_steps = st->par.max_iterations;
+        st->par.density_cold = true;
+    }
+    const cont_timing t0 = st->timing;
+    const int frames = (int)(30 * seconds + 0.5);
+    double rest = 0, mass = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        mass += st->m[i];
+    for (int f = 0; f < frames && !r.failed; f++) {
+        if (gr_step(w, 1.0 / 30) != GR_OK) {
+            printf("  frame %d: %s\n", f, gr_world_last_error(w));
+            r.failed = true;
+            break;
+        }
+        double ke = 0;
+        for (uint32_t i = 0; i < st->n; i++)
+            ke += 0.5 * st->m[i] * v3_len2(st->v[i]);
+        r.ke_max = fmax(r.ke_max, ke / mass);
+        r.fill = corrected_fill(st);
+        if (f >= frames / 2)
+            r.fill_late = fmax(r.fill_late, r.fill);
+        if (f >= frames - frames / 4)
+            r.ke_rest += ke / mass, rest++;
+    }
+    r.ke_rest /= rest > 0 ? rest : 1;
+    r.steps = (uint32_t)(st->timing.steps - t0.steps);
+    r.warm = (uint32_t)(st->timing.density_warm - t0.density_warm);
+    r.density_it = (double)(st->timing.density_iterations - t0.density_iterations) / (r.steps ? r.steps : 1);
+    r.pressure_it = (double)(st->timing.pressure_iterations - t0.pressure_iterations) / (r.steps ? r.steps : 1);
+    for (uint32_t i = 0; i < st->n; i++)
+        r.top = fmax(r.top, st->x[i].y);
+    printf("  %s: %u steps (%u warm-started); kinetic energy at most %.3g J/kg, at rest %.3g J/kg; top %.4f m; "
+           "max phi + phi_s %.6f (second half: up to %.6f); MPRGP a step: density %.1f, pressure %.1f\n",
+           reference ? "uncapped, cold" : "capped, warm ", r.steps, r.warm, r.ke_max, r.ke_rest, r.top, r.fill,
+           r.fill_late, r.density_it, r.pressure_it);
+    gr_world_destroy(w);
+    return r;
+}
+
+/* A block spawned at 1.3x the critical density (half as wide as its container) relaxes under the
+ * cap as without it: it spreads as far (as low), its kinetic energy stays bounded (no explosion:
+ * below the reference's twice, and below the block's own potential energy), and over the second
+ * half of the second the corrections leave phi + phi_s within 1e-3 of 1. (Filling its container
+ * wall to wall, such a block makes the density LCP's MPRGP diverge at the first step, capped or
+ * not, as before the cap: not yet understood.) */
+static void test_density_warm_packed_block_relaxes(void)
+{
+    const double H = 0.08;
+    const density_run ref = run_density_block(0.02, 0.04, 1.3 * 0.6, H, 1.0, true),
+                      cap = run_density_block(0.02, 0.04, 1.3 * 0.6, H, 1.0, false);
+    CHECK(!ref.failed && !cap.failed);
+    CHECK(ref.top < 0.6 * H); /* (the reference relaxes: the block spreads) */
+    CHECK(fabs(cap.top - ref.top) < 0.05 * H);
+    CHECK(cap.fill_late < 1 + 1e-3);
+    CHECK(cap.ke_max < 2 * ref.ke_max);
+    CHECK(cap.ke_max < 9.81 * 0.5 * H);
+    CHECK(cap.ke_rest < 2 * ref.ke_rest);
+    CHECK(cap.density_it < ref.density_it);
+}
+
+/* A column near the critical density (0.55 / 0.6) at rest in a container that just holds it (h = 1
+ * cm, 18 cells tall: the hydrostatic column of docs/continuum.md): warm-started and capped, its kinetic energy
+ * at rest stays at the uncapped, cold-started correction's (within 2x), for fewer MPRGP steps.
+ * (Warm-started and capped at 8: 6x.) */
+static void test_density_warm_column_at_rest(void)
+{
+    const density_run ref = run_density_block(0.01, 0.06, 0.55, 0.18, 2.0, true),
+                      cap = run_density_block(0.01, 0.06, 0.55, 0.18, 2.0, false);
+    CHECK(!ref.failed && !cap.failed);
+    CHECK(cap.ke_rest < 2 * ref.ke_rest);
+    CHECK(cap.warm > cap.steps / 2);
+    CHECK(cap.density_it < 0.5 * ref.density_it);
+    CHECK(fabs(cap.top - ref.top) < 0.01 * 0.18);
+}
+
 /* Split and merge as the world drives them (cont_regrain, sec. 3.1): particles stretched past
  * sqrt 2 r split, compressed ones merge with a neighbour of their cell and material; the mass of
  * each material, the momentum and the centre of mass are kept to rounding; the grain table
@@ -1430,6 +1574,8 @@ int main(int argc, char **argv)
         {"body_coupling_operators", test_body_coupling_operators},
         {"body_friction_operators", test_body_friction_operators},
         {"body_fractions_cached_and_bounded", test_body_fractions_cached_and_bounded},
+        {"density_warm_packed_block_relaxes", test_density_warm_packed_block_relaxes},
+        {"density_warm_column_at_rest", test_density_warm_column_at_rest},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -166,6 +166,104 @@ static void test_continuum_snapshot_continues(void)
     gr_world_destroy(w);
 }
 
+/* The warm start at the end of a continuum snapshot (its only system's section ends the payload):
+ * kept cells (u32), h, the origin, then kept records of 3 coordinates and `values` numbers. The
+ * offset of the count, or 0. */
+static size_t warm_start_at(const tu_stream *s, double h, size_t values)
+{
+    const size_t record = 12 + 8 * values;
+    for (size_t k = 0; 32 + 36 + k * record <= s->size; k++) {
+        const size_t at = s->size - 36 - k * record;
+        double hh;
+        memcpy(&hh, s->data + at + 4, 8);
+        if (tu_get32(s->data + at) == k && hh == h)
+            return at;
+    }
+    return 0;
+}
+
+/* The snapshot carries the density correction's potential y (format 10: a warm-start cell holds
+ * p, the stress's 5 and y); a crafted negative or NaN y is refused; format 9's cells (no y) still
+ * load, the next correction starting cold, and the world saves format 10 with y = 0 there. */
+static void test_continuum_snapshot_density_potential(void)
+{
+    gr_world *w;
+    CHECK_OK(NULL, continuum_world(0.02, &w));
+    gr_fill_def f;
+    gr_fill_def_init(&f);
+    f.radius = 0.004;
+    f.spacing = 0.0083;
+    f.min = (gr_vec3){-0.04, 0.0, -0.04};
+    f.max = (gr_vec3){0.04, 0.1, 0.04};
+    uint32_t n = 0;
+    CHECK_OK(w, gr_fill_box(w, &f, &n, NULL, 0));
+    for (int k = 0; k < 10; k++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    tu_stream s;
+    tu_stream_init(&s);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
+    CHECK(tu_get32(s.data + 8) == 10u);
+    const size_t at = warm_start_at(&s, 0.02, 7);
+    CHECK(at > 0);
+    const uint32_t kept = tu_get32(s.data + at);
+    uint32_t with_y = 0;
+    for (uint32_t k = 0; k < kept; k++) {
+        double y;
+        memcpy(&y, s.data + at + 36 + 68 * (size_t)k + 12 + 48, 8);
+        CHECK(y >= 0);
+        with_y += y > 0;
+    }
+    printf("  %u warm-start cells, %u with y > 0\n", kept, with_y);
+    CHECK(with_y > 0);
+    /* crafted: a negative, a NaN potential */
+    const double bad[2] = {-1.0, NAN};
+    for (int b = 0; b < 2; b++) {
+        tu_stream c;
+        tu_stream_init(&c);
+        tu_stream_write(&c, s.data, s.size);
+        memcpy(c.data + at + 36 + 12 + 48, &bad[b], 8);
+        tu_reseal(&c);
+        c.pos = 0;
+        gr_world *x;
+        CHECK_OK(NULL, continuum_world(0.02, &x));
+        CHECK_STATUS(GR_ERROR_CORRUPT_DATA, gr_world_load(x, tu_stream_read, &c));
+        printf("  y = %g: %s\n", bad[b], gr_world_last_error(x));
+        gr_world_destroy(x);
+        tu_stream_free(&c);
+    }
+    /* format 9: the same cells without y */
+    tu_stream old;
+    tu_stream_init(&old);
+    tu_stream_write(&old, s.data, at + 36);
+    for (uint32_t k = 0; k < kept; k++)
+        tu_stream_write(&old, s.data + at + 36 + 68 * (size_t)k, 60);
+    tu_put32(old.data + 8, 9u);
+    tu_put32(old.data + 16, (uint32_t)(old.size - 32));
+    tu_put32(old.data + 20, 0);
+    tu_reseal(&old);
+    old.pos = 0;
+    gr_world *b = NULL;
+    CHECK_OK(NULL, continuum_world(0.02, &b));
+    CHECK_OK(b, gr_world_load(b, tu_stream_read, &old));
+    tu_stream again;
+    tu_stream_init(&again);
+    CHECK_OK(b, gr_world_save(b, tu_stream_write, &again));
+    const size_t at2 = warm_start_at(&again, 0.02, 7);
+    CHECK(at2 == at && tu_get32(again.data + at2) <= kept);
+    for (uint32_t k = 0; k < tu_get32(again.data + at2); k++) {
+        double y;
+        memcpy(&y, again.data + at2 + 36 + 68 * (size_t)k + 12 + 48, 8);
+        CHECK(y == 0);
+    }
+    for (int k = 0; k < 3; k++)
+        CHECK_OK(b, gr_step(b, 1.0 / 60));
+    tu_stream_free(&again);
+    tu_stream_free(&old);
+    tu_stream_free(&s);
+    gr_world_destroy(b);
+    gr_world_destroy(w);
+}
+
 /* Handles follow split and merge: a merged-away grain's handle is stale, a split child has a
  * handle of its own and reads like any grain; the count is the fill's plus splits minus merges. */
 static void test_continuum_split_merge_handles(void)
@@ -972,6 +1070,7 @@ int main(int argc, char **argv)
     static const harness_test tests[] = {
         {"continuum_fill_and_settle", test_continuum_fill_and_settle},
         {"continuum_snapshot_continues", test_continuum_snapshot_continues},
+        {"continuum_snapshot_density_potential", test_continuum_snapshot_density_potential},
         {"continuum_refusals", test_continuum_refusals},
         {"continuum_split_merge_handles", test_continuum_split_merge_handles},
         {"continuum_stretched_flow_bounded", test_continuum_stretched_flow_bounded},

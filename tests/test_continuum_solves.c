@@ -221,7 +221,7 @@ static void scene_step(scene *s)
     if (s->density) {
         gr_qp_settings set = settings(0);
         set.abs_tol = 1e-8;
-        CHECK(cont_density_correct(&s->cp, &s->gm, s->solid_frac, &s->ws, &set, s->y, &s->dx, &s->correction) == GR_OK);
+        CHECK(cont_density_correct(&s->cp, &s->gm, s->solid_frac, &s->ws, &set, s->y, &s->dx, &s->correction, NULL) == GR_OK);
         s->cp.dt = dt;
     }
     /* staggered projections */
@@ -611,7 +611,7 @@ static void correct(scene *s, gr_qp_stats *st, double *moved_max)
     gr_qp_settings set = settings(0);
     set.abs_tol = 1e-9;
     memset(s->y, 0, sizeof(double) * s->cells);
-    CHECK(cont_density_correct(&s->cp, &s->gm, s->solid_frac, &s->ws, &set, s->y, &s->dx, st) == GR_OK);
+    CHECK(cont_density_correct(&s->cp, &s->gm, s->solid_frac, &s->ws, &set, s->y, &s->dx, st, NULL) == GR_OK);
     CHECK(st->converged);
     *moved_max = 0;
     for (uint32_t i = 0; i < s->n; i++) {
@@ -841,7 +841,7 @@ static void test_density_reach_covers_displacement(void)
         set.abs_tol = 1e-9;
         gr_qp_stats st;
         memset(s.y, 0, sizeof(double) * s.cells);
-        CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, s.y, &s.dx, &st) == GR_OK);
+        CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, s.y, &s.dx, &st, NULL) == GR_OK);
         uint8_t *near = (uint8_t *)malloc(s.cells);
         cont_density_reach(&s.g, &s.dx, near);
         uint32_t marked = 0, inside = 0, moved = 0, moved_inside = 0;
@@ -949,6 +949,67 @@ static void test_density_thin_layer_comes_to_rest(void)
     CHECK(speed[2] < 0.5 * speed[0]);
 }
 
+/* cont_density_correct's warm start: the last answer as the start is kept (*warm) and solved in
+ * at most a step; a start projected onto the bounds (a negative entry, a nonzero air cell) is the
+ * same start; a stale one whose objective is above the cold start's, f(y) >= f(0) = 0 (here the
+ * answer times 50: f = 1250 y*.A y* - 50 y*.A y* > 0, by complementarity q.y* = -y*.A y*), is
+ * dropped, and the solve gives the cold start's bits. */
+static void test_density_warm_start_guarded(void)
+{
+    gr_mem mem;
+    gr_mem_init(&mem, NULL);
+    scene s = {.h = 0.02, .solid = box_walls, .L = 0.24};
+    scene_block(&s, &mem, v3(0.08, 0.01, 0.08), v3(0.16, 0.09, 0.16), 1500, 1.3);
+    scene_splat(&s);
+    const uint32_t cells = s.cells;
+    double *phi0 = zeros(cells), *cold = zeros(cells), *y = zeros(cells);
+    memcpy(phi0, s.gm.phi, sizeof(double) * cells);
+    gr_qp_settings set = settings(0);
+    set.abs_tol = 1e-9;
+    gr_qp_stats a, b;
+    bool warm = true;
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, cold, &s.dx, &a, &warm) == GR_OK);
+    CHECK(a.converged && !warm && a.iterations > 4);
+    memcpy(s.gm.phi, phi0, sizeof(double) * cells);
+    cont_density_setup(&s.cp, &s.gm, s.solid_frac); /* (the correction reused q's array) */
+    const double f_cold = cont_density_objective(&s.cp, cold);
+    /* the answer as the start */
+    memcpy(s.gm.phi, phi0, sizeof(double) * cells);
+    memcpy(y, cold, sizeof(double) * cells);
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, y, &s.dx, &b, &warm) == GR_OK);
+    printf("  cold: %u iterations, f %.6g; from its answer: %u iterations (kept: %d)\n", a.iterations, f_cold,
+           b.iterations, warm);
+    CHECK(warm && b.converged && b.iterations <= 1);
+    /* projected onto the bounds: the same start */
+    uint32_t air = GR_INVALID_INDEX, inside = GR_INVALID_INDEX;
+    for (uint32_t c = 0; c < cells; c++) {
+        if (s.cp.lo[c] == s.cp.hi[c] && air == GR_INVALID_INDEX)
+            air = c;
+        if (s.cp.lo[c] < s.cp.hi[c] && cold[c] == 0 && inside == GR_INVALID_INDEX)
+            inside = c;
+    }
+    CHECK(air != GR_INVALID_INDEX && inside != GR_INVALID_INDEX);
+    double *y2 = zeros(cells);
+    memcpy(y2, cold, sizeof(double) * cells);
+    y2[air] = 5, y2[inside] = -1;
+    memcpy(s.gm.phi, phi0, sizeof(double) * cells);
+    gr_qp_stats c2;
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, y2, &s.dx, &c2, &warm) == GR_OK);
+    CHECK(warm && c2.iterations == b.iterations && !memcmp(y2, y, sizeof(double) * cells));
+    /* stale: dropped, the cold start's bits */
+    for (uint32_t c = 0; c < cells; c++)
+        y2[c] = 50 * cold[c];
+    memcpy(s.gm.phi, phi0, sizeof(double) * cells);
+    cont_density_setup(&s.cp, &s.gm, s.solid_frac);
+    CHECK(f_cold < 0 && cont_density_objective(&s.cp, y2) > 0);
+    gr_qp_stats d;
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, y2, &s.dx, &d, &warm) == GR_OK);
+    CHECK(!warm && d.iterations == a.iterations && !memcmp(y2, cold, sizeof(double) * cells));
+    free(phi0), free(cold), free(y), free(y2);
+    scene_free(&s);
+    CHECK(mem.in_use == 0);
+}
+
 /* ---- solves on the unfixed cells (cont_compact.h) --------------------------------------------- */
 
 /* The compact solves (operator assembled over the unfixed cells, couplings to fixed ones in the
@@ -1032,10 +1093,10 @@ static void test_compact_solves_match(void)
     memset(p1, 0, sizeof(double) * cells);
     double *phi = zeros(cells);
     memcpy(phi, s.gm.phi, sizeof(double) * cells);
-    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p0, &dx, &a) == GR_OK && a.converged);
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p0, &dx, &a, NULL) == GR_OK && a.converged);
     memcpy(s.gm.phi, phi, sizeof(double) * cells);
     s.cp.compact = &cc;
-    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p1, &dx, &b) == GR_OK && b.converged);
+    CHECK(cont_density_correct(&s.cp, &s.gm, s.solid_frac, &s.ws, &set, p1, &dx, &b, NULL) == GR_OK && b.converged);
     scale = 0;
     const double dy = max_abs_diff(p0, p1, cells, &scale);
     printf("  density: %u / %u iterations, |dy| %.3g of %.3g\n", a.iterations, b.iterations, dy, scale);
@@ -1123,6 +1184,7 @@ int main(int argc, char **argv)
         {"density_reach_covers_displacement", test_density_reach_covers_displacement},
         {"density_correction_stops_popping", test_density_correction_stops_popping},
         {"density_thin_layer_comes_to_rest", test_density_thin_layer_comes_to_rest},
+        {"density_warm_start_guarded", test_density_warm_start_guarded},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

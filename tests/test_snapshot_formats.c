@@ -138,7 +138,7 @@ static void check_resave(gr_world *w, const tu_stream *expected)
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &again));
     CHECK(again.size == expected->size);
     if (again.size == expected->size) {
-        CHECK(tu_get32(again.data + 8) == 9u);
+        CHECK(tu_get32(again.data + 8) == 10u);
         CHECK(memcmp(again.data + 36, expected->data + 36, again.size - 36) == 0);
     }
     tu_stream_free(&again);
@@ -189,7 +189,7 @@ static void test_pbd_format5_read(void)
     tu_stream now8, now;
     tu_stream_init(&now8);
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &now8));
-    CHECK(tu_get32(now8.data + 8) == 9u);
+    CHECK(tu_get32(now8.data + 8) == 10u);
     dem_settings_as_format7(&now8, &now); /* (format 8 changed only the DEM settings here) */
     tu_stream_free(&now8);
     tu_snap_map m;

@@ -32,10 +32,46 @@ void cont_density_displacement(const cont_pressure *cp, const cont_grid_mass *m,
         m->phi[c] -= cp->q[c];
 }
 
+double cont_density_objective(const cont_pressure *cp, const double *y)
+{
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    /* (A1 = dt^2 D1^T W D1 with D1 the gradient of cont_grad: the face below c on axis a) */
+    cont_grad(g, y, &cp->scratch);
+    double quad = 0, lin = 0;
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++)
+            quad += cp->w.f[a][c] * cp->scratch.f[a][c] * cp->scratch.f[a][c];
+    for (uint32_t c = 0; c < cells; c++)
+        lin += cp->q[c] * y[c];
+    return 0.5 * cp->dt * cp->dt * quad + lin;
+}
+
+/* The warm start onto the bounds; zero unless below the cold start's objective (cont_density.h). */
+static bool warm_start(const cont_pressure *cp, double *y)
+{
+    const uint32_t cells = gr_sparse_grid_cells(cp->g);
+    bool any = false;
+    for (uint32_t c = 0; c < cells; c++) {
+        y[c] = gr_qp_clamp(y[c], cp->lo[c], cp->hi[c]);
+        any = any || y[c] != 0;
+    }
+    if (!any)
+        return false;
+    if (cont_density_objective(cp, y) < 0)
+        return true;
+    memset(y, 0, sizeof(double) * cells);
+    return false;
+}
+
 gr_status cont_density_correct(cont_pressure *cp, const cont_grid_mass *m, const double *solid, gr_qp_workspace *ws,
-                               const gr_qp_settings *settings, double *y, const cont_faces *dx, gr_qp_stats *stats)
+                               const gr_qp_settings *settings, double *y, const cont_faces *dx, gr_qp_stats *stats,
+                               bool *warm)
 {
     cont_density_setup(cp, m, solid);
+    const bool kept = warm_start(cp, y);
+    if (warm)
+        *warm = kept;
     const gr_qp_problem pr = cont_pressure_problem(cp);
     gr_qp_settings set = settings ? *settings : gr_qp_settings_default();
     if (set.alpha_bar == 0) {

@@ -39,16 +39,28 @@ void cont_density_setup(cont_pressure *cp, const cont_grid_mass *m, const double
 void cont_density_displacement(const cont_pressure *cp, const cont_grid_mass *m, const double *y,
                                const cont_faces *dx);
 
+/// f(y) = 1/2 y^T A1 y + q^T y of the LCP cont_density_setup made (cp->dt 1): 1/2 sum over the
+/// faces of W (D1 y)^2 plus q.y. The cold start's is f(0) = 0. Uses cp->scratch.
+double cont_density_objective(const cont_pressure *cp, const double *y);
+
 /// The whole correction: cont_density_setup, MPRGP on the LCP (cont_pressure_solve: on the
-/// unfixed cells when cp->compact is set) from y (the warm start: zero, or
-/// the last step's y mapped to this grid; the answer on return), cont_density_displacement.
+/// unfixed cells when cp->compact is set) from y (the warm start: zero, or the last step's y
+/// mapped to this grid; the answer on return), cont_density_displacement.
+/// A warm start is projected onto the bounds (cells that are air now are fixed at 0) and kept
+/// only when its objective is below the cold start's, f(y) < f(0) = 0; else the solve starts
+/// from y = 0 (a stale start: the material moved away from where its potential was). MPRGP's
+/// rate bounds f(y_k) - f(y*) by a factor of f(y_0) - f(y*), and f(y_0) - f(y*) >= 1/2 |y_0 -
+/// y*|_A1^2, so the lower objective is the start with the smaller bound on both; *warm (may be
+/// NULL) says whether a nonzero start was kept.
 /// settings NULL = lib/qp's defaults; Jacobi preconditioning (settings->jacobi) is recommended;
 /// alpha_bar 0 becomes 1.9 / (2 max diag), a bound of A1's norm (a Laplacian), not an estimate.
 /// The LCP's projected gradient is the remaining over-packing in volume fraction where y > 0:
 /// abs_tol (e.g. 1e-6) states how much of it may stay. ws holds cells entries; nothing is
-/// allocated. stats may be NULL. On an error of the solve (qp_mprgp.h) y, dx and m are as given.
+/// allocated. stats may be NULL. On an error of the solve (qp_mprgp.h) dx and m are as given
+/// and y is the start the solve was given (projected, or zero).
 gr_status cont_density_correct(cont_pressure *cp, const cont_grid_mass *m, const double *solid, gr_qp_workspace *ws,
-                               const gr_qp_settings *settings, double *y, const cont_faces *dx, gr_qp_stats *stats);
+                               const gr_qp_settings *settings, double *y, const cont_faces *dx, gr_qp_stats *stats,
+                               bool *warm);
 
 /// The displacement at x (trilinear on the three face grids, as velocities: cont_velocity_at);
 /// false (d zero) where x has no active cell with an active halo of 1.

@@ -28,6 +28,9 @@ typedef struct cont_params {
     bool density_correction;  ///< sec. 2.2.1
     uint32_t points;          ///< render points per particle (0: the particles are the render points)
     bool split_merge;         ///< sec. 3.1 (cont_regrain.h)
+    /* not in the def (0 / false from it): tests compare against the uncapped, cold-started correction */
+    uint32_t density_steps;   ///< the density correction's MPRGP steps a step; 0: CONT_DENSITY_STEPS
+    bool density_cold;        ///< start the correction from y = 0 at every step (no warm start)
 } cont_params;
 
 /// Most render points a particle carries.
@@ -39,6 +42,7 @@ typedef struct cont_stats {
     uint32_t pressure_iterations, friction_iterations; ///< summed over the staggered rounds
     uint32_t pressure_matvecs, friction_matvecs;
     uint32_t density_iterations; ///< the density correction's solve
+    bool density_warm;  ///< it started from the last step's y (not from 0: cont_density_correct)
     bool converged;     ///< every solve reached its tolerance
     double friction_work; ///< the friction's change of the grid's kinetic energy [J] (<= 0)
 } cont_stats;
@@ -53,6 +57,7 @@ typedef struct cont_timing {
     uint64_t steps;                                     ///< cont_step calls that did a step
     uint64_t pressure_iterations, friction_iterations;  ///< MPRGP (or PGS) iterations, summed
     uint64_t density_iterations;
+    uint64_t density_warm;                              ///< steps whose correction kept its warm start
 } cont_timing;
 
 /// The fields over the grid's cells a step uses (all grown together).
@@ -89,6 +94,7 @@ typedef struct cont_state {
     gr_sparse_grid grid, prev;
     double *prev_p;            ///< pressure on prev's cells
     double *prev_s;            ///< [5 prev cells] friction stress on prev's cells
+    double *prev_y;            ///< the density correction's potential on prev's cells (0 without it)
     uint32_t prev_cap;
     cont_fields f;
     gr_qp_workspace qp;

@@ -200,8 +200,13 @@ static void cont_contact_counts(const void *state, uint64_t *pairs, uint64_t *bo
     *pairs = *body_pairs = *rebuilds = 0;
 }
 
-/* ---- snapshot: the particles, and the last step's pressure and stress by cell (the next step
- * warm-starts from them, so a loaded world continues with the same bits) ---------------------- */
+/* ---- snapshot: the particles, and the last step's pressure, stress and density potential by
+ * cell (the next step warm-starts from them, so a loaded world continues with the same bits;
+ * format 9 has no potential: its next density correction starts from 0) ----------------------- */
+
+/* Values a warm-start cell holds: p, the stress's 5, y (format 10 on). */
+#define CONT_WARM_VALUES 7
+#define CONT_WARM_VALUES_9 6
 
 static gr_status cont_save(const void *state, gr_stream_writer *w)
 {
@@ -223,7 +228,7 @@ static gr_status cont_save(const void *state, gr_stream_writer *w)
     const uint32_t cells = gr_sparse_grid_cells(g);
     uint32_t kept = 0;
     for (uint32_t c = 0; c < cells; c++) {
-        bool any = st->prev_p[c] != 0;
+        bool any = st->prev_p[c] != 0 || st->prev_y[c] != 0;
         for (int j = 0; j < 5; j++)
             any = any || st->prev_s[(size_t)j * cells + c] != 0;
         kept += any;
@@ -233,18 +238,19 @@ static gr_status cont_save(const void *state, gr_stream_writer *w)
     const double o[3] = {g->origin.x, g->origin.y, g->origin.z};
     gr_writer_f64s(w, o, 3);
     for (uint32_t c = 0; c < cells; c++) {
-        double v[6] = {st->prev_p[c]};
-        bool any = v[0] != 0;
-        for (int j = 0; j < 5; j++) {
+        double v[CONT_WARM_VALUES] = {st->prev_p[c]};
+        for (int j = 0; j < 5; j++)
             v[1 + j] = st->prev_s[(size_t)j * cells + c];
-            any = any || v[1 + j] != 0;
-        }
+        v[6] = st->prev_y[c];
+        bool any = false;
+        for (int j = 0; j < CONT_WARM_VALUES; j++)
+            any = any || v[j] != 0;
         if (!any)
             continue;
         int32_t k[3];
         gr_sparse_grid_cell_coords(g, c, k);
         gr_writer_u32s(w, (const uint32_t *)k, 3);
-        gr_writer_f64s(w, v, 6);
+        gr_writer_f64s(w, v, CONT_WARM_VALUES);
     }
     return GR_OK;
 }
@@ -293,27 +299,32 @@ static gr_status cont_load(void *state, gr_stream_reader *r)
     st->splits = gr_reader_u64(r);
     st->merges = gr_reader_u64(r);
     /* the warm start: a grid over the kept cells' centres (halo 0), their values on it */
+    const uint32_t nv = r->format >= 10 ? CONT_WARM_VALUES : CONT_WARM_VALUES_9;
     const uint32_t kept = gr_reader_u32(r);
     const double h = gr_reader_f64(r);
     double o[3];
     gr_reader_f64s(r, o, 3);
-    LOAD_CHECK((uint64_t)kept * (3 * 4 + 6 * 8) <= gr_reader_left(r), "the warm-start cell count exceeds the snapshot");
+    LOAD_CHECK((uint64_t)kept * (3 * 4 + nv * 8) <= gr_reader_left(r), "the warm-start cell count exceeds the snapshot");
     LOAD_CHECK(kept == 0 || (h == st->par.cell && isfinite(o[0]) && isfinite(o[1]) && isfinite(o[2])),
                "the warm start's grid is not the solver's");
     if (kept == 0)
         return GR_OK;
     double *centres = (double *)gr_mem_alloc(st->mem, sizeof(double) * 3 * kept);
-    double *values = (double *)gr_mem_alloc(st->mem, sizeof(double) * 6 * kept);
+    double *values = (double *)gr_mem_alloc(st->mem, sizeof(double) * CONT_WARM_VALUES * kept);
     gr_status s = centres && values ? GR_OK : GR_ERROR_OUT_OF_MEMORY;
     for (uint32_t k = 0; k < kept && s == GR_OK; k++) {
         int32_t c[3];
         gr_reader_u32s(r, (uint32_t *)c, 3);
-        gr_reader_f64s(r, values + 6 * (size_t)k, 6);
+        double *v = values + CONT_WARM_VALUES * (size_t)k;
+        v[6] = 0.0; /* (format 9: the density correction starts cold) */
+        gr_reader_f64s(r, v, nv);
         for (int a = 0; a < 3; a++)
             centres[3 * k + a] = o[a] + (c[a] + 0.5) * h;
-        for (int a = 0; a < 6; a++)
-            if (!isfinite(values[6 * k + a]))
+        for (int a = 0; a < CONT_WARM_VALUES; a++)
+            if (!isfinite(v[a]))
                 s = GR_ERROR_CORRUPT_DATA;
+        if (!(v[6] >= 0)) /* (the correction's potential is an LCP's answer: y >= 0) */
+            s = GR_ERROR_CORRUPT_DATA;
     }
     if (r->bad)
         s = GR_ERROR_CORRUPT_DATA;
@@ -323,8 +334,10 @@ static gr_status cont_load(void *state, gr_stream_reader *r)
     if (s == GR_OK && st->prev.rejected)
         s = GR_ERROR_CORRUPT_DATA;
     if (s == GR_OK && cells > st->prev_cap) {
-        gr_array_ref a[] = {{(void **)&st->prev_p, sizeof(double)}, {(void **)&st->prev_s, 5 * sizeof(double)}};
-        if (!gr_mem_grow_arrays(st->mem, a, 2, st->prev_cap, cells, 0))
+        gr_array_ref a[] = {{(void **)&st->prev_p, sizeof(double)},
+                            {(void **)&st->prev_s, 5 * sizeof(double)},
+                            {(void **)&st->prev_y, sizeof(double)}};
+        if (!gr_mem_grow_arrays(st->mem, a, GR_COUNTOF(a), st->prev_cap, cells, 0))
             s = GR_ERROR_OUT_OF_MEMORY;
         else
             st->prev_cap = cells;
@@ -332,17 +345,20 @@ static gr_status cont_load(void *state, gr_stream_reader *r)
     if (s == GR_OK) {
         memset(st->prev_p, 0, sizeof(double) * cells);
         memset(st->prev_s, 0, 5 * sizeof(double) * cells);
+        memset(st->prev_y, 0, sizeof(double) * cells);
         for (uint32_t k = 0; k < kept; k++) {
             const uint32_t c = st->prev.point_cell[k];
-            st->prev_p[c] = values[6 * k];
+            const double *v = values + CONT_WARM_VALUES * (size_t)k;
+            st->prev_p[c] = v[0];
             for (int j = 0; j < 5; j++)
-                st->prev_s[(size_t)j * cells + c] = values[6 * k + 1 + j];
+                st->prev_s[(size_t)j * cells + c] = v[1 + j];
+            st->prev_y[c] = v[6];
         }
     }
     gr_mem_free(st->mem, centres, sizeof(double) * 3 * kept);
-    gr_mem_free(st->mem, values, sizeof(double) * 6 * kept);
+    gr_mem_free(st->mem, values, sizeof(double) * CONT_WARM_VALUES * kept);
     if (s == GR_ERROR_CORRUPT_DATA)
-        gr_reader_fail(r, "the warm start's cells are not finite or not in reach");
+        gr_reader_fail(r, "the warm start's cells are not finite, not in reach, or hold a negative density potential");
     return s;
 }
 

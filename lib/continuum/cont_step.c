@@ -48,13 +48,16 @@ static gr_status reserve_fields(cont_state *st, uint32_t cells)
     return s != GR_OK ? s : gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
 }
 
-/* The last step's pressure and stress, kept on its grid for the next step's warm start. */
+/* The last step's pressure, stress and density potential, kept on its grid for the next step's
+ * warm starts. */
 static gr_status reserve_previous(cont_state *st, uint32_t cells)
 {
     if (cells <= st->prev_cap)
         return GR_OK;
     const uint32_t cap = gr_grow_capacity(st->prev_cap, cells);
-    gr_array_ref a[] = {{(void **)&st->prev_p, sizeof(double)}, {(void **)&st->prev_s, 5 * sizeof(double)}};
+    gr_array_ref a[] = {{(void **)&st->prev_p, sizeof(double)},
+                        {(void **)&st->prev_s, 5 * sizeof(double)},
+                        {(void **)&st->prev_y, sizeof(double)}};
     /* (the last step's values are still to be read: keep them) */
     if (!gr_mem_grow_arrays(st->mem, a, GR_COUNTOF(a), st->prev_cap, cap, gr_sparse_grid_cells(&st->prev)))
         return GR_ERROR_OUT_OF_MEMORY;
@@ -71,7 +74,8 @@ void cont_free_fields(cont_state *st)
     st->f.cap = 0;
     gr_mem_free(st->mem, st->prev_p, sizeof(double) * st->prev_cap);
     gr_mem_free(st->mem, st->prev_s, 5 * sizeof(double) * st->prev_cap);
-    st->prev_p = st->prev_s = NULL;
+    gr_mem_free(st->mem, st->prev_y, sizeof(double) * st->prev_cap);
+    st->prev_p = st->prev_s = st->prev_y = NULL;
     st->prev_cap = 0;
     gr_sparse_grid_free(&st->grid, st->mem);
     gr_sparse_grid_free(&st->prev, st->mem);
@@ -112,14 +116,16 @@ typedef struct grid_job {
     double *part; /* [2 chunks]: the two energies' sums by chunk of CONT_BLOCKS_PER_TASK blocks */
 } grid_job;
 
-/* Last step's pressure and stress at the cells of blocks [b0, b1) (0 where the grid is new): a
- * block's cells keep their local index in the last grid's block of the same coordinates. */
+/* Last step's pressure, stress and density potential at the cells of blocks [b0, b1) (0 where
+ * the grid is new): a block's cells keep their local index in the last grid's block of the same
+ * coordinates. */
 static void warm_start_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
     (void)worker;
     cont_state *st = ((const grid_job *)ctx)->st;
     const gr_sparse_grid *g = &st->grid, *old = &st->prev;
     const uint32_t cells = gr_sparse_grid_cells(g), old_cells = gr_sparse_grid_cells(old);
+    const bool y = st->par.density_correction;
     for (uint32_t b = b0; b < b1; b++) {
         const int32_t *k = g->block_coord + 3 * (size_t)b;
         const uint32_t ob = old_cells ? gr_sparse_grid_block_of(old, k[0], k[1], k[2]) : GR_INVALID_INDEX;
@@ -128,6 +134,8 @@ static void warm_start_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t work
             st->f.p[c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_p[o];
             for (int j = 0; j < 5; j++)
                 st->f.s[(size_t)j * cells + c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_s[(size_t)j * old_cells + o];
+            if (y)
+                st->f.y[c] = o == GR_INVALID_INDEX ? 0.0 : st->prev_y[o];
         }
     }
 }
@@ -205,6 +213,16 @@ static double grid_energy_change(cont_state *st, const cont_grid_mass *m, const 
  * More accuracy: raise friction_sweeps (each sweep gives every block its 8 steps again). */
 #define CONT_FRICTION_BLOCK_STEPS 8u
 
+/* MPRGP steps the density correction takes a step (at most max_iterations; par.density_steps
+ * overrides it). It starts from the last step's y (warm_start), so what one step leaves the next
+ * goes on with, as the friction's blocks do. Cold-started (y = 0) it took ~30 steps a step on
+ * the hourglass and 48 on a column at rest (h 1 cm, 18 cells), and capped cold at 8 it left the
+ * column's long-wave over-packing to the pressure (180x its kinetic energy at rest, measured
+ * before MIC(0)). Warm-started, the column's kinetic energy at rest (the last frame of 2 s)
+ * against the uncapped correction's: 20x at 8, 7x at 12, 1.2x at 16 (test
+ * density_warm_column_at_rest; docs/continuum.md). */
+#define CONT_DENSITY_STEPS 16u
+
 /* sgs: symmetric Gauss-Seidel in face (about half the MPRGP steps of Jacobi) where the problem's
  * rows are cheap; Jacobi otherwise. */
 static gr_status solve(cont_state *st, const gr_qp_problem *pr, cont_pressure *cp, bool sgs, double *x,
@@ -217,8 +235,8 @@ static gr_status solve(cont_state *st, const gr_qp_problem *pr, cont_pressure *c
     set.sgs = sgs;
     /* (the pressure's compact solve with MIC(0) in face, the seed's preconditioner (sec. 4): a
      * pile's pressure problem is a Laplacian with smooth weights, where it takes about half
-     * SGS's steps when deep. Not the density correction's: cold-started, its free set grows
-     * at every proportioning step and each would refactor) */
+     * SGS's steps when deep. Not the density correction's: measured cold-started, its free set
+     * grew at nearly every proportioning step and each refactorization cost more than it saved) */
     set.mic = cp != NULL;
     set.tasks = st->env.tasks;
     gr_qp_stats qs;
@@ -331,6 +349,8 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     if ((s = cont_bodies_build(&st->bodies, st->mem, g, st->env.bodies, gv, dt, f->solid)) != GR_OK)
         return s;
     f->cp.bodies = &st->bodies;
+    /* the last step's answers mapped here: the starts of the density correction and the solves */
+    warm_start(st);
     lap(clock, &tm->grid);
 
     /* 1b. density correction (sec. 2.2.1, Fig. 8 step 2), on the pressure problem's arrays */
@@ -338,17 +358,20 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         gr_qp_settings ds = gr_qp_settings_default();
         ds.rel_tol = 0;
         ds.abs_tol = 1e-6; /* over-packing left, in volume fraction */
-        ds.max_iter = st->par.max_iterations;
-        ds.sgs = true; /* (symmetric Gauss-Seidel in face: half the steps of Jacobi, cold-started) */
+        const uint32_t cap = st->par.density_steps ? st->par.density_steps : CONT_DENSITY_STEPS;
+        ds.max_iter = st->par.max_iterations < cap ? st->par.max_iterations : cap;
+        ds.sgs = true; /* (symmetric Gauss-Seidel in face: half the steps of Jacobi) */
         ds.tasks = st->env.tasks;
         gr_qp_stats qs;
-        memset(f->y, 0, sizeof(double) * cells);
+        if (st->par.density_cold)
+            memset(f->y, 0, sizeof(double) * cells);
         /* (against fixed solids and free bodies at rest: where sand and a moving free body
          * overlap, the pressure pushes both apart, cont_bodies_rhs; a body at rest the sand
          * leaves by displacement, CONT_BODY_OVERLAP a step at most, so no velocity rocks it) */
         f->cp.bodies = NULL;
         const double *solid = cont_bodies_correction_solid(&st->bodies, cells, f->gm.phi);
-        if ((s = cont_density_correct(&f->cp, &f->gm, solid, &st->qp, &ds, f->y, &f->dx, &qs)) != GR_OK)
+        if ((s = cont_density_correct(&f->cp, &f->gm, solid, &st->qp, &ds, f->y, &f->dx, &qs,
+                                      &st->stats.density_warm)) != GR_OK)
             return s;
         cont_density_reach(g, &f->dx, f->dx_near);
         f->cp.bodies = &st->bodies;
@@ -358,8 +381,6 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     lap(clock, &tm->pressure);
 
     /* 2. staggered projections (sec. 2.5, Fig. 8 step 3), warm-started from the last step */
-    warm_start(st);
-    lap(clock, &tm->grid);
     cont_pressure_weights(&f->cp, &f->gm, f->solid);
     cont_bodies_diag(&st->bodies, g, dt, f->cp.diag);
     const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
@@ -445,6 +466,10 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     /* 5. keep this step's solution for the next one's warm start */
     memcpy(st->prev_p, f->p, sizeof(double) * cells);
     memcpy(st->prev_s, f->s, 5 * sizeof(double) * cells);
+    if (st->par.density_correction)
+        memcpy(st->prev_y, f->y, sizeof(double) * cells);
+    else
+        memset(st->prev_y, 0, sizeof(double) * cells);
     const gr_sparse_grid t = st->prev;
     st->prev = st->grid;
     st->grid = t;
@@ -464,5 +489,6 @@ gr_status cont_step(cont_state *st, double dt, uint32_t *lost)
     tm->pressure_iterations += st->stats.pressure_iterations;
     tm->friction_iterations += st->stats.friction_iterations;
     tm->density_iterations += st->stats.density_iterations;
+    tm->density_warm += st->stats.density_warm;
     return s;
 }
