@@ -56,16 +56,22 @@ static inline void gr_qp_ell_clear_row(gr_qp_ell *m, uint32_t i)
         gr_qp_ell_set(m, i, j, i, 0.0);
 }
 
-/// (A x)_i: diag_i x_i, then the slots in order.
-static inline double gr_qp_ell_row_of(const gr_qp_ell *m, uint32_t i, const double *x)
+/// (A x)_i for a matrix of width w (a constant at a call site unrolls the slots): diag_i x_i,
+/// then the slots in order.
+static inline double gr_qp_ell_row_w(const gr_qp_ell *m, uint32_t i, const double *x, const uint32_t w)
 {
-    const uint32_t w = m->width;
     const uint32_t *c = m->col + (size_t)i * w;
     const double *v = m->val + (size_t)i * w;
     double s = m->diag[i] * x[i];
     for (uint32_t j = 0; j < w; j++)
         s += v[j] * x[c[j]];
     return s;
+}
+
+/// (A x)_i: diag_i x_i, then the slots in order.
+static inline double gr_qp_ell_row_of(const gr_qp_ell *m, uint32_t i, const double *x)
+{
+    return gr_qp_ell_row_w(m, i, x, m->width);
 }
 
 /// The largest Gershgorin bound of m's rows, max_i |diag_i| + sum_j |val_ij|: an upper bound of

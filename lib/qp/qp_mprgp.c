@@ -93,18 +93,6 @@ static inline bool is_free(const mp *m, const double *x, uint32_t i) { return lo
 /* The chunk whose sums a kernel call writes (calls cover one chunk each). */
 static inline double *part_of(const mp_job *j, uint32_t begin) { return j->m->part[begin / j->m->chunk]; }
 
-/* Row i of an ELL matrix of width W times x, as gr_qp_ell_row_of sums it (W a constant per call
- * site: the compiler unrolls the slots). */
-static GR_FORCE_INLINE double ell_row_w(const gr_qp_ell *a, uint32_t i, const double *x, const uint32_t W)
-{
-    const uint32_t *c = a->col + (size_t)i * W;
-    const double *v = a->val + (size_t)i * W;
-    double s = a->diag[i] * x[i];
-    for (uint32_t k = 0; k < W; k++)
-        s += v[k] * x[c[k]];
-    return s;
-}
-
 /* The ELL matrix's rows may be made in MPRGP's passes (widths 4 and 6: two and three face grids;
  * others apply first). */
 static bool ell_fused(const mp *m) { return m->ell_apply && (m->ell->width == 4 || m->ell->width == 6); }
@@ -160,7 +148,7 @@ static GR_FORCE_INLINE void gradq_rows(const mp_job *j, uint32_t b, uint32_t e, 
     const bool add_q = j->add_q;
     for (uint32_t i = b; i < e; i++) {
         if (W) /* (g = A x made here, row by row: k_apply_gradq) */
-            g[i] = ell_row_w(m->ell, i, x, W);
+            g[i] = gr_qp_ell_row_w(m->ell, i, x, W);
         if (add_q)
             g[i] += q[i];
         if (sum == 1)
@@ -603,7 +591,7 @@ static GR_FORCE_INLINE void scan_rows(const mp_job *j, uint32_t b, uint32_t e, c
     double dad = 0, gd = 0, a = INFINITY;
     for (uint32_t i = b; i < e; i++) {
         if (W)
-            ad[i] = ell_row_w(m->ell, i, d, W);
+            ad[i] = gr_qp_ell_row_w(m->ell, i, d, W);
         const double di = d[i];
         dad += di * ad[i];
         gd += g[i] * di;
