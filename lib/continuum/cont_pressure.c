@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "cont_pressure.h"
 
+#include <string.h>
+
 #include "../qp/qp_mprgp.h"
 
 /* The least volume fraction a face's density counts as (see cont_pressure_setup). */
@@ -116,6 +118,19 @@ static void flux_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
             cp->scratch.f[a][c] = j->m->vol.f[a][c] * inv_h3 * j->u->f[a][c];
 }
 
+/* The least b1 cell c keeps (rhs_blocks): -CONT_PRESSURE_REACH times the volume fraction its
+ * six faces carry. */
+static double reach_floor(const gr_sparse_grid *g, const cont_grid_mass *m, uint32_t c)
+{
+    double carried = 0;
+    for (int a = 0; a < 3; a++) {
+        const uint32_t up = gr_sparse_grid_neighbor(g, c, a == 0, a == 1, a == 2);
+        carried += m->vol.f[a][c] + (up == GR_INVALID_INDEX ? 0.0 : m->vol.f[a][up]);
+    }
+    const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
+    return -CONT_PRESSURE_REACH * carried * inv_h3;
+}
+
 /* q of the cells of blocks [b0, b1) (after every block's flux): D of the flux as cont_div. */
 static void rhs_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
@@ -124,7 +139,7 @@ static void rhs_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
     cont_pressure *cp = j->cp;
     const cont_grid_mass *m = j->m;
     const gr_sparse_grid *g = cp->g;
-    const double inv_h = g->inv_h, inv_h3 = g->inv_h * g->inv_h * g->inv_h;
+    const double inv_h = g->inv_h;
     const cont_faces *u = &cp->scratch;
     for (uint32_t c = 64u * b0; c < 64u * b1; c++) {
         const double div = (cont_at(g, u->f[0], c, 1, 0, 0) - u->f[0][c] + cont_at(g, u->f[1], c, 0, 1, 0) - u->f[1][c] +
@@ -137,12 +152,120 @@ static void rhs_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
          * beside a solid whose faces hold a sliver of material otherwise asked for a pressure that
          * moved that sliver at 4e4 m/s and flung the particle near it at 12 m/s (a collapse's
          * foot); the density correction takes the rest at the next step. */
-        double carried = 0;
-        for (int a = 0; a < 3; a++) {
-            const uint32_t up = gr_sparse_grid_neighbor(g, c, a == 0, a == 1, a == 2);
-            carried += m->vol.f[a][c] + (up == GR_INVALID_INDEX ? 0.0 : m->vol.f[a][up]);
+        cp->q[c] = fmax(cp->q[c], reach_floor(g, m, c));
+    }
+}
+
+/* Cell c's neighbour across its face `f` (0-5: -x, +x, -y, +y, -z, +z) and that face's W (0 when
+ * no material crosses it; a low face at the grid's edge keeps its W: there y is held at 0). */
+static uint32_t across(const cont_pressure *cp, uint32_t c, int f, double *w)
+{
+    const int a = f >> 1, s = f & 1 ? 1 : -1;
+    const uint32_t n = gr_sparse_grid_neighbor(cp->g, c, s * (a == 0), s * (a == 1), s * (a == 2));
+    *w = s < 0 ? cp->w.f[a][c] : n == GR_INVALID_INDEX ? 0.0 : cp->w.f[a][n];
+    return n;
+}
+
+/* The open share 1 - phi_s of cell c. */
+static double open_share(const double *solid, uint32_t c) { return solid ? 1.0 - fmin(solid[c], 1.0) : 1.0; }
+
+/* The part of b1_c a group without room gives up: its standing over-packing min(0, 1 - phi_s -
+ * phi), what remains being the step's flow (-dt D (phi u), which b1 must still answer, expansion
+ * as well as compression: clipped at 0, a sealed box's top, expanding under gravity, left the rest
+ * to compress for good, step after step). Where the reach floor holds b1 (rhs_blocks), the flow is
+ * not known, and no more than b1's own is given up. Only the open share of it: sand splatted into
+ * a wall's cells must still leave them (given up, the sand at a closed box's floor fell through). */
+static double givable(const cont_pressure *cp, const cont_grid_mass *m, const double *solid, uint32_t c)
+{
+    const double standing = fmin(0.0, 1.0 - (solid ? solid[c] : 0.0) - m->phi[c]);
+    const double q = cp->q[c];
+    return open_share(solid, c) * (q > reach_floor(cp->g, m, c) ? standing : fmin(0.0, fmax(standing, q)));
+}
+
+/* (cont_pressure.h) A1 couples the unfixed cells across faces with material (W > 0); a group of
+ * them so joined that touches no fixed cell (y = 0) has A1 1 = 0 on it, and the objective along
+ * y = t 1 changes by t sum b1: below without bound when the group's over-packing (its b1 < 0)
+ * exceeds its room (b1 > 0), which no answer can carry beyond the group's cells (its faces
+ * beyond carry no material). A block packed wall to wall in a container at 1.3x is such a group.
+ * MPRGP then diverged (GR_ERROR_NOT_FINITE) or stopped with a huge y that flung the sand. Such a
+ * group gives up the standing over-packing of its open cells (scaled so that sum b1 = the target:
+ * CONT_PRESSURE_SLACK of its empty volume, sum max(0, 1 - phi_s - phi), at least
+ * CONT_PRESSURE_LEAST a cell; the rest waits for later steps, as the material reaches new cells);
+ * if that is not enough (the sand in the walls' cells, which must still come out), its open cells
+ * share the rest in proportion to their open share: they hold that much more for now. Groups
+ * above the target keep their b1. The groups are found breadth first, the cells' order kept in
+ * scratch (a double holds an index exactly). */
+void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
+{
+    const uint32_t cells = gr_sparse_grid_cells(cp->g);
+    bool packed = false;
+    for (uint32_t c = 0; c < cells && !packed; c++)
+        packed = cp->q[c] < 0 && cp->lo[c] < cp->hi[c];
+    if (!packed) /* (bounded below by 0 on y >= 0) */
+        return;
+    double *seen = cp->scratch.f[0], *order = cp->scratch.f[1];
+    memset(seen, 0, sizeof(double) * cells);
+    uint32_t tail = 0;
+    for (uint32_t c0 = 0; c0 < cells; c0++) {
+        if (seen[c0] || !(cp->lo[c0] < cp->hi[c0]))
+            continue;
+        const uint32_t head = tail;
+        seen[c0] = 1;
+        order[tail++] = c0;
+        double empty = 0, sum = 0, give = 0, open = 0;
+        bool fixed = false;
+        for (uint32_t k = head; k < tail; k++) {
+            const uint32_t c = (uint32_t)order[k];
+            empty += fmax(0.0, 1.0 - (solid ? solid[c] : 0.0) - m->phi[c]);
+            sum += cp->q[c];
+            give -= givable(cp, m, solid, c);
+            open += open_share(solid, c);
+            for (int f = 0; f < 6; f++) {
+                double w;
+                const uint32_t n = across(cp, c, f, &w);
+                if (!(w > 0))
+                    continue;
+                if (n == GR_INVALID_INDEX || !(cp->lo[n] < cp->hi[n]))
+                    fixed = true;
+                else if (!seen[n]) {
+                    seen[n] = 1;
+                    order[tail++] = n;
+                }
+            }
         }
-        cp->q[c] = fmax(cp->q[c], -CONT_PRESSURE_REACH * carried * inv_h3);
+        const double target = fmax(CONT_PRESSURE_SLACK * empty, CONT_PRESSURE_LEAST * (tail - head));
+        if (fixed || sum >= target)
+            continue;
+        /* the open cells' standing over-packing scaled by s: sum b1 = target, or all of it given
+         * up (s = 0) */
+        const double s = give > 0 ? fmax(0.0, 1.0 - (target - sum) / give) : 1.0;
+        double now = 0;
+        for (uint32_t k = head; k < tail; k++) {
+            const uint32_t c = (uint32_t)order[k];
+            cp->q[c] -= (1.0 - s) * givable(cp, m, solid, c);
+            now += cp->q[c];
+        }
+        if (now >= target)
+            continue;
+        if (open > 0) { /* the rest shared by the open cells */
+            const double per = (target - now) / open;
+            for (uint32_t k = head; k < tail; k++) {
+                const uint32_t c = (uint32_t)order[k];
+                cp->q[c] += per * open_share(solid, c);
+            }
+        } else { /* all solid: its b1 < 0 scaled down until sum b1 = target */
+            double pos = 0, neg = 0;
+            for (uint32_t k = head; k < tail; k++) {
+                pos += fmax(cp->q[(uint32_t)order[k]], 0.0);
+                neg -= fmin(cp->q[(uint32_t)order[k]], 0.0);
+            }
+            const double t = fmax(0.0, pos - target) / neg; /* (neg > 0: sum b1 < target) */
+            for (uint32_t k = head; k < tail; k++) {
+                const uint32_t c = (uint32_t)order[k];
+                if (cp->q[c] < 0)
+                    cp->q[c] *= t;
+            }
+        }
     }
 }
 
@@ -152,6 +275,7 @@ void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_fa
     setup_job j = {cp, m, solid, u};
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, flux_blocks, &j);
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, rhs_blocks, &j);
+    cont_pressure_bound(cp, m, solid);
 }
 
 void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)

@@ -45,6 +45,18 @@ void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const dou
 /// The part that does: b1 for the velocity u (over-packing capped as above).
 void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid);
 
+/// A group of unfixed cells joined by material that touches no fixed cell has no solution when its
+/// b1 sums below 0 (cont_pressure_bound): it keeps at least CONT_PRESSURE_SLACK of its empty
+/// volume (sum of max(0, 1 - phi_s - phi)) as the sum, and CONT_PRESSURE_LEAST a cell.
+#define CONT_PRESSURE_SLACK 0.1
+#define CONT_PRESSURE_LEAST 1e-6
+/// Keep the LCP bounded below (after b1 is set; uses cp->scratch): each such group whose b1 sums
+/// below that gives up the standing over-packing (min(0, 1 - phi_s - phi)) of its open cells,
+/// scaled down until the sum is the target; if that is not enough (sand in the walls' cells),
+/// its open cells share the rest. Without it A1's null vector (1 on the group) makes the
+/// objective fall without bound: a block packed at 1.3x wall to wall in a container.
+void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid);
+
 /// The problem for lib/qp (apply, row, diag, q, bounds) over all cells.
 gr_qp_problem cont_pressure_problem(cont_pressure *cp);
 
