@@ -1002,8 +1002,7 @@ static density_run run_density_block(double h, double b, double fraction, double
  * cap as without it: it spreads as far (as low), its kinetic energy stays bounded (no explosion:
  * below the reference's twice, and below the block's own potential energy), and over the second
  * half of the second the corrections leave phi + phi_s within 1e-3 of 1. (Filling its container
- * wall to wall, such a block makes the density LCP's MPRGP diverge at the first step, capped or
- * not, as before the cap: not yet understood.) */
+ * wall to wall: packed_block_wall_to_wall.) */
 static void test_density_warm_packed_block_relaxes(void)
 {
     const double H = 0.08;
@@ -1034,6 +1033,91 @@ static void test_density_warm_column_at_rest(void)
     CHECK(fabs(cap.top - ref.top) < 0.01 * 0.18);
 }
 
+/* A world on the continuum solver (cells of h) with a container of inner half width a, floor at
+ * y = 0, `top` tall (open at the top or not), filled wall to wall to height H with grains on a
+ * lattice of spacing h / 2 whose volumes add up to `pack` x the critical density 0.6. */
+static void packed_box(double h, double a, double H, double top, int open, double pack, gr_material *sand, gr_world **out)
+{
+    const double s = 0.5 * h;
+    const double radius = s * cbrt(pack * 0.6 * 3.0 / (4.0 * 3.14159265358979323846));
+    gr_continuum_def cd;
+    gr_continuum_def_init(&cd);
+    cd.cell_size = h;
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_CONTINUUM);
+    def.solver_def = &cd;
+    gr_world *w = NULL;
+    *out = NULL;
+    CHECK(gr_world_create(&def, &w) == GR_OK);
+    *out = w;
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.density = 2500;
+    md.friction = 0.6;
+    CHECK(gr_add_material(w, &md, sand) == GR_OK);
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_CONTAINER;
+    bd.material = *sand;
+    bd.half_extents = v3(a, 0.5 * top, a);
+    bd.position = v3(0, 0.5 * top, 0);
+    bd.open_faces = open ? GR_FACE_POS_Y : 0;
+    CHECK(gr_add_body(w, &bd, NULL) == GR_OK);
+    const int nx = (int)(2 * a / s + 0.5), ny = (int)(H / s + 0.5);
+    gr_grain_def *g = (gr_grain_def *)malloc(sizeof(gr_grain_def) * (size_t)(nx * ny * nx));
+    uint32_t n = 0;
+    for (int j = 0; j < ny; j++)
+        for (int k = 0; k < nx; k++)
+            for (int i = 0; i < nx; i++) {
+                gr_grain_def_init(&g[n]);
+                g[n].radius = radius;
+                g[n].material = *sand;
+                g[n++].position = v3(-a + (i + 0.5) * s, (j + 0.5) * s, -a + (k + 0.5) * s);
+            }
+    const gr_status added = gr_add_grains(w, g, n, NULL);
+    free(g);
+    CHECK(added == GR_OK);
+}
+
+/* What 60 frames of 1/30 s did to the sand of a packed_box (half width a). */
+typedef struct packed_run {
+    int failed;                ///< the frame whose step failed, or -1
+    uint32_t bad;              ///< non-finite positions or velocities seen
+    double ke_max, ke;         ///< kinetic energy per mass, the largest and the last [J/kg]
+    double ymin, ytop, xout;   ///< the lowest and highest particle, the farthest past a side wall [m]
+    double mass_change;        ///< relative
+} packed_run;
+
+static packed_run run_packed(gr_world *w, double a, int frames)
+{
+    const cont_state *st = (const cont_state *)w->systems[0].state;
+    double m0 = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        m0 += st->m[i];
+    packed_run r = {-1, 0, 0, 0, 0, 0, 0, 0};
+    for (int f = 0; f < frames && r.failed < 0; f++) {
+        if (gr_step(w, 1.0 / 30) != GR_OK) {
+            printf("  frame %d: %s\n", f, gr_world_last_error(w));
+            r.failed = f;
+        }
+        double ke = 0, mass = 0;
+        r.ytop = r.xout = 0;
+        r.ymin = INFINITY;
+        for (uint32_t i = 0; i < st->n; i++) {
+            const gr_vec3 x = st->x[i], v = st->v[i];
+            r.bad += !(isfinite(x.x) && isfinite(x.y) && isfinite(x.z) && isfinite(v.x) && isfinite(v.y) && isfinite(v.z));
+            ke += 0.5 * st->m[i] * v3_len2(v);
+            mass += st->m[i];
+            r.ytop = fmax(r.ytop, x.y), r.ymin = fmin(r.ymin, x.y);
+            r.xout = fmax(r.xout, fmax(fabs(x.x), fabs(x.z)) - a);
+        }
+        r.ke = ke / mass;
+        r.ke_max = fmax(r.ke_max, r.ke);
+        r.mass_change = mass / m0 - 1;
+    }
+    return r;
+}
+
 /* A block spawned at 1.3x the critical density (grains overlapping) that fills its container
  * wall to wall. Its density correction's LCP had no solution: the cells the block fills form a
  * group with no cell held at y = 0 and less room than over-packing, so the objective fell without
@@ -1047,86 +1131,73 @@ static void test_density_warm_column_at_rest(void)
 static void test_packed_block_wall_to_wall(void)
 {
     const struct { double h, a, H; int open; } runs[] = {{0.02, 0.06, 0.08, 1}, {0.02, 0.06, 0.08, 0}, {0.01, 0.03, 0.04, 1}, {0.01, 0.03, 0.04, 0}};
-    for (int r = 0; r < 4; r++) {
-        const double h = runs[r].h, a = runs[r].a, H = runs[r].H, s = 0.5 * h;
-        const int open = runs[r].open;
-        const double radius = s * cbrt(1.3 * 0.6 * 3.0 / (4.0 * 3.14159265358979323846));
-        gr_continuum_def cd;
-        gr_continuum_def_init(&cd);
-        cd.cell_size = h;
-        gr_world_def def;
-        gr_world_def_init(&def, GR_SOLVER_CONTINUUM);
-        def.solver_def = &cd;
-        gr_world *w = NULL;
-        CHECK(gr_world_create(&def, &w) == GR_OK);
-        gr_material_def md;
-        gr_material_def_init(&md);
-        md.density = 2500;
-        md.friction = 0.6;
+    for (int k = 0; k < 4; k++) {
+        const double h = runs[k].h, a = runs[k].a, H = runs[k].H;
+        const int open = runs[k].open;
         gr_material sand;
-        CHECK(gr_add_material(w, &md, &sand) == GR_OK);
-        gr_body_def bd;
-        gr_body_def_init(&bd);
-        bd.shape = GR_SHAPE_CONTAINER;
-        bd.material = sand;
-        const double top = open ? 4 * H : H;
-        bd.half_extents = v3(a, 0.5 * top, a);
-        bd.position = v3(0, 0.5 * top, 0);
-        bd.open_faces = open ? GR_FACE_POS_Y : 0;
-        CHECK(gr_add_body(w, &bd, NULL) == GR_OK);
-        const int nx = (int)(2 * a / s + 0.5), ny = (int)(H / s + 0.5);
-        gr_grain_def *g = (gr_grain_def *)malloc(sizeof(gr_grain_def) * (size_t)(nx * ny * nx));
-        uint32_t n = 0;
-        for (int j = 0; j < ny; j++)
-            for (int k = 0; k < nx; k++)
-                for (int i = 0; i < nx; i++) {
-                    gr_grain_def_init(&g[n]);
-                    g[n].radius = radius;
-                    g[n].material = sand;
-                    g[n++].position = v3(-a + (i + 0.5) * s, (j + 0.5) * s, -a + (k + 0.5) * s);
-                }
-        CHECK(gr_add_grains(w, g, n, NULL) == GR_OK);
-        free(g);
-        const cont_state *st = (const cont_state *)w->systems[0].state;
-        double m0 = 0;
-        for (uint32_t i = 0; i < st->n; i++)
-            m0 += st->m[i];
-        double ke_max = 0, ke = 0, ytop = 0, ymin = INFINITY, xout = 0, mass = 0;
-        uint32_t bad = 0;
-        int failed = -1;
-        for (int f = 0; f < 60 && failed < 0; f++) {
-            if (gr_step(w, 1.0 / 30) != GR_OK) {
-                printf("  frame %d: %s\n", f, gr_world_last_error(w));
-                failed = f;
-            }
-            ke = mass = ytop = xout = 0;
-            ymin = INFINITY;
-            for (uint32_t i = 0; i < st->n; i++) {
-                const gr_vec3 x = st->x[i], v = st->v[i];
-                bad += !(isfinite(x.x) && isfinite(x.y) && isfinite(x.z) && isfinite(v.x) && isfinite(v.y) && isfinite(v.z));
-                ke += 0.5 * st->m[i] * v3_len2(v);
-                mass += st->m[i];
-                ytop = fmax(ytop, x.y), ymin = fmin(ymin, x.y);
-                xout = fmax(xout, fmax(fabs(x.x), fabs(x.z)) - a);
-            }
-            ke /= mass;
-            ke_max = fmax(ke_max, ke);
-        }
+        gr_world *w;
+        packed_box(h, a, H, open ? 4 * H : H, open, 1.3, &sand, &w);
+        if (!w)
+            return;
+        const packed_run r = run_packed(w, a, 60);
         printf("  h %.0f cm, %s: %s; kinetic energy at most %.3g J/kg, at 2 s %.3g J/kg; particles from %.4f to %.4f m, "
                "at most %.4f m past a side wall; mass changed by %.2g\n",
-               100 * h, open ? "open top" : "closed  ", failed < 0 ? "2 s stepped" : "FAILED", ke_max, ke, ymin, ytop, xout,
-               mass / m0 - 1);
-        CHECK(failed < 0);
-        CHECK(bad == 0);
-        CHECK(fabs(mass / m0 - 1) < 1e-12);
-        CHECK(ytop < (open ? 1.3 * H + h : H - 0.5 * h + 1e-3));
-        CHECK(ymin > 0.5 * h - 1e-3 && xout < 1e-3);   /* in the box, out of its walls' cells */
-        CHECK(ke_max < 9.81 * 0.3 * H);                /* no explosion: below the rise's potential energy */
-        CHECK(ke < 1e-5);                              /* and at rest */
+               100 * h, open ? "open top" : "closed  ", r.failed < 0 ? "2 s stepped" : "FAILED", r.ke_max, r.ke, r.ymin,
+               r.ytop, r.xout, r.mass_change);
+        CHECK(r.failed < 0);
+        CHECK(r.bad == 0);
+        CHECK(fabs(r.mass_change) < 1e-12);
+        CHECK(r.ytop < (open ? 1.3 * H + h : H - 0.5 * h + 1e-3));
+        CHECK(r.ymin > 0.5 * h - 1e-3 && r.xout < 1e-3); /* in the box, out of its walls' cells */
+        CHECK(r.ke_max < 9.81 * 0.3 * H);                /* no explosion: below the rise's potential energy */
+        CHECK(r.ke < 1e-5);                              /* and at rest */
         if (open)
-            CHECK(ytop > 1.15 * H);                    /* it relaxed upwards */
+            CHECK(r.ytop > 1.15 * H);                    /* it relaxed upwards */
         else
-            CHECK(ytop > H - 0.5 * h - 2e-3);          /* and did not pack itself down */
+            CHECK(r.ytop > H - 0.5 * h - 2e-3);          /* and did not pack itself down */
+        gr_world_destroy(w);
+    }
+}
+
+/* A kinematic press the width of its container (or 1 cm narrower on each side) driven at 5 cm/s
+ * into the sand that fills the container to the rim at the critical density. The press is
+ * irresistible and the sand has nowhere to go (without the gap): no answer keeps it at its
+ * density, and the pressure's LCP had none (GR_ERROR_NOT_FINITE at the first step, and with the
+ * gap at the fourth). The bound gives way: the sand under the press packs tighter, or rises
+ * through the gap, and stays in the container, below the press where it cannot pass. */
+static void test_press_into_packed_sand(void)
+{
+    const double h = 0.02, a = 0.06, H = 0.08, speed = 0.05;
+    for (int gap = 0; gap <= 1; gap++) {
+        gr_material sand;
+        gr_world *w;
+        packed_box(h, a, H, 2 * H, 1, 1.0, &sand, &w);
+        if (!w)
+            return;
+        gr_body_def pd;
+        gr_body_def_init(&pd);
+        pd.shape = GR_SHAPE_BOX;
+        pd.material = sand;
+        pd.motion = GR_MOTION_KINEMATIC;
+        pd.half_extents = v3(a - 0.5 * h * gap, 0.02, a - 0.5 * h * gap);
+        pd.position = v3(0, H + 0.02, 0);
+        pd.linear_velocity = v3(0, -speed, 0);
+        CHECK(gr_add_body(w, &pd, NULL) == GR_OK);
+        const packed_run r = run_packed(w, a, 30);
+        const double bottom = H - speed * 1.0; /* the press's face after 1 s */
+        printf("  %s: %s; kinetic energy at most %.3g J/kg; particles from %.4f to %.4f m (the press at %.4f m), "
+               "at most %.4f m past a side wall\n",
+               gap ? "1 cm gaps" : "no gap   ", r.failed < 0 ? "1 s stepped" : "FAILED", r.ke_max, r.ymin, r.ytop, bottom,
+               r.xout);
+        CHECK(r.failed < 0);
+        CHECK(r.bad == 0);
+        CHECK(fabs(r.mass_change) < 1e-12);
+        CHECK(r.ymin > 0.25 * h && r.xout < 1e-3); /* (pressed: closer to the floor than h / 2) */
+        CHECK(r.ke_max < 0.01); /* (the press moves at 5 cm/s: 1.25e-3 J/kg) */
+        if (gap)
+            CHECK(r.ytop > bottom + 0.01); /* through the gap */
+        else
+            CHECK(r.ytop < bottom);
         gr_world_destroy(w);
     }
 }
@@ -1662,6 +1733,7 @@ int main(int argc, char **argv)
         {"split_and_merge", test_split_and_merge},
         {"regrain_conserves", test_regrain_conserves},
         {"packed_block_wall_to_wall", test_packed_block_wall_to_wall},
+        {"press_into_packed_sand", test_press_into_packed_sand},
         {"operators_adjoint", test_operators_adjoint},
         {"rigid_motion_stress_free", test_rigid_motion_stress_free},
         {"hydrostatic_column", test_hydrostatic_column},

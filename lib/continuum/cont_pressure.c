@@ -275,13 +275,13 @@ void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_fa
     setup_job j = {cp, m, solid, u};
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, flux_blocks, &j);
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, rhs_blocks, &j);
-    cont_pressure_bound(cp, m, solid);
 }
 
 void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid)
 {
     cont_pressure_weights(cp, m, solid);
     cont_pressure_rhs(cp, m, u, solid);
+    cont_pressure_bound(cp, m, solid);
 }
 
 /* W D1 x on cell c's low face normal to `axis` (0 when c is inactive). */

@@ -42,7 +42,9 @@ void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const dou
 /// The most cells the pressure moves a face's material in one step to undo over-packing: b1 is
 /// kept at or above -CONT_PRESSURE_REACH sum_faces phi_f (the CFL's half cell).
 #define CONT_PRESSURE_REACH 0.5
-/// The part that does: b1 for the velocity u (over-packing capped as above).
+/// The part that does: b1 for the velocity u (over-packing capped as above). The caller adds
+/// the bodies' part (cont_bodies_rhs) and then calls cont_pressure_bound; cont_pressure_setup
+/// does all but the bodies.
 void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_faces *u, const double *solid);
 
 /// A group of unfixed cells joined by material that touches no fixed cell has no solution when its
