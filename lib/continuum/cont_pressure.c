@@ -100,6 +100,7 @@ static void diag_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 
 void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
 {
+    cp->sealed = -1;
     setup_job j = {cp, m, solid, NULL};
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, weight_blocks, &j);
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, diag_blocks, &j);
@@ -195,25 +196,77 @@ static double givable(const cont_pressure *cp, const cont_grid_mass *m, const do
  * share the rest in proportion to their open share: they hold that much more for now. Groups
  * above the target keep their b1. The groups are found breadth first, the cells' order kept in
  * scratch (a double holds an index exactly). */
+/* Union-find over the cells (parents as doubles in scratch: exact for indices; path halving). */
+static uint32_t root_of(double *parent, uint32_t c)
+{
+    while ((uint32_t)parent[c] != c) {
+        parent[c] = parent[(uint32_t)parent[c]];
+        c = (uint32_t)parent[c];
+    }
+    return c;
+}
+
+static bool unfixed(const cont_pressure *cp, uint32_t c) { return c != GR_INVALID_INDEX && cp->lo[c] < cp->hi[c]; }
+
+/* Whether some group of unfixed cells touches no fixed cell. One pass over the cells' low faces
+ * (a face links its two cells when W > 0; a low face at the grid's edge links its cell to y = 0)
+ * joins the groups and marks those that touch a fixed cell. Afterwards parent[c] is c's group's
+ * root and sealed[root] 1 for a group that touches none. */
+static bool find_sealed(const cont_pressure *cp, double *parent, double *sealed)
+{
+    const gr_sparse_grid *g = cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    for (uint32_t c = 0; c < cells; c++)
+        parent[c] = c, sealed[c] = 1;
+    for (uint32_t c = 0; c < cells; c++)
+        for (int a = 0; a < 3; a++) {
+            if (!(cp->w.f[a][c] > 0))
+                continue;
+            const uint32_t n = gr_sparse_grid_neighbor(g, c, -(a == 0), -(a == 1), -(a == 2));
+            const bool uc = unfixed(cp, c), un = unfixed(cp, n);
+            if (uc && un) {
+                const uint32_t r = root_of(parent, c), t = root_of(parent, n);
+                if (r != t) { /* (the lower root stays: the same groups for any order of faces) */
+                    const uint32_t lo = r < t ? r : t, hi = r < t ? t : r;
+                    parent[hi] = lo;
+                    sealed[lo] = sealed[lo] * sealed[hi];
+                }
+            } else if (uc || un)
+                sealed[root_of(parent, uc ? c : n)] = 0;
+        }
+    bool any = false;
+    for (uint32_t c = 0; c < cells; c++)
+        if (unfixed(cp, c)) {
+            parent[c] = root_of(parent, c);
+            any = any || sealed[(uint32_t)parent[c]] > 0;
+        }
+    return any;
+}
+
 void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
 {
     const uint32_t cells = gr_sparse_grid_cells(cp->g);
     bool packed = false;
     for (uint32_t c = 0; c < cells && !packed; c++)
         packed = cp->q[c] < 0 && cp->lo[c] < cp->hi[c];
-    if (!packed) /* (bounded below by 0 on y >= 0) */
+    /* (bounded below by 0 on y >= 0; and no group sealed under these weights: known) */
+    if (!packed || cp->sealed == 0)
         return;
-    double *seen = cp->scratch.f[0], *order = cp->scratch.f[1];
-    memset(seen, 0, sizeof(double) * cells);
+    double *parent = cp->scratch.f[0], *sealed = cp->scratch.f[1], *order = cp->scratch.f[2];
+    if (!find_sealed(cp, parent, sealed)) {
+        cp->sealed = 0;
+        return;
+    }
+    cp->sealed = 1;
+    /* each sealed group's cells in breadth-first order (a cell taken: parent -1) */
     uint32_t tail = 0;
     for (uint32_t c0 = 0; c0 < cells; c0++) {
-        if (seen[c0] || !(cp->lo[c0] < cp->hi[c0]))
+        if (!unfixed(cp, c0) || parent[c0] < 0 || !(sealed[(uint32_t)parent[c0]] > 0))
             continue;
         const uint32_t head = tail;
-        seen[c0] = 1;
+        parent[c0] = -1;
         order[tail++] = c0;
         double empty = 0, sum = 0, give = 0, open = 0;
-        bool fixed = false;
         for (uint32_t k = head; k < tail; k++) {
             const uint32_t c = (uint32_t)order[k];
             empty += fmax(0.0, 1.0 - (solid ? solid[c] : 0.0) - m->phi[c]);
@@ -223,18 +276,14 @@ void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const doubl
             for (int f = 0; f < 6; f++) {
                 double w;
                 const uint32_t n = across(cp, c, f, &w);
-                if (!(w > 0))
-                    continue;
-                if (n == GR_INVALID_INDEX || !(cp->lo[n] < cp->hi[n]))
-                    fixed = true;
-                else if (!seen[n]) {
-                    seen[n] = 1;
+                if (w > 0 && unfixed(cp, n) && parent[n] >= 0) { /* (the group is sealed: n is in it) */
+                    parent[n] = -1;
                     order[tail++] = n;
                 }
             }
         }
         const double target = fmax(CONT_PRESSURE_SLACK * empty, CONT_PRESSURE_LEAST * (tail - head));
-        if (fixed || sum >= target)
+        if (sum >= target)
             continue;
         /* the open cells' standing over-packing scaled by s: sum b1 = target, or all of it given
          * up (s = 0) */

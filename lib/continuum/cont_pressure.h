@@ -30,6 +30,9 @@ typedef struct cont_pressure {
     /// storage for solves on the unfixed cells (cont_compact.h, cont_pressure_solve); NULL:
     /// matrix-free over every cell
     cont_compact *compact;
+    /// Whether a group of unfixed cells touches no fixed cell under the current W and bounds
+    /// (cont_pressure_bound): -1 not yet known (set by cont_pressure_weights), 0 none, 1 some.
+    int sealed;
 } cont_pressure;
 
 /// Fill W, (1 - phi_s) / rho, b1, the diagonal and the bounds from the grid's masses, velocities
