@@ -45,7 +45,11 @@ static gr_status reserve_fields(cont_state *st, uint32_t cells)
     gr_status s = cont_compact_reserve(&f->compact, st->mem, cells);
     if (s == GR_OK)
         s = cont_friction_reserve(&f->cf, st->mem, cells);
-    return s != GR_OK ? s : gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
+    if (s == GR_OK)
+        s = gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
+    /* (MIC(0)'s vectors for the pressure's problem, a cell an unknown; the friction's five a
+     * cell use none: solve) */
+    return s != GR_OK ? s : gr_qp_workspace_reserve_mic(&st->qp, st->mem, cells);
 }
 
 /* The last step's pressure, stress and density potential, kept on its grid for the next step's
