@@ -240,7 +240,9 @@ static gr_status solve(cont_state *st, const gr_qp_problem *pr, cont_pressure *c
     /* (the pressure's compact solve with MIC(0) in face, the seed's preconditioner (sec. 4): a
      * pile's pressure problem is a Laplacian with smooth weights, where it takes about half
      * SGS's steps when deep. Not the density correction's: measured cold-started, its free set
-     * grew at nearly every proportioning step and each refactorization cost more than it saved) */
+     * grew at nearly every proportioning step and each refactorization cost more than it saved;
+     * warm-started and capped at 16 it still hits the cap, and costs 5-8 % more instructions
+     * (bench/results-narain.md)) */
     set.mic = cp != NULL;
     set.tasks = st->env.tasks;
     gr_qp_stats qs;
