@@ -804,8 +804,25 @@ static void test_qp_workspace_allocates_once(void)
     CHECK(memcmp(&before, &ws, sizeof ws) == 0 && a.live == 1);
     a.fail_at = -1;
     CHECK(gr_qp_workspace_reserve(&ws, &mem, 2 * n) == GR_OK && ws.cap >= 2 * n && a.live == 1);
+    /* MIC(0)'s vectors: none until asked for, then one allocation of their own, 16 B an entry,
+     * growing only, all or nothing */
+    CHECK(ws.mic == NULL && ws.mic_upper == NULL && ws.mic_cap == 0);
+    const uint64_t plain = mem.in_use;
+    CHECK(gr_qp_workspace_reserve_mic(&ws, &mem, n) == GR_OK && a.live == 2 && ws.mic_cap >= n && ws.mic_cap % 8 == 0);
+    CHECK(mem.in_use - plain == 16u * ws.mic_cap && ws.mic_upper == ws.mic + ws.mic_cap);
+    CHECK(((uintptr_t)ws.mic & 63) == 0 && ((uintptr_t)ws.mic_upper & 63) == 0);
+    const long long calls = a.calls;
+    CHECK(gr_qp_workspace_reserve_mic(&ws, &mem, n / 2) == GR_OK && a.calls == calls);
+    const gr_qp_workspace with_mic = ws;
+    a.fail_at = a.calls;
+    CHECK(gr_qp_workspace_reserve_mic(&ws, &mem, 3 * n) == GR_ERROR_OUT_OF_MEMORY);
+    CHECK(memcmp(&with_mic, &ws, sizeof ws) == 0 && a.live == 2);
+    a.fail_at = -1;
+    CHECK(gr_qp_workspace_reserve_mic(&ws, &mem, 3 * n) == GR_OK && ws.mic_cap >= 3 * n && a.live == 2);
+    CHECK(gr_qp_workspace_reserve_mic(NULL, &mem, n) == GR_ERROR_NULL_ARGUMENT &&
+          gr_qp_workspace_reserve_mic(&ws, NULL, n) == GR_ERROR_NULL_ARGUMENT);
     gr_qp_workspace_free(&ws, &mem);
-    CHECK(a.live == 0 && mem.in_use == 0 && ws.cap == 0 && ws.g == NULL);
+    CHECK(a.live == 0 && mem.in_use == 0 && ws.cap == 0 && ws.g == NULL && ws.mic == NULL && ws.mic_cap == 0);
     gr_qp_workspace_free(&ws, &mem); /* twice is harmless */
     lap_free(&L);
     free(q), free(lo), free(hi), free(x);
@@ -1106,6 +1123,19 @@ static void test_qp_mic_preconditioner(void)
         const uint32_t n = L.n, split = trial == 2 ? lap_red_black(&L, NULL) : n;
         gr_qp_ell m = {0};
         CHECK(gr_qp_ell_reserve(&m, &mem, n) == GR_OK && gr_qp_workspace_reserve(&ws, &mem, n) == GR_OK);
+        if (trial == 0) { /* MIC without its vectors: refused, x as given */
+            double y[8] = {0.5, 0, 0, 0, 0, 0, 0, 0};
+            gr_qp_ell one = {.n = 1, .width = 1, .cap = 1, .color_split = 1, .col = (uint32_t[]){0}, .val = (double[]){0},
+                             .diag = (double[]){2}};
+            gr_qp_problem p1 = gr_qp_ell_problem(&one, (const double[]){-1}, NULL, NULL);
+            gr_qp_settings s1 = gr_qp_settings_default();
+            s1.sgs = s1.mic = true;
+            gr_qp_stats st1;
+            CHECK(gr_qp_mprgp(&p1, &s1, &ws, y, &st1) == GR_ERROR_INVALID_ARGUMENT && y[0] == 0.5 && !st1.converged);
+            s1.mic = false; /* (SGS alone needs none) */
+            CHECK(gr_qp_mprgp(&p1, &s1, &ws, y, &st1) == GR_OK && st1.converged && fabs(y[0] - 0.5) < 1e-12);
+        }
+        CHECK(gr_qp_workspace_reserve_mic(&ws, &mem, n) == GR_OK);
         ell_from_lap(&m, &L);
         if (trial == 3) /* flip a third of the couplings' signs: not an M-matrix, still SPD (shifted) */
             for (uint32_t i = 0; i < n; i++) {

@@ -45,7 +45,11 @@ static gr_status reserve_fields(cont_state *st, uint32_t cells)
     gr_status s = cont_compact_reserve(&f->compact, st->mem, cells);
     if (s == GR_OK)
         s = cont_friction_reserve(&f->cf, st->mem, cells);
-    return s != GR_OK ? s : gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
+    if (s == GR_OK)
+        s = gr_qp_workspace_reserve(&st->qp, st->mem, 5 * cells);
+    /* (MIC(0)'s vectors for the pressure's problem, a cell an unknown; the friction's five a
+     * cell use none: solve) */
+    return s != GR_OK ? s : gr_qp_workspace_reserve_mic(&st->qp, st->mem, cells);
 }
 
 /* The last step's pressure, stress and density potential, kept on its grid for the next step's
@@ -236,7 +240,9 @@ static gr_status solve(cont_state *st, const gr_qp_problem *pr, cont_pressure *c
     /* (the pressure's compact solve with MIC(0) in face, the seed's preconditioner (sec. 4): a
      * pile's pressure problem is a Laplacian with smooth weights, where it takes about half
      * SGS's steps when deep. Not the density correction's: measured cold-started, its free set
-     * grew at nearly every proportioning step and each refactorization cost more than it saved) */
+     * grew at nearly every proportioning step and each refactorization cost more than it saved;
+     * warm-started and capped at 16 it still hits the cap, and costs 5-8 % more instructions
+     * (bench/results-narain.md)) */
     set.mic = cp != NULL;
     set.tasks = st->env.tasks;
     gr_qp_stats qs;

@@ -3,7 +3,8 @@
 
 #include <stdint.h>
 
-#define QP_VECTORS 8u /* x0, g, p, ap, w, v, mic, mic_upper */
+#define QP_VECTORS 6u /* x0, g, p, ap, w, v */
+#define QP_MIC_VECTORS 2u /* mic, mic_upper: their own allocation (gr_qp_workspace_reserve_mic) */
 
 gr_qp_settings gr_qp_settings_default(void)
 {
@@ -30,14 +31,15 @@ static void point_vectors(gr_qp_workspace *ws)
     ws->ap = b ? b + 3 * c : NULL;
     ws->w = b ? b + 4 * c : NULL;
     ws->v = b ? b + 5 * c : NULL;
-    ws->mic = b ? b + 6 * c : NULL;
-    ws->mic_upper = b ? b + 7 * c : NULL;
-    ws->sums = b ? b + 8 * c : NULL;
+    ws->sums = b ? b + 6 * c : NULL;
 }
 
 /* The chunk sums after the vectors: a chunk's GR_QP_CHUNK_SUMS for every GR_QP_CHUNK entries. */
 static size_t sums_of(uint32_t cap) { return ((size_t)cap + GR_QP_CHUNK - 1) / GR_QP_CHUNK * GR_QP_CHUNK_SUMS; }
 static size_t block_bytes(uint32_t cap) { return ((size_t)cap * QP_VECTORS + sums_of(cap)) * sizeof(double); }
+
+/* multiples of 8 doubles keep every vector on a cache line of its own */
+static uint64_t cap_of(uint32_t n) { return ((uint64_t)n + 7u) & ~(uint64_t)7u; }
 
 gr_status gr_qp_workspace_reserve(gr_qp_workspace *ws, gr_mem *mem, uint32_t n)
 {
@@ -45,8 +47,7 @@ gr_status gr_qp_workspace_reserve(gr_qp_workspace *ws, gr_mem *mem, uint32_t n)
         return GR_ERROR_NULL_ARGUMENT;
     if (n <= ws->cap)
         return GR_OK;
-    /* multiples of 8 doubles keep every vector on a cache line of its own */
-    const uint64_t cap = ((uint64_t)n + 7u) & ~(uint64_t)7u;
+    const uint64_t cap = cap_of(n);
     if (cap > UINT32_MAX || cap > SIZE_MAX / ((QP_VECTORS + 1) * sizeof(double)))
         return GR_ERROR_OUT_OF_MEMORY;
     double *fresh = (double *)gr_mem_alloc(mem, block_bytes((uint32_t)cap));
@@ -59,15 +60,40 @@ gr_status gr_qp_workspace_reserve(gr_qp_workspace *ws, gr_mem *mem, uint32_t n)
     return GR_OK;
 }
 
+static size_t mic_bytes(uint32_t cap) { return (size_t)cap * QP_MIC_VECTORS * sizeof(double); }
+
+gr_status gr_qp_workspace_reserve_mic(gr_qp_workspace *ws, gr_mem *mem, uint32_t n)
+{
+    if (!ws || !mem)
+        return GR_ERROR_NULL_ARGUMENT;
+    if (n <= ws->mic_cap)
+        return GR_OK;
+    const uint64_t cap = cap_of(n);
+    if (cap > UINT32_MAX || cap > SIZE_MAX / (QP_MIC_VECTORS * sizeof(double)))
+        return GR_ERROR_OUT_OF_MEMORY;
+    double *fresh = (double *)gr_mem_alloc(mem, mic_bytes((uint32_t)cap));
+    if (!fresh)
+        return GR_ERROR_OUT_OF_MEMORY;
+    gr_mem_free(mem, ws->mic, mic_bytes(ws->mic_cap));
+    ws->mic = fresh;
+    ws->mic_upper = fresh + cap;
+    ws->mic_cap = (uint32_t)cap;
+    return GR_OK;
+}
+
 void gr_qp_workspace_free(gr_qp_workspace *ws, gr_mem *mem)
 {
     if (!ws)
         return;
     if (ws->block && mem)
         gr_mem_free(mem, ws->block, block_bytes(ws->cap));
+    if (ws->mic && mem)
+        gr_mem_free(mem, ws->mic, mic_bytes(ws->mic_cap));
     ws->block = NULL;
     ws->cap = 0;
     point_vectors(ws);
+    ws->mic = ws->mic_upper = NULL;
+    ws->mic_cap = 0;
 }
 
 static gr_status check_settings(const gr_qp_settings *in, gr_qp_settings *out)

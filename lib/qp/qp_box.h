@@ -83,7 +83,8 @@ typedef struct gr_qp_settings {
     /// diagonal: the preconditioner the seed of the continuum solver names (Narain et al. 2010
     /// sec. 4). Factored at the start and after each proportioning step, the steps that free
     /// variables (CG and expansion steps only bind them; the sweeps stay SPD with pivots of a
-    /// larger free set). Default off.
+    /// larger free set). Needs the workspace's MIC vectors (gr_qp_workspace_reserve_mic) for n
+    /// entries. Default off.
     bool mic;
 } gr_qp_settings;
 
@@ -118,12 +119,17 @@ typedef struct gr_qp_workspace {
     double *block; ///< all vectors, one allocation
     uint32_t cap;  ///< entries per vector (a multiple of 8: each vector is 64-byte aligned)
     /// the input's copy (restored on error), gradient, direction, A p, two scratch vectors (v
-    /// also holds MPRGP's symmetric Gauss-Seidel forward sweep: n entries), MIC(0)'s pivots and
-    /// the rows' upper sums it is computed from (settings.mic)
-    double *x0, *g, *p, *ap, *w, *v, *mic, *mic_upper;
+    /// also holds MPRGP's symmetric Gauss-Seidel forward sweep: n entries)
+    double *x0, *g, *p, *ap, *w, *v;
     /// MPRGP's per-chunk sums of a pass (qp_mprgp.c): GR_QP_CHUNK_SUMS for each GR_QP_CHUNK
     /// entries of cap (here, not on the stack: a solve may run on a host's small job stack)
     double *sums;
+    /// MIC(0)'s pivots and the rows' upper sums they are computed from (settings.mic), mic_cap
+    /// entries each, in an allocation of their own (mic_upper = mic + mic_cap): reserved only by
+    /// gr_qp_workspace_reserve_mic, so a workspace whose solves use no MIC does not carry them
+    /// (16 B an entry). 0 / NULL = none.
+    double *mic, *mic_upper;
+    uint32_t mic_cap;
 } gr_qp_workspace;
 
 /// The default settings (what zeroed fields resolve to).
@@ -132,7 +138,11 @@ gr_qp_settings gr_qp_settings_default(void);
 /// Make ws hold vectors of n entries. Grows only: a smaller n keeps the current vectors.
 /// GR_ERROR_OUT_OF_MEMORY leaves ws as it was.
 gr_status gr_qp_workspace_reserve(gr_qp_workspace *ws, gr_mem *mem, uint32_t n);
-/// Release ws's vectors (to the allocator that reserved them); ws is empty again.
+/// Make ws hold MIC(0)'s two vectors (settings.mic) for n entries, as gr_qp_workspace_reserve
+/// (grows only; GR_ERROR_OUT_OF_MEMORY leaves ws as it was). Only a workspace whose MPRGP solves
+/// use settings.mic needs them; the other vectors are gr_qp_workspace_reserve's.
+gr_status gr_qp_workspace_reserve_mic(gr_qp_workspace *ws, gr_mem *mem, uint32_t n);
+/// Release ws's vectors, the MIC ones too (to the allocator that reserved them); ws is empty again.
 void gr_qp_workspace_free(gr_qp_workspace *ws, gr_mem *mem);
 
 /// The checks and defaults every solver applies before it touches x: pointers, bounds

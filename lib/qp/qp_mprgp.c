@@ -877,6 +877,9 @@ gr_status gr_qp_mprgp(const gr_qp_problem *prob, const gr_qp_settings *settings,
     gr_status status = gr_qp_check_input(prob, settings, ws, x, settings && (settings->jacobi || settings->sgs), &set);
     if (status == GR_OK && prob->n > 0 && (!prob->apply || (set.sgs && !prob->row)))
         status = GR_ERROR_NULL_ARGUMENT;
+    /* (MIC(0) where it would run: its vectors are reserved apart, gr_qp_workspace_reserve_mic) */
+    if (status == GR_OK && set.mic && set.sgs && prob->row == gr_qp_ell_row && ws->mic_cap < prob->n)
+        status = GR_ERROR_INVALID_ARGUMENT;
     if (status != GR_OK) {
         if (stats)
             *stats = st;

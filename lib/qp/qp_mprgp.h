@@ -24,7 +24,8 @@
 /// - GR_ERROR_NULL_ARGUMENT: prob, ws or (n > 0) x or apply missing; diag with jacobi or sgs;
 ///   row with sgs (n > 0);
 /// - GR_ERROR_INVALID_ARGUMENT: lo > hi, lo = +inf, hi = -inf, diag ≤ 0 with jacobi or sgs, ws too
-///   small, color_split > n, settings out of range (GR_ERROR_UNKNOWN_ENUM: settings.expansion);
+///   small (its MIC vectors too, where settings.mic applies: sgs on a gr_qp_ell problem),
+///   color_split > n, settings out of range (GR_ERROR_UNKNOWN_ENUM: settings.expansion);
 /// - GR_ERROR_NOT_FINITE: NaN in lo/hi, non-finite q, x or diag; or the iteration met a
 ///   non-finite value (apply returned one, or f is unbounded below on the box: A indefinite,
 ///   or PSD with q not orthogonal to a null direction the bounds leave open).
