@@ -31,6 +31,7 @@ typedef struct cont_params {
     /* not in the def (0 / false from it): tests compare against the uncapped, cold-started correction */
     uint32_t density_steps;   ///< the density correction's MPRGP steps a step; 0: CONT_DENSITY_STEPS
     bool density_cold;        ///< start the correction from y = 0 at every step (no warm start)
+    uint32_t friction_block_steps; ///< a friction block's MPRGP steps a round; 0: CONT_FRICTION_BLOCK_STEPS
 } cont_params;
 
 /// Most render points a particle carries.

@@ -214,7 +214,9 @@ static double grid_energy_change(cont_state *st, const cont_grid_mass *m, const 
  * need not converge within a round: the next round and the next step start from where it stopped
  * (the same reason a round runs one sweep). 8 keeps the piles' angles, runouts and flow rates of
  * the uncapped solve at about half its steps; 4 lets a slab below its friction angle creep.
- * More accuracy: raise friction_sweeps (each sweep gives every block its 8 steps again). */
+ * More accuracy: raise friction_sweeps (each sweep gives every block its 8 steps again).
+ * par.friction_block_steps overrides it (tests: the slab's friction angle is the same at 64,
+ * test continuum_friction_angle_mapping). */
 #define CONT_FRICTION_BLOCK_STEPS 8u
 
 /* MPRGP steps the density correction takes a step (at most max_iterations; par.density_steps
@@ -422,8 +424,8 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         if (st->par.friction_sweeps && !st->par.pgs) {
             gr_qp_settings set = gr_qp_settings_default();
             set.rel_tol = st->par.tolerance;
-            set.max_iter = st->par.max_iterations < CONT_FRICTION_BLOCK_STEPS ? st->par.max_iterations
-                                                                               : CONT_FRICTION_BLOCK_STEPS;
+            const uint32_t cap = st->par.friction_block_steps ? st->par.friction_block_steps : CONT_FRICTION_BLOCK_STEPS;
+            set.max_iter = st->par.max_iterations < cap ? st->par.max_iterations : cap;
             /* (symmetric Gauss-Seidel in face: each block is a sum of one-directional weighted
              * Laplacians, whose splitting takes about half Jacobi's steps and expansions; Jacobi
              * with a free body, whose rows (eq. 26) sum over all its faces as the pressure's do) */
