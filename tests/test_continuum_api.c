@@ -861,10 +861,11 @@ static void test_continuum_momentum_with_free_body(void)
  * sliding on a rough floor does, and rocks a little: its kinetic energy, spin included, falls
  * below 5 % of the start's) and drags the sand under it along (the sand gains forward momentum
  * before the container's walls take it). Momentum is exchanged: the box's loss is the sand's
- * gain plus the impulses the container reports, within 15 % of the box's start momentum over the
- * whole half second (measured 11 %, 7 % while it slides; the pressure's share balances to 1e-17
- * a step, the friction's to a few per cent of its impulse: docs/continuum.md, known limits).
- * Without the coupling the box lost 59 %, slid back at 9 cm/s and was not stopped. */
+ * gain plus the impulses the container reports, within 5 % of the box's start momentum over the
+ * whole half second (measured 3.4 %, most of it in the first steps of contact; 7.2 % before the
+ * body's friction weight took what the sand does not of each face's stress, cont_bodies_shares:
+ * docs/continuum.md, known limits). Without the coupling the box lost 59 %, slid back at 9 cm/s
+ * and was not stopped. */
 static void test_continuum_box_slides_on_sand(void)
 {
     const gr_vec3 g = {0, -9.81, 0};
@@ -906,7 +907,7 @@ static void test_continuum_box_slides_on_sand(void)
     CHECK(e < 0.05 * e0);                            /* stopped */
     CHECK(x.x + 0.04 > 0.005 && x.x + 0.04 < 0.06); /* after sliding a little */
     CHECK(dragged > 0.03 * p0);                      /* the sand was dragged along */
-    CHECK(worst < 0.15);
+    CHECK(worst < 0.05);
     gr_world_destroy(w);
 }
 

@@ -233,6 +233,7 @@ static void face_chunks(void *ctx, uint32_t k0, uint32_t k1, uint32_t worker)
                 f->cell = c, f->nb = nb, f->axis = ax;
                 const double gv[6] = {phi * n.x, phi * n.y, phi * n.z, phi * m.x, phi * m.y, phi * m.z};
                 memcpy(f->g, gv, sizeof gv);
+                f->fk = 1.0;
                 f++;
             }
             if (!e->free)
@@ -459,12 +460,25 @@ static void body_impulse(const cont_bodies *cb, const cont_body *e, const gr_spa
         const cont_body_face *f = &cb->f[j];
         double d = p ? ((f->nb != GR_INVALID_INDEX ? p[f->nb] : 0.0) - p[f->cell]) * g->inv_h : 0.0;
         if (s)
-            d += cont_stress_div_face(g, s, f->cell, (int)f->axis);
+            d += f->fk * cont_stress_div_face(g, s, f->cell, (int)f->axis);
         for (int m = 0; m < 6; m++)
             r[m] += f->g[m] * d;
     }
     for (int m = 0; m < 6; m++)
         imp[m] = k * r[m];
+}
+
+void cont_bodies_shares(cont_bodies *cb, const gr_sparse_grid *g, const cont_faces *mass, const cont_faces *inv_rho,
+                        const double *solid)
+{
+    const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
+    for (uint32_t j = 0; j < cb->faces; j++) {
+        cont_body_face *f = &cb->f[j];
+        const double phi = f->nb != GR_INVALID_INDEX ? 0.5 * (solid[f->cell] + solid[f->nb]) : solid[f->cell];
+        const double sand = mass->f[f->axis][f->cell] * inv_rho->f[f->axis][f->cell] * inv_h3;
+        /* (phi > 0 on a body's face; sand <= 1 - phi up to rounding) */
+        f->fk = phi > 0 ? fmax(0.0, 1.0 - sand) / phi : 1.0;
+    }
 }
 
 void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s)

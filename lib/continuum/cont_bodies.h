@@ -30,6 +30,10 @@
 typedef struct cont_body_face {
     uint32_t cell, nb, axis;
     double g[6]; ///< phi_s,f [e_f ; (x_f - c) x e_f]
+    /// The friction's g is fk g (cont_bodies_shares; 1 until then): the body takes what the sand
+    /// does not of the face's stress, so that the two sum to the whole where the face holds
+    /// less sand than its open share (none, or a sliver whose density counts as more).
+    double fk;
 } cont_body_face;
 
 /// One body as the step sees it.
@@ -97,10 +101,20 @@ double cont_bodies_row(const cont_bodies *cb, const gr_sparse_grid *g, double dt
 /// diag[c] += (h^3 J M^-1 J^T)_cc where fixed[c] is false (lo < hi).
 void cont_bodies_diag(cont_bodies *cb, const gr_sparse_grid *g, double dt, double *diag);
 
+/// After cont_pressure_weights (inv_rho: (1 - phi_s) / rho on the faces) and cont_bodies_build
+/// with the same solid fractions: each body face's friction weight fk. The sand takes
+/// sigma = mass inv_rho / h^3 of a face's stress divergence (cont_friction_apply), a body
+/// phi_s,f fk of it: fk = (1 - sigma) / phi_s,f (phi_s,f the face's total solid fraction), so
+/// that the two sum to the whole and the friction's impulses on sand and bodies sum to 0 (the
+/// stress's divergence sums to 0 over the faces). fk = 1 where the face holds its open share
+/// (1 - phi_s,f, sigma's most); it is larger where the face holds no sand or a sliver.
+void cont_bodies_shares(cont_bodies *cb, const gr_sparse_grid *g, const cont_faces *mass, const cont_faces *inv_rho,
+                        const double *solid);
+
 /// r <- M^-1 r for a free body (6: linear, angular about the centre of mass).
 void cont_body_inverse_mass(const cont_body *b, double r[6]);
 
-/// imp = h^3 dt sum_f g_f ((D^T p)_f + (D2 s)_f): the impulse of the step's pressure and
+/// imp = h^3 dt sum_f g_f ((D^T p)_f + fk_f (D2 s)_f): the impulse of the step's pressure and
 /// friction (p or s NULL: none of it).
 void cont_bodies_impulse(cont_bodies *cb, const gr_sparse_grid *g, double dt, const double *p, const cont_stress *s);
 

@@ -51,7 +51,7 @@ static void response(const cont_friction *cf, const cont_body *e, const double *
         const double v = F ? F->f[f->axis][f->cell]
                            : (k < 0 ? cont_stress_div_face(g, &s, f->cell, (int)f->axis) : block_face(g, k, f, x));
         for (int m = 0; m < 6; m++)
-            acc[m] += f->g[m] * v;
+            acc[m] += f->g[m] * (f->fk * v);
     }
     const double scale = g->h * g->h * g->h * cf->cp->dt;
     for (int m = 0; m < 6; m++)
@@ -71,7 +71,7 @@ static void scatter(const cont_friction *cf, const cont_body *e, int k, const do
         const cont_block_axis *ax = axis_of(k, f->axis);
         if (!ax)
             continue;
-        const double v = dt * ax->k * g->inv_h * dot6(f->g, z);
+        const double v = dt * ax->k * g->inv_h * f->fk * dot6(f->g, z);
         y[f->cell] += v;
         const uint32_t b = along(g, f->cell, ax, -1);
         if (b != GR_INVALID_INDEX)
@@ -104,7 +104,7 @@ void cont_friction_bodies_setup(cont_friction *cf)
                 const cont_block_axis *ax = axis_of(k, f->axis);
                 if (!ax)
                     continue;
-                const double kk = ax->k * g->inv_h;
+                const double kk = ax->k * g->inv_h * f->fk;
                 const uint32_t b = along(g, f->cell, ax, -1);
                 for (int m = 0; m < 6; m++) {
                     cb->jrow[6 * (size_t)f->cell + m] += kk * f->g[m];
@@ -195,7 +195,7 @@ static bool column(const cont_friction *cf, const cont_body *e, int k, uint32_t 
                 continue;
             any = true;
             for (int m = 0; m < 6; m++)
-                col[m] += s * cf->cp->dt * ax->k * g->inv_h * f->g[m];
+                col[m] += s * cf->cp->dt * ax->k * g->inv_h * f->fk * f->g[m];
         }
     }
     return any;

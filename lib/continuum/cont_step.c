@@ -391,6 +391,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
     /* 2. staggered projections (sec. 2.5, Fig. 8 step 3), warm-started from the last step */
     cont_pressure_weights(&f->cp, &f->gm, f->solid);
     cont_bodies_diag(&st->bodies, g, dt, f->cp.diag);
+    cont_bodies_shares(&st->bodies, g, &f->gm.mass, &f->cp.inv_rho, f->solid);
     const uint32_t rounds = st->par.stagger ? st->par.stagger : 1;
     const cont_stress sv = cont_stress_view(f->s, cells);
     for (uint32_t r = 0; r < rounds; r++) {
