@@ -1502,6 +1502,22 @@ static void test_body_friction_operators(void)
         cf.lo[i] = -1, cf.hi[i] = (i % 11) ? 1 : -1; /* (some fixed: the trace leaves them out) */
         x[i] = rnd(&r, -1, 1), y[i] = rnd(&r, -1, 1);
     }
+    /* the friction's face weights fk (cont_bodies_shares) away from 1: faces with packed sand, a
+     * sliver of it, or none */
+    cont_faces mass = face_zeros(cells), inv_rho = face_zeros(cells);
+    for (int a = 0; a < 3; a++)
+        for (uint32_t c = 0; c < cells; c++) {
+            const uint32_t nb = gr_sparse_grid_neighbor(&g, c, -(a == 0), -(a == 1), -(a == 2));
+            const double u = rnd(&r, 0, 1), open = 1 - (nb != GR_INVALID_INDEX ? 0.5 * (solid[c] + solid[nb]) : solid[c]);
+            mass.f[a][c] = u < 0.3 ? 0.0 : rnd(&r, 0.1, 1) * 1500 * h3;
+            inv_rho.f[a][c] = mass.f[a][c] > 0 ? open / (u < 0.6 ? mass.f[a][c] / h3 : 1500.0) : 0.0;
+        }
+    cont_bodies_shares(&cb, &g, &mass, &inv_rho, solid);
+    double fk_lo = INFINITY, fk_hi = 0;
+    for (uint32_t j = 0; j < cb.faces; j++)
+        fk_lo = fmin(fk_lo, cb.f[j].fk), fk_hi = fmax(fk_hi, cb.f[j].fk);
+    printf("  the friction's face weights fk from %.3f to %.3f\n", fk_lo, fk_hi);
+    CHECK(fk_lo > 0.999 && fk_lo < 1.001 && fk_hi > 2);
     cont_friction_bodies_setup(&cf);
     /* adjointness of b2's term and the impulse */
     const cont_stress sx = cont_stress_view(x, cells);
@@ -1568,8 +1584,7 @@ static void test_body_friction_operators(void)
     CHECK(traced > 0 && fabs(traced - trace) <= 1e-10 * trace);
     free(x), free(y), free(ax), free(ay), free(e), free(ae), free(solid), free(pts);
     free(cf.q), free(cf.diag), free(cf.lo), free(cf.hi);
-    for (int a = 0; a < 3; a++)
-        free(F.f[a]);
+    face_free(&F), face_free(&mass), face_free(&inv_rho);
     cont_bodies_free(&cb, &mem);
     gr_sparse_grid_free(&g, &mem);
     gr_world_destroy(w);
