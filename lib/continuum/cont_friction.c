@@ -48,11 +48,24 @@ static uint32_t friction_arrays(cont_friction *cf, gr_array_ref *a)
 }
 #define FRICTION_ARRAYS 2
 
+/* Cells a setup chunk holds: the grid blocks of a cont_for_blocks range (fixed: the lists do
+ * not depend on the workers). */
+#define SETUP_CHUNK_CELLS (64u * CONT_BLOCKS_PER_TASK)
+#define SETUP_COUNTS 6u /* a chunk's counts: 5 components' candidates, the weighted coefficients */
+
+static uint32_t setup_chunks(uint32_t cells) { return (cells + SETUP_CHUNK_CELLS - 1) / SETUP_CHUNK_CELLS; }
+
 gr_status cont_friction_reserve(cont_friction *cf, gr_mem *mem, uint32_t cells)
 {
     if (cells <= cf->cap)
         return GR_OK;
-    const uint32_t cap = gr_grow_capacity(cf->cap, cells);
+    const uint32_t cap = gr_grow_capacity(cf->cap, cells), chunks = setup_chunks(cap);
+    if (chunks > cf->chunk_cap) {
+        const gr_array_ref c = {(void **)&cf->chunk_n, SETUP_COUNTS * sizeof(uint32_t)};
+        if (!gr_mem_grow_arrays(mem, &c, 1, cf->chunk_cap, chunks, 0))
+            return GR_ERROR_OUT_OF_MEMORY;
+        cf->chunk_cap = chunks;
+    }
     gr_array_ref a[FRICTION_ARRAYS];
     if (!gr_mem_grow_arrays(mem, a, friction_arrays(cf, a), cf->cap, cap, 0))
         return GR_ERROR_OUT_OF_MEMORY;
@@ -67,6 +80,9 @@ void cont_friction_free(cont_friction *cf, gr_mem *mem)
     gr_mem_free_arrays(mem, a, friction_arrays(cf, a), cf->cap);
     cf->cap = 0;
     cf->listed = false;
+    const gr_array_ref c = {(void **)&cf->chunk_n, SETUP_COUNTS * sizeof(uint32_t)};
+    gr_mem_free_arrays(mem, &c, 1, cf->chunk_cap);
+    cf->chunk_cap = 0;
 }
 
 /* ---- setup ----------------------------------------------------------------------------------- */
@@ -154,6 +170,87 @@ static void cand_bounds(cont_friction *cf, const double *p)
     }
 }
 
+/* sum over the faces coefficient c of a component touches of k^2 W (without dt^2 / h^2) */
+static inline double diag_sum(const cont_friction *cf, const touch *t, int nt, uint32_t c)
+{
+    const gr_sparse_grid *g = cf->cp->g;
+    double d = 0;
+    for (int j = 0; j < nt; j++) {
+        /* (every other touch is the cell's own face: no lookup) */
+        const uint32_t f = j % 2 == 0 ? c : gr_sparse_grid_neighbor(g, c, t[j].d[0], t[j].d[1], t[j].d[2]);
+        if (f != GR_INVALID_INDEX)
+            d += t[j].k * t[j].k * cf->cp->w.f[t[j].axis][f];
+    }
+    return d;
+}
+
+typedef struct diag_job {
+    cont_friction *cf;
+    double k2;
+    const double *alpha;
+    double alpha0;
+} diag_job;
+
+/* The diagonal without eps at the cells of blocks [b0, b1), and each chunk's counts: candidates
+ * (a bound only where the coefficient acts on some face: a third of the cells) by component,
+ * and the coefficients with d > 0 (eps's mean). */
+static void diag_count_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const diag_job *j = (const diag_job *)ctx;
+    cont_friction *cf = j->cf;
+    const uint32_t cells = gr_sparse_grid_cells(cf->cp->g);
+    for (uint32_t b = b0; b < b1; b += CONT_BLOCKS_PER_TASK) {
+        const uint32_t k = b / CONT_BLOCKS_PER_TASK, c1 = 64u * GR_MIN(b1, b + CONT_BLOCKS_PER_TASK);
+        uint32_t *count = cf->chunk_n + SETUP_COUNTS * (size_t)k;
+        count[5] = 0;
+        for (int comp = 0; comp < 5; comp++) {
+            int nt;
+            const touch *t = touches(comp, &nt);
+            uint32_t n = 0;
+            for (uint32_t c = 64u * b; c < c1; c++) {
+                const double d = diag_sum(cf, t, nt, c);
+                const size_t i = (size_t)comp * cells + c;
+                cf->diag[i] = j->k2 * d;
+                count[5] += d > 0;
+                n += !(cf->diag[i] <= 0);
+            }
+            count[comp] = n;
+        }
+    }
+}
+
+/* Blocks [b0, b1): lo = hi = 0 and the diagonal + eps at every coefficient, and the chunk's
+ * candidates listed from its first index (chunk_n) with their alpha. */
+static void list_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const diag_job *j = (const diag_job *)ctx;
+    cont_friction *cf = j->cf;
+    const gr_sparse_grid *g = cf->cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    for (uint32_t b = b0; b < b1; b += CONT_BLOCKS_PER_TASK) {
+        const uint32_t k = b / CONT_BLOCKS_PER_TASK, c1 = 64u * GR_MIN(b1, b + CONT_BLOCKS_PER_TASK);
+        for (int comp = 0; comp < 5; comp++) {
+            const size_t off = (size_t)comp * cells;
+            const int e1 = EDGE[comp][0], e2 = EDGE[comp][1];
+            uint32_t n = cf->chunk_n[SETUP_COUNTS * (size_t)k + (uint32_t)comp];
+            for (uint32_t c = 64u * b; c < c1; c++) {
+                const size_t i = off + c;
+                if (!(cf->diag[i] <= 0)) {
+                    cf->cand[off + n] = c;
+                    cf->cand_alpha[off + n++] = !j->alpha ? j->alpha0
+                                                : comp < 2 ? j->alpha[c]
+                                                           : edge_mean(g, j->alpha, c, e1, e2);
+                }
+                cf->lo[i] = -0.0;
+                cf->hi[i] = 0.0;
+                cf->diag[i] += cf->eps;
+            }
+        }
+    }
+}
+
 void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_faces *u, const double *p,
                          const double *alpha, double alpha0)
 {
@@ -169,41 +266,43 @@ void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_
     const double k2 = dt * dt * g->inv_h * g->inv_h;
     double mean = 0;
     size_t counted = 0;
-    for (int comp = 0; comp < 5; comp++) {
-        int nt;
-        const touch *t = touches(comp, &nt);
-        uint32_t n = 0;
-        for (uint32_t c = 0; c < cells; c++) {
-            double d = 0;
-            for (int j = 0; j < nt; j++) {
-                /* (every other touch is the cell's own face: no lookup) */
-                const uint32_t f = j % 2 == 0 ? c : gr_sparse_grid_neighbor(g, c, t[j].d[0], t[j].d[1], t[j].d[2]);
-                if (f != GR_INVALID_INDEX)
-                    d += t[j].k * t[j].k * cp->w.f[t[j].axis][f];
+    if (keep) {
+        /* by chunks on the workers: the diagonal and the counts, the chunks' first indices in
+         * chunk order, then each chunk lists its candidates (the same lists as in cell order) */
+        diag_job j = {cf, k2, alpha, alpha0};
+        cont_for_blocks(cp->tasks, g->block_count, diag_count_blocks, &j);
+        const uint32_t chunks = setup_chunks(cells);
+        for (int comp = 0; comp < 5; comp++) {
+            uint32_t n = 0;
+            for (uint32_t k = 0; k < chunks; k++) {
+                const uint32_t m_k = cf->chunk_n[SETUP_COUNTS * k + (uint32_t)comp];
+                cf->chunk_n[SETUP_COUNTS * k + (uint32_t)comp] = n;
+                n += m_k;
             }
-            const size_t i = (size_t)comp * cells + c;
-            cf->diag[i] = k2 * d;
-            if (d > 0)
-                mean += k2 * d, counted++;
-            /* (a bound only where the coefficient acts on some face: a third of the cells) */
-            if (keep && !(cf->diag[i] <= 0)) {
-                const int e1 = EDGE[comp][0], e2 = EDGE[comp][1];
-                cf->cand[(size_t)comp * cells + n] = c;
-                cf->cand_alpha[(size_t)comp * cells + n++] =
-                    !alpha ? alpha0 : comp < 2 ? alpha[c] : edge_mean(g, alpha, c, e1, e2);
-            }
+            cf->cand_n[comp] = n;
         }
-        cf->cand_n[comp] = n;
-    }
-    cf->eps = counted ? 1e-10 * mean / (double)counted : 0.0;
-    if (keep) { /* (0 off the candidates, then theirs) */
-        for (size_t i = 0; i < 5 * (size_t)cells; i++) {
-            cf->lo[i] = -0.0;
-            cf->hi[i] = 0.0;
-            cf->diag[i] += cf->eps;
-        }
-        cand_bounds(cf, p);
+        for (uint32_t k = 0; k < chunks; k++)
+            counted += cf->chunk_n[SETUP_COUNTS * k + 5];
+        /* (the mean in the order of one pass over the cells: a diagonal > 0 is a k2 d of d > 0,
+         * and a d > 0 whose k2 d is 0 adds 0) */
+        for (size_t i = 0; i < 5 * (size_t)cells; i++)
+            if (cf->diag[i] > 0)
+                mean += cf->diag[i];
+        cf->eps = counted ? 1e-10 * mean / (double)counted : 0.0;
+        cont_for_blocks(cp->tasks, g->block_count, list_blocks, &j); /* (0 off the candidates) */
+        cand_bounds(cf, p); /* (then theirs) */
     } else {
+        for (int comp = 0; comp < 5; comp++) {
+            int nt;
+            const touch *t = touches(comp, &nt);
+            for (uint32_t c = 0; c < cells; c++) {
+                const double d = diag_sum(cf, t, nt, c);
+                cf->diag[(size_t)comp * cells + c] = k2 * d;
+                if (d > 0)
+                    mean += k2 * d, counted++;
+            }
+        }
+        cf->eps = counted ? 1e-10 * mean / (double)counted : 0.0;
         /* the bounds: +-alpha p at the coefficient's place */
         for (uint32_t c = 0; c < cells; c++) {
             const double ac = alpha ? alpha[c] : alpha0;
