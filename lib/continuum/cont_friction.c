@@ -782,6 +782,48 @@ static gr_status block_solve_compact(cont_friction *cf, int comp, const gr_qp_se
     return GR_OK;
 }
 
+typedef struct figures_job {
+    const cont_friction *cf;
+    double *s;
+    const cont_faces *div;
+    double *gp2, *f2; /* [candidates of comp] */
+    int comp;
+} figures_job;
+
+/* s into the box at the cells of blocks [b0, b1), every component */
+static void clamp_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const figures_job *j = (const figures_job *)ctx;
+    const cont_friction *cf = j->cf;
+    const size_t cells = gr_sparse_grid_cells(cf->cp->g);
+    for (int k = 0; k < 5; k++)
+        for (size_t i = k * cells + 64u * (size_t)b0; i < k * cells + 64u * (size_t)b1; i++)
+            j->s[i] = gr_qp_clamp(j->s[i], cf->lo[i], cf->hi[i]);
+}
+
+/* The full problem's terms at the unfixed coefficients [j0, j1) of component comp (its
+ * candidates when listed, else its cells): g^P_i^2 and s_i (g_i + q_i), g from D2 s. */
+static void figure_terms(void *ctx, uint32_t j0, uint32_t j1, uint32_t worker)
+{
+    (void)worker;
+    const figures_job *fj = (const figures_job *)ctx;
+    const cont_friction *cf = fj->cf;
+    const int k = fj->comp;
+    const size_t off = (size_t)k * gr_sparse_grid_cells(cf->cp->g);
+    const double *s = fj->s;
+    for (uint32_t j = j0; j < j1; j++) {
+        const uint32_t c = cf->listed ? cf->cand[off + j] : j;
+        const size_t i = off + c;
+        if (!(cf->lo[i] < cf->hi[i]))
+            continue;
+        const double gi = block_gradient_at(cf, k, fj->div, s + off, c, true) + cf->eps * s[i];
+        const double gp = gr_qp_gp_component(s[i], gi, cf->lo[i], cf->hi[i]);
+        fj->gp2[j] = gp * gp;
+        fj->f2[j] = s[i] * (gi + cf->q[i]);
+    }
+}
+
 gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, const gr_qp_settings *settings,
                                      uint32_t sweeps, double *s, gr_qp_stats *total)
 {
@@ -808,11 +850,12 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     const cont_faces div = {{ws->v + cells, ws->v + 2 * (size_t)cells, ws->v + 3 * (size_t)cells}};
     double *const bq = ws->w + cells;
     const gr_qp_settings base = settings ? *settings : gr_qp_settings_default();
+    /* s into the box on the workers; ||b2|| here, in index order (the tolerance's bits) */
+    figures_job fj = {cf, s, NULL, NULL, NULL, 0};
+    cont_for_blocks(cf->cp->tasks, g->block_count, clamp_blocks, &fj);
     double qn = 0;
-    for (size_t i = 0; i < n; i++) {
-        s[i] = gr_qp_clamp(s[i], cf->lo[i], cf->hi[i]);
+    for (size_t i = 0; i < n; i++)
         qn += cf->q[i] * cf->q[i];
-    }
     const double rel = base.rel_tol == 0 && base.abs_tol == 0 ? gr_qp_settings_default().rel_tol : base.rel_tol;
     sum.tolerance = fmax(base.abs_tol, rel * sqrt(qn));
     gr_qp_settings set = base;
@@ -863,16 +906,17 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     for (int k = 0; k < 5; k++) {
         const size_t off = (size_t)k * cells;
         if (compact) { /* (a fixed coefficient is 0 with g^P 0: the unfixed ones alone, in cell order) */
+            /* each one's terms on the workers (into the workspace's g and p, free now), their sums
+             * here in the order of one pass (the same bits) */
             const uint32_t m = listed ? cf->cand_n[k] : cells;
+            fj = (figures_job){cf, s, &div, ws->g + off, ws->p + off, k};
+            cont_for_ranges(cf->cp->tasks, m, CAND_PER_TASK, figure_terms, &fj);
             for (uint32_t j = 0; j < m; j++) {
                 const uint32_t c = listed ? cf->cand[off + j] : j;
-                const size_t i = off + c;
-                if (!(cf->lo[i] < cf->hi[i]))
+                if (!(cf->lo[off + c] < cf->hi[off + c]))
                     continue;
-                const double gi = block_gradient_at(cf, k, &div, s + off, c, true) + cf->eps * s[i];
-                const double gp = gr_qp_gp_component(s[i], gi, cf->lo[i], cf->hi[i]);
-                gp2 += gp * gp;
-                f2 += s[i] * (gi + cf->q[i]);
+                gp2 += ws->g[off + j];
+                f2 += ws->p[off + j];
             }
             continue;
         }
