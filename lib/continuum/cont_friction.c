@@ -37,6 +37,76 @@ static double edge_mean(const gr_sparse_grid *g, const double *f, uint32_t c, in
                    cont_at(g, f, c, d1[0] + d2[0], d1[1] + d2[1], d1[2] + d2[2]));
 }
 
+/* ---- D2 and D2^T by grid blocks ---------------------------------------------------------------
+ * cont_stress_div_face's and cont_stress_div_t's values (the same operations in the same order:
+ * the same bits) with the neighbours found per block, not by a lookup per coefficient: a cell's
+ * neighbour along an axis is in its block but on the block's face, where it is in the
+ * neighbouring block (looked up once a block). */
+
+/* the cell one step along axis `a` (o = +-1) from cell l of the block at c, nb the block there */
+static inline uint32_t near_cell(uint32_t c, uint32_t l, int a, int o, uint32_t nb)
+{
+    const uint32_t stride = 1u << (2 * a), la = (l >> (2 * a)) & 3u;
+    if (o > 0 ? la < 3u : la > 0u)
+        return o > 0 ? c + stride : c - stride;
+    return nb == GR_INVALID_INDEX ? GR_INVALID_INDEX : nb * 64u + (o > 0 ? l - 3u * stride : l + 3u * stride);
+}
+
+static inline double at_or_0(const double *f, uint32_t c) { return c == GR_INVALID_INDEX ? 0.0 : f[c]; }
+
+/* The neighbour blocks of block b behind (-e_a) and ahead (+e_a) along each axis a. */
+typedef struct near_blocks {
+    uint32_t back[3], ahead[3];
+} near_blocks;
+
+static inline near_blocks near_blocks_of(const gr_sparse_grid *g, uint32_t b)
+{
+    near_blocks n;
+    for (int a = 0; a < 3; a++) {
+        n.back[a] = gr_sparse_grid_neighbor_block(g, b, -(a == 0), -(a == 1), -(a == 2));
+        n.ahead[a] = gr_sparse_grid_neighbor_block(g, b, a == 0, a == 1, a == 2);
+    }
+    return n;
+}
+
+/* (D2 s) on the three low faces of cell c, local index l in its block: cont_stress_div_face's
+ * values, the same operations in the same order */
+static inline void div_faces(const gr_sparse_grid *g, const cont_stress *s, uint32_t c, uint32_t l,
+                             const near_blocks *nb, double out[3])
+{
+    const uint32_t px = near_cell(c, l, 0, 1, nb->ahead[0]), py = near_cell(c, l, 1, 1, nb->ahead[1]),
+                   pz = near_cell(c, l, 2, 1, nb->ahead[2]);
+    for (int a = 0; a < 3; a++) {
+        const double diag = cont_stress_diagonal(s, c, a) - cont_stress_diagonal(s, near_cell(c, l, a, -1, nb->back[a]), a);
+        double off;
+        if (a == 0)
+            off = at_or_0(s->xy, py) - s->xy[c] + at_or_0(s->xz, pz) - s->xz[c];
+        else if (a == 1)
+            off = at_or_0(s->xy, px) - s->xy[c] + at_or_0(s->yz, pz) - s->yz[c];
+        else
+            off = at_or_0(s->xz, px) - s->xz[c] + at_or_0(s->yz, py) - s->yz[c];
+        out[a] = (diag + off) * g->inv_h;
+    }
+}
+
+/* (D2^T F) at cell c, local index l: cont_stress_div_t's five coefficients, each times `scale` */
+static inline void div_t_cell(const gr_sparse_grid *g, const cont_faces *F, uint32_t c, uint32_t l,
+                              const near_blocks *nb, double scale, double out[5])
+{
+    const double inv_h = g->inv_h;
+    const double *ux = F->f[0], *uy = F->f[1], *uz = F->f[2];
+    const double gxx = (ux[c] - at_or_0(ux, near_cell(c, l, 0, 1, nb->ahead[0]))) * inv_h,
+                 gyy = (uy[c] - at_or_0(uy, near_cell(c, l, 1, 1, nb->ahead[1]))) * inv_h,
+                 gzz = (uz[c] - at_or_0(uz, near_cell(c, l, 2, 1, nb->ahead[2]))) * inv_h;
+    const uint32_t mx = near_cell(c, l, 0, -1, nb->back[0]), my = near_cell(c, l, 1, -1, nb->back[1]),
+                   mz = near_cell(c, l, 2, -1, nb->back[2]);
+    out[0] = (gxx - gyy) * CONT_SQRT1_2 * scale;
+    out[1] = (gxx + gyy - 2.0 * gzz) * CONT_SQRT1_6 * scale;
+    out[2] = (at_or_0(ux, my) - ux[c] + at_or_0(uy, mx) - uy[c]) * inv_h * scale;
+    out[3] = (at_or_0(uy, mz) - uy[c] + at_or_0(uz, my) - uz[c]) * inv_h * scale;
+    out[4] = (at_or_0(ux, mz) - ux[c] + at_or_0(uz, mx) - uz[c]) * inv_h * scale;
+}
+
 /* ---- storage of what a step's rounds share ------------------------------------------------- */
 
 static uint32_t friction_arrays(cont_friction *cf, gr_array_ref *a)
@@ -48,11 +118,24 @@ static uint32_t friction_arrays(cont_friction *cf, gr_array_ref *a)
 }
 #define FRICTION_ARRAYS 2
 
+/* Cells a setup chunk holds: the grid blocks of a cont_for_blocks range (fixed: the lists do
+ * not depend on the workers). */
+#define SETUP_CHUNK_CELLS (64u * CONT_BLOCKS_PER_TASK)
+#define SETUP_COUNTS 6u /* a chunk's counts: 5 components' candidates, the weighted coefficients */
+
+static uint32_t setup_chunks(uint32_t cells) { return (cells + SETUP_CHUNK_CELLS - 1) / SETUP_CHUNK_CELLS; }
+
 gr_status cont_friction_reserve(cont_friction *cf, gr_mem *mem, uint32_t cells)
 {
     if (cells <= cf->cap)
         return GR_OK;
-    const uint32_t cap = gr_grow_capacity(cf->cap, cells);
+    const uint32_t cap = gr_grow_capacity(cf->cap, cells), chunks = setup_chunks(cap);
+    if (chunks > cf->chunk_cap) {
+        const gr_array_ref c = {(void **)&cf->chunk_n, SETUP_COUNTS * sizeof(uint32_t)};
+        if (!gr_mem_grow_arrays(mem, &c, 1, cf->chunk_cap, chunks, 0))
+            return GR_ERROR_OUT_OF_MEMORY;
+        cf->chunk_cap = chunks;
+    }
     gr_array_ref a[FRICTION_ARRAYS];
     if (!gr_mem_grow_arrays(mem, a, friction_arrays(cf, a), cf->cap, cap, 0))
         return GR_ERROR_OUT_OF_MEMORY;
@@ -67,6 +150,9 @@ void cont_friction_free(cont_friction *cf, gr_mem *mem)
     gr_mem_free_arrays(mem, a, friction_arrays(cf, a), cf->cap);
     cf->cap = 0;
     cf->listed = false;
+    const gr_array_ref c = {(void **)&cf->chunk_n, SETUP_COUNTS * sizeof(uint32_t)};
+    gr_mem_free_arrays(mem, &c, 1, cf->chunk_cap);
+    cf->chunk_cap = 0;
 }
 
 /* ---- setup ----------------------------------------------------------------------------------- */
@@ -91,15 +177,24 @@ static void packed_flow_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t wor
             j->cf->scratch.f[a][c] = j->m->vol.f[a][c] * inv_h3 * j->u->f[a][c];
 }
 
-static void scale_q_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+/* b2 = dt D2^T (phi u) at the cells of blocks [b0, b1) (cont_stress_div_t_on then times dt: the
+ * same bits), from phi u in the scratch faces */
+static void b2_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 {
     (void)worker;
     const setup_job *j = (const setup_job *)ctx;
-    const size_t cells = gr_sparse_grid_cells(j->cf->cp->g);
-    const double dt = j->cf->cp->dt;
-    for (int k = 0; k < 5; k++)
-        for (uint32_t c = 64u * b0; c < 64u * b1; c++)
-            j->cf->q[(size_t)k * cells + c] *= dt;
+    cont_friction *cf = j->cf;
+    const gr_sparse_grid *g = cf->cp->g;
+    const size_t cells = gr_sparse_grid_cells(g);
+    for (uint32_t b = b0; b < b1; b++) {
+        const near_blocks nb = near_blocks_of(g, b);
+        for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++) {
+            double q[5];
+            div_t_cell(g, &cf->scratch, c, l, &nb, cf->cp->dt, q);
+            for (int k = 0; k < 5; k++)
+                cf->q[(size_t)k * cells + c] = q[k];
+        }
+    }
 }
 
 /* b2 = dt D2^T (phi u) */
@@ -108,9 +203,7 @@ static void setup_b2(cont_friction *cf, const cont_grid_mass *m, const cont_face
     const cont_pressure *cp = cf->cp;
     setup_job j = {cf, m, u, NULL, 0};
     cont_for_blocks(cp->tasks, cp->g->block_count, packed_flow_blocks, &j);
-    const cont_stress q = cont_stress_view(cf->q, gr_sparse_grid_cells(cp->g));
-    cont_stress_div_t_on(cp->tasks, cp->g, &cf->scratch, &q);
-    cont_for_blocks(cp->tasks, cp->g->block_count, scale_q_blocks, &j);
+    cont_for_blocks(cp->tasks, cp->g->block_count, b2_blocks, &j);
 }
 
 static const int EDGE[5][2] = {{0, 0}, {0, 0}, {0, 1}, {1, 2}, {0, 2}};
@@ -154,6 +247,87 @@ static void cand_bounds(cont_friction *cf, const double *p)
     }
 }
 
+/* sum over the faces coefficient c of a component touches of k^2 W (without dt^2 / h^2) */
+static inline double diag_sum(const cont_friction *cf, const touch *t, int nt, uint32_t c)
+{
+    const gr_sparse_grid *g = cf->cp->g;
+    double d = 0;
+    for (int j = 0; j < nt; j++) {
+        /* (every other touch is the cell's own face: no lookup) */
+        const uint32_t f = j % 2 == 0 ? c : gr_sparse_grid_neighbor(g, c, t[j].d[0], t[j].d[1], t[j].d[2]);
+        if (f != GR_INVALID_INDEX)
+            d += t[j].k * t[j].k * cf->cp->w.f[t[j].axis][f];
+    }
+    return d;
+}
+
+typedef struct diag_job {
+    cont_friction *cf;
+    double k2;
+    const double *alpha;
+    double alpha0;
+} diag_job;
+
+/* The diagonal without eps at the cells of blocks [b0, b1), and each chunk's counts: candidates
+ * (a bound only where the coefficient acts on some face: a third of the cells) by component,
+ * and the coefficients with d > 0 (eps's mean). */
+static void diag_count_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const diag_job *j = (const diag_job *)ctx;
+    cont_friction *cf = j->cf;
+    const uint32_t cells = gr_sparse_grid_cells(cf->cp->g);
+    for (uint32_t b = b0; b < b1; b += CONT_BLOCKS_PER_TASK) {
+        const uint32_t k = b / CONT_BLOCKS_PER_TASK, c1 = 64u * GR_MIN(b1, b + CONT_BLOCKS_PER_TASK);
+        uint32_t *count = cf->chunk_n + SETUP_COUNTS * (size_t)k;
+        count[5] = 0;
+        for (int comp = 0; comp < 5; comp++) {
+            int nt;
+            const touch *t = touches(comp, &nt);
+            uint32_t n = 0;
+            for (uint32_t c = 64u * b; c < c1; c++) {
+                const double d = diag_sum(cf, t, nt, c);
+                const size_t i = (size_t)comp * cells + c;
+                cf->diag[i] = j->k2 * d;
+                count[5] += d > 0;
+                n += !(cf->diag[i] <= 0);
+            }
+            count[comp] = n;
+        }
+    }
+}
+
+/* Blocks [b0, b1): lo = hi = 0 and the diagonal + eps at every coefficient, and the chunk's
+ * candidates listed from its first index (chunk_n) with their alpha. */
+static void list_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const diag_job *j = (const diag_job *)ctx;
+    cont_friction *cf = j->cf;
+    const gr_sparse_grid *g = cf->cp->g;
+    const uint32_t cells = gr_sparse_grid_cells(g);
+    for (uint32_t b = b0; b < b1; b += CONT_BLOCKS_PER_TASK) {
+        const uint32_t k = b / CONT_BLOCKS_PER_TASK, c1 = 64u * GR_MIN(b1, b + CONT_BLOCKS_PER_TASK);
+        for (int comp = 0; comp < 5; comp++) {
+            const size_t off = (size_t)comp * cells;
+            const int e1 = EDGE[comp][0], e2 = EDGE[comp][1];
+            uint32_t n = cf->chunk_n[SETUP_COUNTS * (size_t)k + (uint32_t)comp];
+            for (uint32_t c = 64u * b; c < c1; c++) {
+                const size_t i = off + c;
+                if (!(cf->diag[i] <= 0)) {
+                    cf->cand[off + n] = c;
+                    cf->cand_alpha[off + n++] = !j->alpha ? j->alpha0
+                                                : comp < 2 ? j->alpha[c]
+                                                           : edge_mean(g, j->alpha, c, e1, e2);
+                }
+                cf->lo[i] = -0.0;
+                cf->hi[i] = 0.0;
+                cf->diag[i] += cf->eps;
+            }
+        }
+    }
+}
+
 void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_faces *u, const double *p,
                          const double *alpha, double alpha0)
 {
@@ -169,41 +343,43 @@ void cont_friction_setup(cont_friction *cf, const cont_grid_mass *m, const cont_
     const double k2 = dt * dt * g->inv_h * g->inv_h;
     double mean = 0;
     size_t counted = 0;
-    for (int comp = 0; comp < 5; comp++) {
-        int nt;
-        const touch *t = touches(comp, &nt);
-        uint32_t n = 0;
-        for (uint32_t c = 0; c < cells; c++) {
-            double d = 0;
-            for (int j = 0; j < nt; j++) {
-                /* (every other touch is the cell's own face: no lookup) */
-                const uint32_t f = j % 2 == 0 ? c : gr_sparse_grid_neighbor(g, c, t[j].d[0], t[j].d[1], t[j].d[2]);
-                if (f != GR_INVALID_INDEX)
-                    d += t[j].k * t[j].k * cp->w.f[t[j].axis][f];
+    if (keep) {
+        /* by chunks on the workers: the diagonal and the counts, the chunks' first indices in
+         * chunk order, then each chunk lists its candidates (the same lists as in cell order) */
+        diag_job j = {cf, k2, alpha, alpha0};
+        cont_for_blocks(cp->tasks, g->block_count, diag_count_blocks, &j);
+        const uint32_t chunks = setup_chunks(cells);
+        for (int comp = 0; comp < 5; comp++) {
+            uint32_t n = 0;
+            for (uint32_t k = 0; k < chunks; k++) {
+                const uint32_t m_k = cf->chunk_n[SETUP_COUNTS * k + (uint32_t)comp];
+                cf->chunk_n[SETUP_COUNTS * k + (uint32_t)comp] = n;
+                n += m_k;
             }
-            const size_t i = (size_t)comp * cells + c;
-            cf->diag[i] = k2 * d;
-            if (d > 0)
-                mean += k2 * d, counted++;
-            /* (a bound only where the coefficient acts on some face: a third of the cells) */
-            if (keep && !(cf->diag[i] <= 0)) {
-                const int e1 = EDGE[comp][0], e2 = EDGE[comp][1];
-                cf->cand[(size_t)comp * cells + n] = c;
-                cf->cand_alpha[(size_t)comp * cells + n++] =
-                    !alpha ? alpha0 : comp < 2 ? alpha[c] : edge_mean(g, alpha, c, e1, e2);
-            }
+            cf->cand_n[comp] = n;
         }
-        cf->cand_n[comp] = n;
-    }
-    cf->eps = counted ? 1e-10 * mean / (double)counted : 0.0;
-    if (keep) { /* (0 off the candidates, then theirs) */
-        for (size_t i = 0; i < 5 * (size_t)cells; i++) {
-            cf->lo[i] = -0.0;
-            cf->hi[i] = 0.0;
-            cf->diag[i] += cf->eps;
-        }
-        cand_bounds(cf, p);
+        for (uint32_t k = 0; k < chunks; k++)
+            counted += cf->chunk_n[SETUP_COUNTS * k + 5];
+        /* (the mean in the order of one pass over the cells: a diagonal > 0 is a k2 d of d > 0,
+         * and a d > 0 whose k2 d is 0 adds 0) */
+        for (size_t i = 0; i < 5 * (size_t)cells; i++)
+            if (cf->diag[i] > 0)
+                mean += cf->diag[i];
+        cf->eps = counted ? 1e-10 * mean / (double)counted : 0.0;
+        cont_for_blocks(cp->tasks, g->block_count, list_blocks, &j); /* (0 off the candidates) */
+        cand_bounds(cf, p); /* (then theirs) */
     } else {
+        for (int comp = 0; comp < 5; comp++) {
+            int nt;
+            const touch *t = touches(comp, &nt);
+            for (uint32_t c = 0; c < cells; c++) {
+                const double d = diag_sum(cf, t, nt, c);
+                cf->diag[(size_t)comp * cells + c] = k2 * d;
+                if (d > 0)
+                    mean += k2 * d, counted++;
+            }
+        }
+        cf->eps = counted ? 1e-10 * mean / (double)counted : 0.0;
         /* the bounds: +-alpha p at the coefficient's place */
         for (uint32_t c = 0; c < cells; c++) {
             const double ac = alpha ? alpha[c] : alpha0;
@@ -293,9 +469,16 @@ static void friction_apply_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t 
     (void)worker;
     const friction_apply_job *j = (const friction_apply_job *)ctx;
     const cont_pressure *cp = j->cp;
-    for (int a = 0; a < 3; a++)
-        for (uint32_t c = 64u * b0; c < 64u * b1; c++)
-            j->u->f[a][c] += cp->dt * cp->inv_rho.f[a][c] * cont_stress_div_face(cp->g, &j->v, c, a);
+    const cont_stress *s = &j->v;
+    for (uint32_t b = b0; b < b1; b++) {
+        const near_blocks nb = near_blocks_of(cp->g, b);
+        for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++) {
+            double d[3];
+            div_faces(cp->g, s, c, l, &nb, d);
+            for (int a = 0; a < 3; a++)
+                j->u->f[a][c] += cp->dt * cp->inv_rho.f[a][c] * d[a];
+        }
+    }
 }
 
 void cont_friction_apply(const cont_friction *cf, const double *s, const cont_faces *u)
@@ -304,6 +487,23 @@ void cont_friction_apply(const cont_friction *cf, const double *s, const cont_fa
     /* (by grid blocks on the workers: each cell writes its own faces) */
     friction_apply_job j = {cp, cont_stress_view((double *)s, gr_sparse_grid_cells(cp->g)), u};
     cont_for_blocks(cp->tasks, cp->g->block_count, friction_apply_blocks, &j);
+}
+
+/* out = D2 s (cont_stress_div_on's bits) */
+static void div_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const friction_apply_job *j = (const friction_apply_job *)ctx;
+    const cont_stress *s = &j->v;
+    for (uint32_t b = b0; b < b1; b++) {
+        const near_blocks nb = near_blocks_of(j->cp->g, b);
+        for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++) {
+            double d[3];
+            div_faces(j->cp->g, s, c, l, &nb, d);
+            for (int a = 0; a < 3; a++)
+                j->u->f[a][c] = d[a];
+        }
+    }
 }
 
 /* ---- the friction solve by component (sec. 4) ---------------------------------------------- */
@@ -582,6 +782,48 @@ static gr_status block_solve_compact(cont_friction *cf, int comp, const gr_qp_se
     return GR_OK;
 }
 
+typedef struct figures_job {
+    const cont_friction *cf;
+    double *s;
+    const cont_faces *div;
+    double *gp2, *f2; /* [candidates of comp] */
+    int comp;
+} figures_job;
+
+/* s into the box at the cells of blocks [b0, b1), every component */
+static void clamp_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
+{
+    (void)worker;
+    const figures_job *j = (const figures_job *)ctx;
+    const cont_friction *cf = j->cf;
+    const size_t cells = gr_sparse_grid_cells(cf->cp->g);
+    for (int k = 0; k < 5; k++)
+        for (size_t i = k * cells + 64u * (size_t)b0; i < k * cells + 64u * (size_t)b1; i++)
+            j->s[i] = gr_qp_clamp(j->s[i], cf->lo[i], cf->hi[i]);
+}
+
+/* The full problem's terms at the unfixed coefficients [j0, j1) of component comp (its
+ * candidates when listed, else its cells): g^P_i^2 and s_i (g_i + q_i), g from D2 s. */
+static void figure_terms(void *ctx, uint32_t j0, uint32_t j1, uint32_t worker)
+{
+    (void)worker;
+    const figures_job *fj = (const figures_job *)ctx;
+    const cont_friction *cf = fj->cf;
+    const int k = fj->comp;
+    const size_t off = (size_t)k * gr_sparse_grid_cells(cf->cp->g);
+    const double *s = fj->s;
+    for (uint32_t j = j0; j < j1; j++) {
+        const uint32_t c = cf->listed ? cf->cand[off + j] : j;
+        const size_t i = off + c;
+        if (!(cf->lo[i] < cf->hi[i]))
+            continue;
+        const double gi = block_gradient_at(cf, k, fj->div, s + off, c, true) + cf->eps * s[i];
+        const double gp = gr_qp_gp_component(s[i], gi, cf->lo[i], cf->hi[i]);
+        fj->gp2[j] = gp * gp;
+        fj->f2[j] = s[i] * (gi + cf->q[i]);
+    }
+}
+
 gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, const gr_qp_settings *settings,
                                      uint32_t sweeps, double *s, gr_qp_stats *total)
 {
@@ -608,11 +850,12 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     const cont_faces div = {{ws->v + cells, ws->v + 2 * (size_t)cells, ws->v + 3 * (size_t)cells}};
     double *const bq = ws->w + cells;
     const gr_qp_settings base = settings ? *settings : gr_qp_settings_default();
+    /* s into the box on the workers; ||b2|| here, in index order (the tolerance's bits) */
+    figures_job fj = {cf, s, NULL, NULL, NULL, 0};
+    cont_for_blocks(cf->cp->tasks, g->block_count, clamp_blocks, &fj);
     double qn = 0;
-    for (size_t i = 0; i < n; i++) {
-        s[i] = gr_qp_clamp(s[i], cf->lo[i], cf->hi[i]);
+    for (size_t i = 0; i < n; i++)
         qn += cf->q[i] * cf->q[i];
-    }
     const double rel = base.rel_tol == 0 && base.abs_tol == 0 ? gr_qp_settings_default().rel_tol : base.rel_tol;
     sum.tolerance = fmax(base.abs_tol, rel * sqrt(qn));
     gr_qp_settings set = base;
@@ -620,8 +863,8 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
         set.abs_tol = sum.tolerance / sqrt(5.0);
         set.rel_tol = 0;
     }
-    const cont_stress view = cont_stress_view(s, cells);
-    cont_stress_div_on(cf->cp->tasks, g, &view, &div);
+    const friction_apply_job dj = {cf->cp, cont_stress_view(s, cells), &div};
+    cont_for_blocks(cf->cp->tasks, g->block_count, div_blocks, (void *)&dj);
     /* (a free body's terms span its faces: matrix-free then) */
     const bool compact = cf->compact && !(cf->cp->bodies && cf->cp->bodies->free_count);
     /* (the candidates of the last setup, in cell order: the only coefficients a bound leaves
@@ -663,16 +906,17 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
     for (int k = 0; k < 5; k++) {
         const size_t off = (size_t)k * cells;
         if (compact) { /* (a fixed coefficient is 0 with g^P 0: the unfixed ones alone, in cell order) */
+            /* each one's terms on the workers (into the workspace's g and p, free now), their sums
+             * here in the order of one pass (the same bits) */
             const uint32_t m = listed ? cf->cand_n[k] : cells;
+            fj = (figures_job){cf, s, &div, ws->g + off, ws->p + off, k};
+            cont_for_ranges(cf->cp->tasks, m, CAND_PER_TASK, figure_terms, &fj);
             for (uint32_t j = 0; j < m; j++) {
                 const uint32_t c = listed ? cf->cand[off + j] : j;
-                const size_t i = off + c;
-                if (!(cf->lo[i] < cf->hi[i]))
+                if (!(cf->lo[off + c] < cf->hi[off + c]))
                     continue;
-                const double gi = block_gradient_at(cf, k, &div, s + off, c, true) + cf->eps * s[i];
-                const double gp = gr_qp_gp_component(s[i], gi, cf->lo[i], cf->hi[i]);
-                gp2 += gp * gp;
-                f2 += s[i] * (gi + cf->q[i]);
+                gp2 += ws->g[off + j];
+                f2 += ws->p[off + j];
             }
             continue;
         }

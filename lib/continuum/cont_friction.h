@@ -34,6 +34,10 @@ typedef struct cont_friction {
     uint32_t *cand;     ///< [5 cap]: component k's at k cells, in cell order
     double *cand_alpha; ///< [5 cap]: alpha at each (the mean of the edge's four cells on edges)
     uint32_t cand_n[5]; ///< how many each component has
+    /// [6 chunk_cap]: the setup's counts by chunk of cells (CONT_BLOCKS_PER_TASK grid blocks):
+    /// each component's candidates (then their first index), and the coefficients with weight
+    uint32_t *chunk_n;
+    uint32_t chunk_cap; ///< chunks reserved
     bool listed;        ///< the last cont_friction_setup listed them
     const double *alpha;       ///< the last cont_friction_setup's alpha and alpha0
     double alpha0;
