@@ -232,7 +232,7 @@ static void scene_step(scene *s)
         face_copy(&s->u_star, &s->u_try, cells);
         cont_friction_apply(&s->cf, s->s, &s->u_try);
         cont_pressure_rhs(&s->cp, &s->gm, &s->u_try, s->solid_frac);
-        cont_pressure_bound(&s->cp, &s->gm, s->solid_frac);
+        cont_pressure_bound(&s->cp, &s->gm, s->solid_frac, NULL);
         gr_qp_problem pp = cont_pressure_problem(&s->cp);
         const gr_qp_settings set = settings(s->tol);
         CHECK(gr_qp_mprgp(&pp, &set, &s->ws, s->p, &s->pressure) == GR_OK);

@@ -12,7 +12,7 @@ void cont_density_setup(cont_pressure *cp, const cont_grid_mass *m, const double
     cont_pressure_weights(cp, m, solid);
     for (uint32_t c = 0; c < cells; c++)
         cp->q[c] = 1.0 - (solid ? solid[c] : 0.0) - m->phi[c];
-    cont_pressure_bound(cp, m, solid);
+    cont_pressure_bound(cp, m, solid, NULL);
 }
 
 void cont_density_displacement(const cont_pressure *cp, const cont_grid_mass *m, const double *y,

@@ -176,9 +176,14 @@ static double open_share(const double *solid, uint32_t c) { return solid ? 1.0 -
  * to compress for good, step after step). Where the reach floor holds b1 (rhs_blocks), the flow is
  * not known, and no more than b1's own is given up. Only the open share of it: sand splatted into
  * a wall's cells must still leave them (given up, the sand at a closed box's floor fell through). */
-static double givable(const cont_pressure *cp, const cont_grid_mass *m, const double *solid, uint32_t c)
+static double givable(const cont_pressure *cp, const cont_grid_mass *m, const double *solid, const cont_bodies *raised,
+                      uint32_t c)
 {
-    const double standing = fmin(0.0, 1.0 - (solid ? solid[c] : 0.0) - m->phi[c]);
+    double standing = fmin(0.0, 1.0 - (solid ? solid[c] : 0.0) - m->phi[c]);
+    /* (cont_bodies_rhs counted the over-packing next to a free body down to -CONT_BODY_OVERLAP
+     * in b1 already) */
+    if (raised && raised->free_count && raised->touch[c])
+        standing = fmax(standing, -CONT_BODY_OVERLAP);
     const double q = cp->q[c];
     return open_share(solid, c) * (q > reach_floor(cp->g, m, c) ? standing : fmin(0.0, fmax(standing, q)));
 }
@@ -243,7 +248,7 @@ static bool find_sealed(const cont_pressure *cp, double *parent, double *sealed)
     return any;
 }
 
-void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
+void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid, const cont_bodies *raised)
 {
     const uint32_t cells = gr_sparse_grid_cells(cp->g);
     bool packed = false;
@@ -271,7 +276,7 @@ void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const doubl
             const uint32_t c = (uint32_t)order[k];
             empty += fmax(0.0, 1.0 - (solid ? solid[c] : 0.0) - m->phi[c]);
             sum += cp->q[c];
-            give -= givable(cp, m, solid, c);
+            give -= givable(cp, m, solid, raised, c);
             open += open_share(solid, c);
             for (int f = 0; f < 6; f++) {
                 double w;
@@ -291,7 +296,7 @@ void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const doubl
         double now = 0;
         for (uint32_t k = head; k < tail; k++) {
             const uint32_t c = (uint32_t)order[k];
-            cp->q[c] -= (1.0 - s) * givable(cp, m, solid, c);
+            cp->q[c] -= (1.0 - s) * givable(cp, m, solid, raised, c);
             now += cp->q[c];
         }
         if (now >= target)
@@ -330,7 +335,7 @@ void cont_pressure_setup(cont_pressure *cp, const cont_grid_mass *m, const cont_
 {
     cont_pressure_weights(cp, m, solid);
     cont_pressure_rhs(cp, m, u, solid);
-    cont_pressure_bound(cp, m, solid);
+    cont_pressure_bound(cp, m, solid, NULL);
 }
 
 /* W D1 x on cell c's low face normal to `axis` (0 when c is inactive). */

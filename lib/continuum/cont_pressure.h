@@ -60,7 +60,9 @@ void cont_pressure_rhs(cont_pressure *cp, const cont_grid_mass *m, const cont_fa
 /// scaled down until the sum is the target; if that is not enough (sand in the walls' cells),
 /// its open cells share the rest. Without it A1's null vector (1 on the group) makes the
 /// objective fall without bound: a block packed at 1.3x wall to wall in a container.
-void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid);
+/// raised: the bodies whose part cont_bodies_rhs added to b1 (it counts the over-packing next
+/// to a free body down already), or NULL.
+void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid, const cont_bodies *raised);
 
 /// The problem for lib/qp (apply, row, diag, q, bounds) over all cells.
 gr_qp_problem cont_pressure_problem(cont_pressure *cp);

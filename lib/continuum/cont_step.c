@@ -405,7 +405,7 @@ static gr_status step(cont_state *st, double dt, uint32_t *lost, double *clock)
         cont_bodies_rhs(&st->bodies, g, dt, f->gm.phi, f->solid, f->cp.q);
         /* (after the bodies' part: a kinematic body pressing into a sealed group of sand is one
          * more way for b1 to sum below 0) */
-        cont_pressure_bound(&f->cp, &f->gm, f->solid);
+        cont_pressure_bound(&f->cp, &f->gm, f->solid, &st->bodies);
         gr_qp_problem pp = cont_pressure_problem(&f->cp);
         /* (a free body's row sums over all its faces: SGS's sweeps would cost its faces squared) */
         if ((s = solve(st, &pp, &f->cp, st->bodies.free_count == 0, f->p, &st->stats.pressure_iterations, &st->stats.pressure_matvecs)) != GR_OK)
