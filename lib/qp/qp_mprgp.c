@@ -308,6 +308,8 @@ static void k_sgs(void *ctx, uint32_t b, uint32_t e, uint32_t worker)
     const gr_qp_problem *pr = m->prob;
     const double *x = s->j.x;
     double *y = s->y, *z = s->z;
+    /* (colour 0's rows divide by their diagonals with MIC(0) too: no row before them couples
+     * to them, so their pivots are their diagonals) */
     for (uint32_t i = s->j.base + b; i < s->j.base + e; i++) {
         const bool f = is_free(m, x, i);
         switch (s->phase) {
