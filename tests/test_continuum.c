@@ -427,7 +427,7 @@ static void scene_step(scene *s, gr_mem *mem)
     }
     face_copy(&gm.u, &u_star, cells);
     cont_pressure cp = {g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL, -1};
+                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL, CONT_SEALED_UNKNOWN};
     cont_friction cf = {.cp = &cp, .scratch = face_zeros(cells), .q = zeros(5 * cells), .diag = zeros(5 * cells),
                         .lo = zeros(5 * cells), .hi = zeros(5 * cells)};
     free(s->p);
@@ -708,7 +708,7 @@ static void test_friction_rows_and_solvers_agree(void)
             gm.u.f[1][c] -= s.dt * 9.81;
     }
     cont_pressure cp = {g, s.dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL, -1};
+                        zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL, CONT_SEALED_UNKNOWN};
     cont_pressure_setup(&cp, &gm, &gm.u, solid);
     gr_qp_problem pp = cont_pressure_problem(&cp);
     gr_qp_stats st;

@@ -100,7 +100,7 @@ static void diag_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 
 void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
 {
-    cp->sealed = -1;
+    cp->sealed = CONT_SEALED_UNKNOWN;
     setup_job j = {cp, m, solid, NULL};
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, weight_blocks, &j);
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, diag_blocks, &j);
@@ -255,14 +255,14 @@ void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const doubl
     for (uint32_t c = 0; c < cells && !packed; c++)
         packed = cp->q[c] < 0 && cp->lo[c] < cp->hi[c];
     /* (bounded below by 0 on y >= 0; and no group sealed under these weights: known) */
-    if (!packed || cp->sealed == 0)
+    if (!packed || cp->sealed == CONT_SEALED_NONE)
         return;
     double *parent = cp->scratch.f[0], *sealed = cp->scratch.f[1], *order = cp->scratch.f[2];
     if (!find_sealed(cp, parent, sealed)) {
-        cp->sealed = 0;
+        cp->sealed = CONT_SEALED_NONE;
         return;
     }
-    cp->sealed = 1;
+    cp->sealed = CONT_SEALED_SOME;
     /* each sealed group's cells in breadth-first order (a cell taken: parent -1) */
     uint32_t tail = 0;
     for (uint32_t c0 = 0; c0 < cells; c0++) {
