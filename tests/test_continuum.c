@@ -1253,8 +1253,9 @@ static void test_press_into_packed_sand(void)
  * container: the sand and the box form one sealed group (cont_pressure_bound, with the bodies'
  * part of b1 counted once). Nothing is flung, nothing leaves the container, and the motion dies
  * out (measured: the box, lighter than the sand, rises 2.2 cm as the sand relaxes around it and
- * stops at 1.7 mm/s; the sand's kinetic energy falls to a tenth of its most in 2 s; counted twice,
- * 2.2e-4 J/kg against 1.1e-4). */
+ * stops at 1.7 mm/s; the sand's kinetic energy falls to a tenth of its most in 2 s: at most
+ * 1.16e-3 J/kg, 1.08e-4 at 2 s; with the over-packing next to the box given up a second time,
+ * 1.87e-3 and 2.31e-4, which the bounds below catch). */
 static void test_free_body_in_sealed_sand(void)
 {
     const double h = 0.02, a = 0.06, H = 0.08;
@@ -1285,7 +1286,9 @@ static void test_free_body_in_sealed_sand(void)
     CHECK(fabs(r.mass_change) < 1e-12);
     CHECK(r.ymin > 0.25 * h && r.ytop < H && r.xout < 1e-3);
     CHECK(r.ke_max < 9.81 * 0.3 * H && r.ke < 0.2 * r.ke_max); /* bounded, and dying out */
-    CHECK(x.y > 0.015 && x.y < H - 0.015 && v3_len(v) < 0.05);
+    CHECK(r.ke_max < 1.5e-3 && r.ke < 1.6e-4);                /* the bodies' part counted once */
+    CHECK(x.y > 0.05 && x.y < H - 0.015);                       /* it rose, and stays in the box */
+    CHECK(v3_len(v) < 0.01); /* (at rest: 1.7 mm/s, where the sand's mean speed peaked at 5 cm/s) */
     gr_world_destroy(w);
 }
 
