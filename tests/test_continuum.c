@@ -948,6 +948,27 @@ typedef struct density_run {
     bool failed;              ///< a step failed or lost particles
 } density_run;
 
+/* Grains of `radius` on a cubic lattice of spacing s filling |x|, |z| < half, 0 < y < H. */
+static gr_status add_lattice(gr_world *w, gr_material sand, double half, double H, double s, double radius)
+{
+    const int nx = (int)(2 * half / s + 0.5), ny = (int)(H / s + 0.5);
+    gr_grain_def *g = (gr_grain_def *)malloc(sizeof(gr_grain_def) * (size_t)(nx * ny * nx));
+    if (!g)
+        return GR_ERROR_OUT_OF_MEMORY;
+    uint32_t n = 0;
+    for (int j = 0; j < ny; j++)
+        for (int k = 0; k < nx; k++)
+            for (int i = 0; i < nx; i++) {
+                gr_grain_def_init(&g[n]);
+                g[n].radius = radius;
+                g[n].material = sand;
+                g[n++].position = v3(-half + (i + 0.5) * s, (j + 0.5) * s, -half + (k + 0.5) * s);
+            }
+    const gr_status added = gr_add_grains(w, g, n, NULL);
+    free(g);
+    return added;
+}
+
 /* The largest phi + phi_s the step's correction left (its fields are on its grid, now prev). */
 static double corrected_fill(const cont_state *st)
 {
@@ -991,19 +1012,7 @@ static density_run run_density_block(double h, double b, double fraction, double
     bd.open_faces = GR_FACE_POS_Y;
     r.failed = gr_add_material(w, &md, &sand) != GR_OK || gr_add_body(w, &bd, NULL) != GR_OK;
     bd.material = sand;
-    const int nx = (int)(2 * b / s + 0.5), ny = (int)(H / s + 0.5);
-    gr_grain_def *g = (gr_grain_def *)malloc(sizeof(gr_grain_def) * (size_t)(nx * ny * nx));
-    uint32_t n = 0;
-    for (int j = 0; j < ny; j++)
-        for (int k = 0; k < nx; k++)
-            for (int i = 0; i < nx; i++) {
-                gr_grain_def_init(&g[n]);
-                g[n].radius = radius;
-                g[n].material = sand;
-                g[n++].position = v3(-b + (i + 0.5) * s, (j + 0.5) * s, -b + (k + 0.5) * s);
-            }
-    r.failed = r.failed || gr_add_grains(w, g, n, NULL) != GR_OK;
-    free(g);
+    r.failed = r.failed || add_lattice(w, sand, b, H, s, radius) != GR_OK;
     cont_state *st = (cont_state *)w->systems[0].state;
     if (reference) {
         st->par.density_steps = st->par.max_iterations;
@@ -1110,20 +1119,7 @@ static void packed_box(double h, double a, double H, double top, int open, doubl
     bd.position = v3(0, 0.5 * top, 0);
     bd.open_faces = open ? GR_FACE_POS_Y : 0;
     CHECK(gr_add_body(w, &bd, NULL) == GR_OK);
-    const int nx = (int)(2 * a / s + 0.5), ny = (int)(H / s + 0.5);
-    gr_grain_def *g = (gr_grain_def *)malloc(sizeof(gr_grain_def) * (size_t)(nx * ny * nx));
-    uint32_t n = 0;
-    for (int j = 0; j < ny; j++)
-        for (int k = 0; k < nx; k++)
-            for (int i = 0; i < nx; i++) {
-                gr_grain_def_init(&g[n]);
-                g[n].radius = radius;
-                g[n].material = *sand;
-                g[n++].position = v3(-a + (i + 0.5) * s, (j + 0.5) * s, -a + (k + 0.5) * s);
-            }
-    const gr_status added = gr_add_grains(w, g, n, NULL);
-    free(g);
-    CHECK(added == GR_OK);
+    CHECK(add_lattice(w, *sand, a, H, s, radius) == GR_OK);
 }
 
 /* What 60 frames of 1/30 s did to the sand of a packed_box (half width a). */
