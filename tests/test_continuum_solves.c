@@ -120,7 +120,7 @@ static void fields_alloc(scene *s, uint32_t cells)
     s->solid_frac = zeros(cells), s->p = zeros(cells), s->y = zeros(cells);
     s->s = zeros(5 * (size_t)cells), s->s_in = zeros(5 * (size_t)cells);
     s->cp = (cont_pressure){&s->g, s->dt, face_zeros(cells), face_zeros(cells), face_zeros(cells), zeros(cells),
-                            zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL, -1};
+                            zeros(cells), zeros(cells), zeros(cells), NULL, NULL, NULL, CONT_SEALED_UNKNOWN};
     s->cf = (cont_friction){.cp = &s->cp, .scratch = face_zeros(cells), .q = zeros(5 * (size_t)cells),
                             .diag = zeros(5 * (size_t)cells), .lo = zeros(5 * (size_t)cells), .hi = zeros(5 * (size_t)cells)};
 }

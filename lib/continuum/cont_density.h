@@ -28,7 +28,8 @@
 #include "cont_pressure.h"
 
 /// Set cp (its arrays the caller's, as for the pressure) up as the correction's LCP: cp->dt = 1;
-/// W, (1 - phi_s) / rho, the diagonal and the bounds by cont_pressure_weights; q = 1 - phi_s - phi.
+/// W, (1 - phi_s) / rho, the diagonal and the bounds by cont_pressure_weights; q = 1 - phi_s - phi,
+/// raised by cont_pressure_bound where a group of cells with no room could not be solved for.
 /// (The step's pressure problem may lend its arrays: set its dt and call cont_pressure_weights
 /// again afterwards.) solid NULL: none.
 void cont_density_setup(cont_pressure *cp, const cont_grid_mass *m, const double *solid);

@@ -100,7 +100,7 @@ static void diag_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
 
 void cont_pressure_weights(cont_pressure *cp, const cont_grid_mass *m, const double *solid)
 {
-    cp->sealed = -1;
+    cp->sealed = CONT_SEALED_UNKNOWN;
     setup_job j = {cp, m, solid, NULL};
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, weight_blocks, &j);
     cont_for_blocks_cheap(cp->tasks, cp->g->block_count, diag_blocks, &j);
@@ -188,19 +188,6 @@ static double givable(const cont_pressure *cp, const cont_grid_mass *m, const do
     return open_share(solid, c) * (q > reach_floor(cp->g, m, c) ? standing : fmin(0.0, fmax(standing, q)));
 }
 
-/* (cont_pressure.h) A1 couples the unfixed cells across faces with material (W > 0); a group of
- * them so joined that touches no fixed cell (y = 0) has A1 1 = 0 on it, and the objective along
- * y = t 1 changes by t sum b1: below without bound when the group's over-packing (its b1 < 0)
- * exceeds its room (b1 > 0), which no answer can carry beyond the group's cells (its faces
- * beyond carry no material). A block packed wall to wall in a container at 1.3x is such a group.
- * MPRGP then diverged (GR_ERROR_NOT_FINITE) or stopped with a huge y that flung the sand. Such a
- * group gives up the standing over-packing of its open cells (scaled so that sum b1 = the target:
- * CONT_PRESSURE_SLACK of its empty volume, sum max(0, 1 - phi_s - phi), at least
- * CONT_PRESSURE_LEAST a cell; the rest waits for later steps, as the material reaches new cells);
- * if that is not enough (the sand in the walls' cells, which must still come out), its open cells
- * share the rest in proportion to their open share: they hold that much more for now. Groups
- * above the target keep their b1. The groups are found breadth first, the cells' order kept in
- * scratch (a double holds an index exactly). */
 /* Union-find over the cells (parents as doubles in scratch: exact for indices; path halving). */
 static uint32_t root_of(double *parent, uint32_t c)
 {
@@ -248,6 +235,19 @@ static bool find_sealed(const cont_pressure *cp, double *parent, double *sealed)
     return any;
 }
 
+/* (cont_pressure.h) A1 couples the unfixed cells across faces with material (W > 0); a group of
+ * them so joined that touches no fixed cell (y = 0) has A1 1 = 0 on it, and the objective along
+ * y = t 1 changes by t sum b1: below without bound when the group's over-packing (its b1 < 0)
+ * exceeds its room (b1 > 0), which no answer can carry beyond the group's cells (its faces
+ * beyond carry no material). A block packed wall to wall in a container at 1.3x is such a group.
+ * MPRGP then diverged (GR_ERROR_NOT_FINITE) or stopped with a huge y that flung the sand. Such a
+ * group gives up the standing over-packing of its open cells (scaled so that sum b1 = the target:
+ * CONT_PRESSURE_SLACK of its empty volume, sum max(0, 1 - phi_s - phi), at least
+ * CONT_PRESSURE_LEAST a cell; the rest waits for later steps, as the material reaches new cells);
+ * if that is not enough (the sand in the walls' cells, which must still come out), its open cells
+ * share the rest in proportion to their open share: they hold that much more for now. Groups
+ * above the target keep their b1. The groups are found breadth first, the cells' order kept in
+ * scratch (a double holds an index exactly). */
 void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid, const cont_bodies *raised)
 {
     const uint32_t cells = gr_sparse_grid_cells(cp->g);
@@ -255,14 +255,14 @@ void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const doubl
     for (uint32_t c = 0; c < cells && !packed; c++)
         packed = cp->q[c] < 0 && cp->lo[c] < cp->hi[c];
     /* (bounded below by 0 on y >= 0; and no group sealed under these weights: known) */
-    if (!packed || cp->sealed == 0)
+    if (!packed || cp->sealed == CONT_SEALED_NONE)
         return;
     double *parent = cp->scratch.f[0], *sealed = cp->scratch.f[1], *order = cp->scratch.f[2];
     if (!find_sealed(cp, parent, sealed)) {
-        cp->sealed = 0;
+        cp->sealed = CONT_SEALED_NONE;
         return;
     }
-    cp->sealed = 1;
+    cp->sealed = CONT_SEALED_SOME;
     /* each sealed group's cells in breadth-first order (a cell taken: parent -1) */
     uint32_t tail = 0;
     for (uint32_t c0 = 0; c0 < cells; c0++) {
@@ -313,7 +313,8 @@ void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const doubl
                 pos += fmax(cp->q[(uint32_t)order[k]], 0.0);
                 neg -= fmin(cp->q[(uint32_t)order[k]], 0.0);
             }
-            const double t = fmax(0.0, pos - target) / neg; /* (neg > 0: sum b1 < target) */
+            /* (neg is 0 when none is below 0: then the sum is bounded below already) */
+            const double t = neg > 0 ? fmax(0.0, pos - target) / neg : 1.0;
             for (uint32_t k = head; k < tail; k++) {
                 const uint32_t c = (uint32_t)order[k];
                 if (cp->q[c] < 0)

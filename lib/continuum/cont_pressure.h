@@ -15,6 +15,10 @@
 #include "cont_compact.h"
 #include "cont_transfer.h"
 
+/// What cont_pressure_bound knows of the groups of unfixed cells that touch no fixed cell.
+/// Unknown is 0, so that a zeroed cont_pressure never skips the search.
+typedef enum cont_sealed { CONT_SEALED_UNKNOWN = 0, CONT_SEALED_NONE, CONT_SEALED_SOME } cont_sealed;
+
 /// One pressure problem over the grid's cells. The caller owns every array (each over cells).
 typedef struct cont_pressure {
     const gr_sparse_grid *g;
@@ -31,8 +35,8 @@ typedef struct cont_pressure {
     /// matrix-free over every cell
     cont_compact *compact;
     /// Whether a group of unfixed cells touches no fixed cell under the current W and bounds
-    /// (cont_pressure_bound): -1 not yet known (set by cont_pressure_weights), 0 none, 1 some.
-    int sealed;
+    /// (cont_pressure_bound's cache; cont_pressure_weights resets it, as does a zeroed struct).
+    cont_sealed sealed;
 } cont_pressure;
 
 /// Fill W, (1 - phi_s) / rho, b1, the diagonal and the bounds from the grid's masses, velocities
