@@ -203,7 +203,9 @@ static bool unfixed(const cont_pressure *cp, uint32_t c) { return c != GR_INVALI
 /* Whether some group of unfixed cells touches no fixed cell. One pass over the cells' low faces
  * (a face links its two cells when W > 0; a low face at the grid's edge links its cell to y = 0)
  * joins the groups and marks those that touch a fixed cell. Afterwards parent[c] is c's group's
- * root and sealed[root] 1 for a group that touches none. */
+ * root and sealed[root] 1 for a group that touches none. A free body's term in A1 also couples
+ * the cells it touches; it is not counted: a group sealed by its faces but touching a free body
+ * is treated as sealed, and gives up over-packing it might have kept (on the safe side). */
 static bool find_sealed(const cont_pressure *cp, double *parent, double *sealed)
 {
     const gr_sparse_grid *g = cp->g;
@@ -307,7 +309,8 @@ void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const doubl
                 const uint32_t c = (uint32_t)order[k];
                 cp->q[c] += per * open_share(solid, c);
             }
-        } else { /* all solid: its b1 < 0 scaled down until sum b1 = target */
+        } else { /* all solid: its b1 < 0 scaled down until sum b1 = target (a guard: a face with W > 0
+                  * has an open share > 0, so one of its cells does, unless phi_s > 1 somewhere) */
             double pos = 0, neg = 0;
             for (uint32_t k = head; k < tail; k++) {
                 pos += fmax(cp->q[(uint32_t)order[k]], 0.0);
