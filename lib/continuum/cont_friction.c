@@ -37,76 +37,6 @@ static double edge_mean(const gr_sparse_grid *g, const double *f, uint32_t c, in
                    cont_at(g, f, c, d1[0] + d2[0], d1[1] + d2[1], d1[2] + d2[2]));
 }
 
-/* ---- D2 and D2^T by grid blocks ---------------------------------------------------------------
- * cont_stress_div_face's and cont_stress_div_t's values (the same operations in the same order:
- * the same bits) with the neighbours found per block, not by a lookup per coefficient: a cell's
- * neighbour along an axis is in its block but on the block's face, where it is in the
- * neighbouring block (looked up once a block). */
-
-/* the cell one step along axis `a` (o = +-1) from cell l of the block at c, nb the block there */
-static inline uint32_t near_cell(uint32_t c, uint32_t l, int a, int o, uint32_t nb)
-{
-    const uint32_t stride = 1u << (2 * a), la = (l >> (2 * a)) & 3u;
-    if (o > 0 ? la < 3u : la > 0u)
-        return o > 0 ? c + stride : c - stride;
-    return nb == GR_INVALID_INDEX ? GR_INVALID_INDEX : nb * 64u + (o > 0 ? l - 3u * stride : l + 3u * stride);
-}
-
-static inline double at_or_0(const double *f, uint32_t c) { return c == GR_INVALID_INDEX ? 0.0 : f[c]; }
-
-/* The neighbour blocks of block b behind (-e_a) and ahead (+e_a) along each axis a. */
-typedef struct near_blocks {
-    uint32_t back[3], ahead[3];
-} near_blocks;
-
-static inline near_blocks near_blocks_of(const gr_sparse_grid *g, uint32_t b)
-{
-    near_blocks n;
-    for (int a = 0; a < 3; a++) {
-        n.back[a] = gr_sparse_grid_neighbor_block(g, b, -(a == 0), -(a == 1), -(a == 2));
-        n.ahead[a] = gr_sparse_grid_neighbor_block(g, b, a == 0, a == 1, a == 2);
-    }
-    return n;
-}
-
-/* (D2 s) on the three low faces of cell c, local index l in its block: cont_stress_div_face's
- * values, the same operations in the same order */
-static inline void div_faces(const gr_sparse_grid *g, const cont_stress *s, uint32_t c, uint32_t l,
-                             const near_blocks *nb, double out[3])
-{
-    const uint32_t px = near_cell(c, l, 0, 1, nb->ahead[0]), py = near_cell(c, l, 1, 1, nb->ahead[1]),
-                   pz = near_cell(c, l, 2, 1, nb->ahead[2]);
-    for (int a = 0; a < 3; a++) {
-        const double diag = cont_stress_diagonal(s, c, a) - cont_stress_diagonal(s, near_cell(c, l, a, -1, nb->back[a]), a);
-        double off;
-        if (a == 0)
-            off = at_or_0(s->xy, py) - s->xy[c] + at_or_0(s->xz, pz) - s->xz[c];
-        else if (a == 1)
-            off = at_or_0(s->xy, px) - s->xy[c] + at_or_0(s->yz, pz) - s->yz[c];
-        else
-            off = at_or_0(s->xz, px) - s->xz[c] + at_or_0(s->yz, py) - s->yz[c];
-        out[a] = (diag + off) * g->inv_h;
-    }
-}
-
-/* (D2^T F) at cell c, local index l: cont_stress_div_t's five coefficients, each times `scale` */
-static inline void div_t_cell(const gr_sparse_grid *g, const cont_faces *F, uint32_t c, uint32_t l,
-                              const near_blocks *nb, double scale, double out[5])
-{
-    const double inv_h = g->inv_h;
-    const double *ux = F->f[0], *uy = F->f[1], *uz = F->f[2];
-    const double gxx = (ux[c] - at_or_0(ux, near_cell(c, l, 0, 1, nb->ahead[0]))) * inv_h,
-                 gyy = (uy[c] - at_or_0(uy, near_cell(c, l, 1, 1, nb->ahead[1]))) * inv_h,
-                 gzz = (uz[c] - at_or_0(uz, near_cell(c, l, 2, 1, nb->ahead[2]))) * inv_h;
-    const uint32_t mx = near_cell(c, l, 0, -1, nb->back[0]), my = near_cell(c, l, 1, -1, nb->back[1]),
-                   mz = near_cell(c, l, 2, -1, nb->back[2]);
-    out[0] = (gxx - gyy) * CONT_SQRT1_2 * scale;
-    out[1] = (gxx + gyy - 2.0 * gzz) * CONT_SQRT1_6 * scale;
-    out[2] = (at_or_0(ux, my) - ux[c] + at_or_0(uy, mx) - uy[c]) * inv_h * scale;
-    out[3] = (at_or_0(uy, mz) - uy[c] + at_or_0(uz, my) - uz[c]) * inv_h * scale;
-    out[4] = (at_or_0(ux, mz) - ux[c] + at_or_0(uz, mx) - uz[c]) * inv_h * scale;
-}
-
 /* ---- storage of what a step's rounds share ------------------------------------------------- */
 
 static uint32_t friction_arrays(cont_friction *cf, gr_array_ref *a)
@@ -187,10 +117,10 @@ static void b2_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
     const gr_sparse_grid *g = cf->cp->g;
     const size_t cells = gr_sparse_grid_cells(g);
     for (uint32_t b = b0; b < b1; b++) {
-        const near_blocks nb = near_blocks_of(g, b);
+        const cont_near_blocks nb = cont_near_blocks_of(g, b);
         for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++) {
             double q[5];
-            div_t_cell(g, &cf->scratch, c, l, &nb, cf->cp->dt, q);
+            cont_stress_div_t_at(g, &cf->scratch, c, l, &nb, cf->cp->dt, q);
             for (int k = 0; k < 5; k++)
                 cf->q[(size_t)k * cells + c] = q[k];
         }
@@ -471,10 +401,10 @@ static void friction_apply_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t 
     const cont_pressure *cp = j->cp;
     const cont_stress *s = &j->v;
     for (uint32_t b = b0; b < b1; b++) {
-        const near_blocks nb = near_blocks_of(cp->g, b);
+        const cont_near_blocks nb = cont_near_blocks_of(cp->g, b);
         for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++) {
             double d[3];
-            div_faces(cp->g, s, c, l, &nb, d);
+            cont_stress_div_faces_at(cp->g, s, c, l, &nb, d);
             for (int a = 0; a < 3; a++)
                 j->u->f[a][c] += cp->dt * cp->inv_rho.f[a][c] * d[a];
         }
@@ -496,10 +426,10 @@ static void div_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
     const friction_apply_job *j = (const friction_apply_job *)ctx;
     const cont_stress *s = &j->v;
     for (uint32_t b = b0; b < b1; b++) {
-        const near_blocks nb = near_blocks_of(j->cp->g, b);
+        const cont_near_blocks nb = cont_near_blocks_of(j->cp->g, b);
         for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++) {
             double d[3];
-            div_faces(j->cp->g, s, c, l, &nb, d);
+            cont_stress_div_faces_at(j->cp->g, s, c, l, &nb, d);
             for (int a = 0; a < 3; a++)
                 j->u->f[a][c] = d[a];
         }

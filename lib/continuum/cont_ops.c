@@ -31,9 +31,16 @@ static void stress_div_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t work
 {
     (void)worker;
     const stress_div_job *j = (const stress_div_job *)ctx;
-    for (uint32_t c = 64u * b0; c < 64u * b1; c++)
-        for (int a = 0; a < 3; a++)
-            j->out->f[a][c] = cont_stress_div_face(j->g, j->s, c, a);
+    for (uint32_t b = b0; b < b1; b++) {
+        const cont_near_blocks nb = cont_near_blocks_of(j->g, b);
+        for (uint32_t l = 0; l < 64; l++) {
+            const uint32_t c = 64u * b + l;
+            double d[3];
+            cont_stress_div_faces_at(j->g, j->s, c, l, &nb, d);
+            for (int a = 0; a < 3; a++)
+                j->out->f[a][c] = d[a];
+        }
+    }
 }
 
 void cont_stress_div_on(gr_tasks *tasks, const gr_sparse_grid *g, const cont_stress *s, const cont_faces *out)
@@ -57,19 +64,15 @@ static void stress_div_t_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t wo
 {
     (void)worker;
     const stress_div_t_job *j = (const stress_div_t_job *)ctx;
-    const gr_sparse_grid *g = j->g;
     const cont_stress *out = j->out;
-    const double inv_h = g->inv_h;
-    const double *ux = j->u->f[0], *uy = j->u->f[1], *uz = j->u->f[2];
-    for (uint32_t c = 64u * b0; c < 64u * b1; c++) {
-        /* the diagonal's transposes, then through the basis */
-        const double gxx = (ux[c] - cont_at(g, ux, c, 1, 0, 0)) * inv_h, gyy = (uy[c] - cont_at(g, uy, c, 0, 1, 0)) * inv_h,
-                     gzz = (uz[c] - cont_at(g, uz, c, 0, 0, 1)) * inv_h;
-        out->a[c] = (gxx - gyy) * CONT_SQRT1_2;
-        out->b[c] = (gxx + gyy - 2.0 * gzz) * CONT_SQRT1_6;
-        out->xy[c] = (cont_at(g, ux, c, 0, -1, 0) - ux[c] + cont_at(g, uy, c, -1, 0, 0) - uy[c]) * inv_h;
-        out->yz[c] = (cont_at(g, uy, c, 0, 0, -1) - uy[c] + cont_at(g, uz, c, 0, -1, 0) - uz[c]) * inv_h;
-        out->xz[c] = (cont_at(g, ux, c, 0, 0, -1) - ux[c] + cont_at(g, uz, c, -1, 0, 0) - uz[c]) * inv_h;
+    for (uint32_t b = b0; b < b1; b++) {
+        const cont_near_blocks nb = cont_near_blocks_of(j->g, b);
+        for (uint32_t l = 0; l < 64; l++) {
+            const uint32_t c = 64u * b + l;
+            double t[5];
+            cont_stress_div_t_at(j->g, j->u, c, l, &nb, 1.0, t);
+            out->a[c] = t[0], out->b[c] = t[1], out->xy[c] = t[2], out->yz[c] = t[3], out->xz[c] = t[4];
+        }
     }
 }
 

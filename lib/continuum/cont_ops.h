@@ -64,6 +64,76 @@ static inline double cont_stress_div_face(const gr_sparse_grid *g, const cont_st
     return (diag + off) * g->inv_h;
 }
 
+/* ---- D2 and D2^T by grid blocks -------------------------------------------------------------
+ * cont_stress_div_face's values (the same operations in the same order: the same bits) with the
+ * neighbours found per block, not by a lookup per coefficient: a cell's neighbour along an axis
+ * is in its block but on the block's face, where it is in the neighbouring block (looked up once
+ * a block). cont_stress_div(_t) and the friction's passes use these. */
+
+/* the cell one step along axis `a` (o = +-1) from cell l of the block at c, nb the block there */
+static inline uint32_t cont_near_cell(uint32_t c, uint32_t l, int a, int o, uint32_t nb)
+{
+    const uint32_t stride = 1u << (2 * a), la = (l >> (2 * a)) & 3u;
+    if (o > 0 ? la < 3u : la > 0u)
+        return o > 0 ? c + stride : c - stride;
+    return nb == GR_INVALID_INDEX ? GR_INVALID_INDEX : nb * 64u + (o > 0 ? l - 3u * stride : l + 3u * stride);
+}
+
+static inline double cont_at_or_0(const double *f, uint32_t c) { return c == GR_INVALID_INDEX ? 0.0 : f[c]; }
+
+/* The neighbour blocks of block b behind (-e_a) and ahead (+e_a) along each axis a. */
+typedef struct cont_near_blocks {
+    uint32_t back[3], ahead[3];
+} cont_near_blocks;
+
+static inline cont_near_blocks cont_near_blocks_of(const gr_sparse_grid *g, uint32_t b)
+{
+    cont_near_blocks n;
+    for (int a = 0; a < 3; a++) {
+        n.back[a] = gr_sparse_grid_neighbor_block(g, b, -(a == 0), -(a == 1), -(a == 2));
+        n.ahead[a] = gr_sparse_grid_neighbor_block(g, b, a == 0, a == 1, a == 2);
+    }
+    return n;
+}
+
+/* (D2 s) on the three low faces of cell c, local index l in its block: cont_stress_div_face's
+ * values, the same operations in the same order */
+static inline void cont_stress_div_faces_at(const gr_sparse_grid *g, const cont_stress *s, uint32_t c, uint32_t l,
+                             const cont_near_blocks *nb, double out[3])
+{
+    const uint32_t px = cont_near_cell(c, l, 0, 1, nb->ahead[0]), py = cont_near_cell(c, l, 1, 1, nb->ahead[1]),
+                   pz = cont_near_cell(c, l, 2, 1, nb->ahead[2]);
+    for (int a = 0; a < 3; a++) {
+        const double diag = cont_stress_diagonal(s, c, a) - cont_stress_diagonal(s, cont_near_cell(c, l, a, -1, nb->back[a]), a);
+        double off;
+        if (a == 0)
+            off = cont_at_or_0(s->xy, py) - s->xy[c] + cont_at_or_0(s->xz, pz) - s->xz[c];
+        else if (a == 1)
+            off = cont_at_or_0(s->xy, px) - s->xy[c] + cont_at_or_0(s->yz, pz) - s->yz[c];
+        else
+            off = cont_at_or_0(s->xz, px) - s->xz[c] + cont_at_or_0(s->yz, py) - s->yz[c];
+        out[a] = (diag + off) * g->inv_h;
+    }
+}
+
+/* (D2^T F) at cell c, local index l: cont_stress_div_t's five coefficients, each times `scale` */
+static inline void cont_stress_div_t_at(const gr_sparse_grid *g, const cont_faces *F, uint32_t c, uint32_t l,
+                              const cont_near_blocks *nb, double scale, double out[5])
+{
+    const double inv_h = g->inv_h;
+    const double *ux = F->f[0], *uy = F->f[1], *uz = F->f[2];
+    const double gxx = (ux[c] - cont_at_or_0(ux, cont_near_cell(c, l, 0, 1, nb->ahead[0]))) * inv_h,
+                 gyy = (uy[c] - cont_at_or_0(uy, cont_near_cell(c, l, 1, 1, nb->ahead[1]))) * inv_h,
+                 gzz = (uz[c] - cont_at_or_0(uz, cont_near_cell(c, l, 2, 1, nb->ahead[2]))) * inv_h;
+    const uint32_t mx = cont_near_cell(c, l, 0, -1, nb->back[0]), my = cont_near_cell(c, l, 1, -1, nb->back[1]),
+                   mz = cont_near_cell(c, l, 2, -1, nb->back[2]);
+    out[0] = (gxx - gyy) * CONT_SQRT1_2 * scale;
+    out[1] = (gxx + gyy - 2.0 * gzz) * CONT_SQRT1_6 * scale;
+    out[2] = (cont_at_or_0(ux, my) - ux[c] + cont_at_or_0(uy, mx) - uy[c]) * inv_h * scale;
+    out[3] = (cont_at_or_0(uy, mz) - uy[c] + cont_at_or_0(uz, my) - uz[c]) * inv_h * scale;
+    out[4] = (cont_at_or_0(ux, mz) - ux[c] + cont_at_or_0(uz, mx) - uz[c]) * inv_h * scale;
+}
+
 /// fn(ctx, begin, end, worker) over [0, n) in ranges of per_task on `tasks` (NULL, one worker or
 /// n <= per_task: in the calling thread). fn must write only its range's entries.
 static inline void cont_for_ranges(gr_tasks *tasks, uint32_t n, uint32_t per_task, gr_range_fn *fn, void *ctx)
