@@ -106,12 +106,10 @@ static void test_continuum_fill_and_settle(void)
     gr_world_destroy(w);
 }
 
-/* A saved world continues exactly as the original (the particles, their shapes and the last
- * step's pressure and stress that the next one warm-starts from). */
-static void test_continuum_snapshot_continues(void)
+/* A block of 8 x 10 x 8 cm of sand filled into w and stepped 10 frames of 1/60 s (a state with
+ * warm starts to save). */
+static void fill_and_step(gr_world *w)
 {
-    gr_world *w;
-    CHECK_OK(NULL, continuum_world_points(0.02, 4, &w));
     gr_fill_def f;
     gr_fill_def_init(&f);
     f.radius = 0.004;
@@ -122,6 +120,15 @@ static void test_continuum_snapshot_continues(void)
     CHECK_OK(w, gr_fill_box(w, &f, &n, NULL, 0));
     for (int k = 0; k < 10; k++)
         CHECK_OK(w, gr_step(w, 1.0 / 60));
+}
+
+/* A saved world continues exactly as the original (the particles, their shapes and the last
+ * step's pressure and stress that the next one warm-starts from). */
+static void test_continuum_snapshot_continues(void)
+{
+    gr_world *w;
+    CHECK_OK(NULL, continuum_world_points(0.02, 4, &w));
+    fill_and_step(w);
     tu_stream s;
     tu_stream_init(&s);
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
@@ -134,7 +141,7 @@ static void test_continuum_snapshot_continues(void)
         CHECK_OK(b, gr_step(b, 1.0 / 60));
     }
     /* (the landing splits and merges particles on both sides alike) */
-    n = gr_world_get_grain_count(w);
+    const uint32_t n = gr_world_get_grain_count(w);
     CHECK(gr_world_get_grain_count(b) == n);
     gr_counters ca, cb;
     ca.size = cb.size = sizeof ca;
@@ -189,16 +196,7 @@ static void test_continuum_snapshot_density_potential(void)
 {
     gr_world *w;
     CHECK_OK(NULL, continuum_world(0.02, &w));
-    gr_fill_def f;
-    gr_fill_def_init(&f);
-    f.radius = 0.004;
-    f.spacing = 0.0083;
-    f.min = (gr_vec3){-0.04, 0.0, -0.04};
-    f.max = (gr_vec3){0.04, 0.1, 0.04};
-    uint32_t n = 0;
-    CHECK_OK(w, gr_fill_box(w, &f, &n, NULL, 0));
-    for (int k = 0; k < 10; k++)
-        CHECK_OK(w, gr_step(w, 1.0 / 60));
+    fill_and_step(w);
     tu_stream s;
     tu_stream_init(&s);
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));

@@ -474,7 +474,7 @@ void cont_bodies_shares(cont_bodies *cb, const gr_sparse_grid *g, const cont_fac
     const double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
     for (uint32_t j = 0; j < cb->faces; j++) {
         cont_body_face *f = &cb->f[j];
-        const double phi = f->nb != GR_INVALID_INDEX ? 0.5 * (solid[f->cell] + solid[f->nb]) : solid[f->cell];
+        const double phi = face_fraction(solid, f->cell, f->nb);
         const double sand = mass->f[f->axis][f->cell] * inv_rho->f[f->axis][f->cell] * inv_h3;
         /* (phi > 0 on a body's face; sand <= 1 - phi up to rounding) */
         f->fk = phi > 0 ? fmax(0.0, 1.0 - sand) / phi : 1.0;

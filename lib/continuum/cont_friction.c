@@ -419,23 +419,6 @@ void cont_friction_apply(const cont_friction *cf, const double *s, const cont_fa
     cont_for_blocks(cp->tasks, cp->g->block_count, friction_apply_blocks, &j);
 }
 
-/* out = D2 s (cont_stress_div_on's bits) */
-static void div_blocks(void *ctx, uint32_t b0, uint32_t b1, uint32_t worker)
-{
-    (void)worker;
-    const friction_apply_job *j = (const friction_apply_job *)ctx;
-    const cont_stress *s = &j->v;
-    for (uint32_t b = b0; b < b1; b++) {
-        const cont_near_blocks nb = cont_near_blocks_of(j->cp->g, b);
-        for (uint32_t l = 0, c = 64u * b; l < 64u; l++, c++) {
-            double d[3];
-            cont_stress_div_faces_at(j->cp->g, s, c, l, &nb, d);
-            for (int a = 0; a < 3; a++)
-                j->u->f[a][c] = d[a];
-        }
-    }
-}
-
 /* ---- the friction solve by component (sec. 4) ---------------------------------------------- */
 
 /* (the face grids of each component: CONT_BLOCK_AXES in cont_friction.h, shared with the
@@ -793,8 +776,8 @@ gr_status cont_friction_solve_blocks(cont_friction *cf, gr_qp_workspace *ws, con
         set.abs_tol = sum.tolerance / sqrt(5.0);
         set.rel_tol = 0;
     }
-    const friction_apply_job dj = {cf->cp, cont_stress_view(s, cells), &div};
-    cont_for_blocks(cf->cp->tasks, g->block_count, div_blocks, (void *)&dj);
+    const cont_stress view = cont_stress_view(s, cells);
+    cont_stress_div_on(cf->cp->tasks, g, &view, &div);
     /* (a free body's terms span its faces: matrix-free then) */
     const bool compact = cf->compact && !(cf->cp->bodies && cf->cp->bodies->free_count);
     /* (the candidates of the last setup, in cell order: the only coefficients a bound leaves

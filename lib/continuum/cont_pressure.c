@@ -170,6 +170,12 @@ static uint32_t across(const cont_pressure *cp, uint32_t c, int f, double *w)
 /* The open share 1 - phi_s of cell c. */
 static double open_share(const double *solid, uint32_t c) { return solid ? 1.0 - fmin(solid[c], 1.0) : 1.0; }
 
+/* 1 - phi_s - phi of cell c: its room (> 0), or its standing over-packing (< 0). */
+static double room_of(const cont_grid_mass *m, const double *solid, uint32_t c)
+{
+    return 1.0 - (solid ? solid[c] : 0.0) - m->phi[c];
+}
+
 /* The part of b1_c a group without room gives up: its standing over-packing min(0, 1 - phi_s -
  * phi), what remains being the step's flow (-dt D (phi u), which b1 must still answer, expansion
  * as well as compression: clipped at 0, a sealed box's top, expanding under gravity, left the rest
@@ -179,7 +185,7 @@ static double open_share(const double *solid, uint32_t c) { return solid ? 1.0 -
 static double givable(const cont_pressure *cp, const cont_grid_mass *m, const double *solid, const cont_bodies *raised,
                       uint32_t c)
 {
-    double standing = fmin(0.0, 1.0 - (solid ? solid[c] : 0.0) - m->phi[c]);
+    double standing = fmin(0.0, room_of(m, solid, c));
     /* (cont_bodies_rhs counted the over-packing next to a free body down to -CONT_BODY_OVERLAP
      * in b1 already) */
     if (raised && raised->free_count && raised->touch[c])
@@ -248,16 +254,17 @@ static bool find_sealed(const cont_pressure *cp, double *parent, double *sealed)
  * CONT_PRESSURE_LEAST a cell; the rest waits for later steps, as the material reaches new cells);
  * if that is not enough (the sand in the walls' cells, which must still come out), its open cells
  * share the rest in proportion to their open share: they hold that much more for now. Groups
- * above the target keep their b1. The groups are found breadth first, the cells' order kept in
- * scratch (a double holds an index exactly). */
+ * above the target keep their b1. The sealed groups are found by union-find (find_sealed), then
+ * each one's cells listed breadth first, in scratch (a double holds an index exactly). */
 void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const double *solid, const cont_bodies *raised)
 {
+    if (cp->sealed == CONT_SEALED_NONE) /* (no group sealed under these weights: known) */
+        return;
     const uint32_t cells = gr_sparse_grid_cells(cp->g);
     bool packed = false;
     for (uint32_t c = 0; c < cells && !packed; c++)
         packed = cp->q[c] < 0 && cp->lo[c] < cp->hi[c];
-    /* (bounded below by 0 on y >= 0; and no group sealed under these weights: known) */
-    if (!packed || cp->sealed == CONT_SEALED_NONE)
+    if (!packed) /* (bounded below by 0 on y >= 0) */
         return;
     double *parent = cp->scratch.f[0], *sealed = cp->scratch.f[1], *order = cp->scratch.f[2];
     if (!find_sealed(cp, parent, sealed)) {
@@ -276,7 +283,7 @@ void cont_pressure_bound(cont_pressure *cp, const cont_grid_mass *m, const doubl
         double empty = 0, sum = 0, give = 0, open = 0;
         for (uint32_t k = head; k < tail; k++) {
             const uint32_t c = (uint32_t)order[k];
-            empty += fmax(0.0, 1.0 - (solid ? solid[c] : 0.0) - m->phi[c]);
+            empty += fmax(0.0, room_of(m, solid, c));
             sum += cp->q[c];
             give -= givable(cp, m, solid, raised, c);
             open += open_share(solid, c);
