@@ -198,6 +198,7 @@ int main(int argc, char **argv)
     gr_material_def_init(&md);
     md.density = 2500;
     md.friction = 0.6;
+    md.continuum_friction = 0.6; /* the paper's scenes give alpha itself */
     gr_material sand;
     gr_add_material(w, &md, &sand);
     if (!strcmp(scene, "hourglass"))

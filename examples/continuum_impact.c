@@ -76,6 +76,7 @@ int main(int argc, char **argv)
     gr_material_def md;
     gr_material_def_init(&md);
     md.friction = 0.365;
+    md.continuum_friction = 0.365;
     gr_material sand;
     ex_ok(w, gr_add_material(w, &md, &sand), "gr_add_material");
     gr_fill_def f;

@@ -53,6 +53,7 @@ int main(int argc, char **argv)
         gr_material_def md;
         gr_material_def_init(&md);
         md.friction = mu[k];
+        md.continuum_friction = mu[k]; /* alpha = mu: the model's coefficient itself */
         ex_ok(w, gr_add_material(w, &md, &mat[k]), "gr_add_material");
     }
     gr_body_def fd;

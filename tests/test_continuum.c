@@ -1003,6 +1003,7 @@ static density_run run_density_block(double h, double b, double fraction, double
     gr_material_def_init(&md);
     md.density = 2500;
     md.friction = 0.6;
+    md.continuum_friction = md.friction; /* alpha = mu: the model's own coefficient */
     gr_material sand;
     gr_body_def bd;
     gr_body_def_init(&bd);
@@ -1110,6 +1111,7 @@ static void packed_box(double h, double a, double H, double top, int open, doubl
     gr_material_def_init(&md);
     md.density = 2500;
     md.friction = 0.6;
+    md.continuum_friction = md.friction; /* alpha = mu: the model's own coefficient */
     CHECK(gr_add_material(w, &md, sand) == GR_OK);
     gr_body_def bd;
     gr_body_def_init(&bd);

@@ -71,6 +71,7 @@ static slab_run slab(double mu, uint32_t block_steps)
     gr_material_def md;
     gr_material_def_init(&md);
     md.friction = md.kinetic_friction = mu;
+    md.continuum_friction = mu; /* alpha = mu: the model's angle is what this measures */
     md.static_friction = 1.2 * mu;
     gr_material mat;
     gr_body_def floor;

@@ -63,6 +63,7 @@ static void test_continuum_fill_and_settle(void)
     gr_material_def md;
     gr_material_def_init(&md);
     md.friction = 0.36514837167011072;
+    md.continuum_friction = md.friction;
     gr_material sand;
     CHECK_OK(w, gr_add_material(w, &md, &sand));
     gr_fill_def f;
@@ -584,6 +585,7 @@ static gr_world *sand_bed_mu(gr_vec3 gravity, double L, double H, const gr_host_
     gr_material_def md;
     gr_material_def_init(&md);
     md.friction = mu;
+    md.continuum_friction = mu; /* alpha = mu, as these coupling tests were built */
     gr_material sand;
     MUST(w, gr_add_material(w, &md, &sand));
     gr_fill_def f;

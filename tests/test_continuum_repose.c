@@ -83,6 +83,7 @@ static void incline_run(double mu, double beta_deg, incline_motion *out)
     gr_material_def md;
     gr_material_def_init(&md);
     md.friction = md.kinetic_friction = mu;
+    md.continuum_friction = mu; /* alpha = mu: the model's response to its coefficient */
     md.static_friction = 1.2 * mu;
     gr_material mat;
     CHECK(gr_add_material(w, &md, &mat) == GR_OK);

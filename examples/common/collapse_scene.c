@@ -30,6 +30,7 @@ static gr_status add_material(gr_world *w, const collapse_def *d, gr_material *o
         md.friction = d->mu;
         md.kinetic_friction = d->mu;
         md.static_friction = 1.2 * d->mu; /* the library's default ratio 0.6 / 0.5 */
+        md.continuum_friction = d->mu;    /* alpha = mu: the continuum model's own coefficient */
     }
     return gr_add_material(w, &md, out);
 }

@@ -83,6 +83,7 @@ static gr_status fid_material(gr_world *w, const fid_params *p, double mu, doubl
         md.density = p->density;
     md.restitution = p->restitution;
     md.friction = mu;
+    md.rolling_friction = p->mu_r;
     md.kinetic_friction = mu;
     md.static_friction = mu_s > 0 ? mu_s : mu * ratio;
     return gr_add_material(w, &md, out);

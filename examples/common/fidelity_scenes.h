@@ -22,6 +22,7 @@ typedef struct fid_params {
     /// (0.6 / 0.5), i.e. the library's own 0.6 at mu = 0.5.
     double mu_s;
     double restitution;    ///< default 0.5
+    double mu_r;           ///< the material's rolling_friction, default 0
     double frame;          ///< frame length [s] given to gr_step, default 1/60
     int verbose;           ///< > 0: per-frame lines on stderr every `verbose` frames
     /// > 0: the grains' material is this gr_material_preset (mu, mu_s and restitution unused)

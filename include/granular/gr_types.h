@@ -51,7 +51,9 @@ typedef enum gr_tangential_law {
 
 /// DEM rolling resistance.
 typedef enum gr_rolling_law {
-    GR_ROLLING_DEFAULT = 0, ///< GR_ROLLING_NONE
+    /// GR_ROLLING_EPSD: the materials' rolling_friction acts (with mu_r = 0 no torque, as NONE).
+    /// (Until issue 37 it meant NONE and gr_dem_def_init set NONE: docs/materials.md.)
+    GR_ROLLING_DEFAULT = 0,
     GR_ROLLING_NONE = 1,
     GR_ROLLING_CDT = 2,     ///< constant directional torque mu_r R* k_n x (rolls to a stop, chatters)
     GR_ROLLING_EPSD = 3,    ///< elastic-plastic spring-dashpot (holds a static state)
@@ -172,7 +174,7 @@ typedef struct gr_dem_def {
     uint32_t size;                    ///< sizeof(gr_dem_def), set by gr_dem_def_init
     gr_normal_law normal_law;         ///< default GR_NORMAL_HERTZ
     gr_tangential_law tangential_law; ///< default GR_TANGENTIAL_HISTORY
-    gr_rolling_law rolling_law;       ///< default GR_ROLLING_NONE
+    gr_rolling_law rolling_law;       ///< default GR_ROLLING_DEFAULT (EPSD); NONE skips the rolling torque's cost
     gr_integrator integrator;         ///< default GR_INTEGRATOR_VELOCITY_VERLET
     /// 1: the normal force never pulls (f_n clamped at 0 at the end of a damped contact).
     /// 0 (default, as LIGGGHTS): the small attractive tail of a damped contact is kept.
@@ -367,6 +369,11 @@ typedef struct gr_world_def {
     const void *solver_def;
 } gr_world_def;
 
+/// A solver-specific coefficient of gr_material_def left to the library (the default): derived
+/// from the material's shared fields (friction, rolling_friction) by the solver's calibrated
+/// mapping, so that one material heaps and flows alike on every solver (docs/materials.md).
+#define GR_MATERIAL_DERIVED (-1.0)
+
 /// Material properties (SI). Pair rules: E* and G* by Hertz-Mindlin; restitution, friction
 /// and rolling friction by the geometric mean sqrt(a b) unless set with gr_set_material_pair.
 typedef struct gr_material_def {
@@ -376,10 +383,24 @@ typedef struct gr_material_def {
     double youngs_modulus;   ///< E [Pa], default 5e6 (softened sand, see docs/dem.md)
     double poisson_ratio;    ///< nu in [0, 0.5), default 0.3
     double restitution;      ///< e in (0, 1], default 0.5
-    double friction;         ///< sliding friction mu >= 0, default 0.5
-    double rolling_friction; ///< mu_r >= 0 (dimensionless), default 0
-    double static_friction;  ///< position-based solver: static mu_s, default 0.6
-    double kinetic_friction; ///< position-based solver: kinetic mu_k, default 0.5
+    /// Sliding friction mu >= 0 of two grains, default 0.5. With rolling_friction it is the
+    /// material's friction on every solver: the DEM's Coulomb cone; PBD's static and kinetic
+    /// friction and the continuum's Drucker-Prager coefficient are derived from the two so that
+    /// the bulk (heap angle) matches the DEM's (docs/materials.md).
+    double friction;
+    /// Rolling resistance mu_r >= 0 (dimensionless), default 0 (round spheres that roll freely);
+    /// stands in for the grains' angularity. Acts in the DEM through its default rolling law.
+    double rolling_friction;
+    /// Position-based solver: static mu_s >= 0, or GR_MATERIAL_DERIVED (default): derived from
+    /// friction and rolling_friction (or from kinetic_friction x 1.2 when only that is given).
+    double static_friction;
+    /// Position-based solver: kinetic mu_k >= 0, or GR_MATERIAL_DERIVED (default): derived (or
+    /// static_friction / 1.2 when only that is given).
+    double kinetic_friction;
+    /// Continuum solver: the Drucker-Prager coefficient alpha >= 0 of eq. 15's bound |s| <=
+    /// alpha p, or GR_MATERIAL_DERIVED (default): derived from friction and rolling_friction.
+    /// (Added in issue 37; before it the continuum took alpha = friction.)
+    double continuum_friction;
 } gr_material_def;
 
 /// Material presets (gr_material_def_set_preset): measured starting points for common dry

@@ -19,8 +19,8 @@
     X(gr_material_def, size) X(gr_material_def, reserved0) X(gr_material_def, density)                         \
     X(gr_material_def, youngs_modulus) X(gr_material_def, poisson_ratio) X(gr_material_def, restitution)       \
     X(gr_material_def, friction) X(gr_material_def, rolling_friction) X(gr_material_def, static_friction)      \
-    X(gr_material_def, kinetic_friction)
-#define MATERIAL_LAST kinetic_friction
+    X(gr_material_def, kinetic_friction) X(gr_material_def, continuum_friction)
+#define MATERIAL_LAST continuum_friction
 
 #define PAIR_FIELDS(X)                                                                                         \
     X(gr_material_pair_def, size) X(gr_material_pair_def, reserved0) X(gr_material_pair_def, restitution)      \

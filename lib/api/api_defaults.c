@@ -23,8 +23,9 @@ static void material_defaults(gr_material_def *d)
     d->restitution = 0.5;
     d->friction = 0.5;
     d->rolling_friction = 0.0;
-    d->static_friction = 0.6;
-    d->kinetic_friction = 0.5;
+    d->static_friction = GR_MATERIAL_DERIVED;
+    d->kinetic_friction = GR_MATERIAL_DERIVED;
+    d->continuum_friction = GR_MATERIAL_DERIVED;
 }
 
 static void pair_defaults(gr_material_pair_def *d)

@@ -2,20 +2,18 @@
 /* Material presets: measured coefficients for common dry materials (docs/materials.md). */
 #include "api_defaults.h"
 
-/* One preset's values over the defaults. DEM's spheres roll, so rolling friction (acting with
- * an EPSD or CDT rolling law) stands in for the grains' angularity; PBD's spheres do not
- * rotate, so their sliding friction alone holds the slope and is smaller than DEM's for the
- * same angle (bench/run fidelity --scene heap --preset NAME measures it). */
+/* One preset's values over the defaults: the grains' density, restitution, sliding friction
+ * and rolling resistance (their angularity). Every solver derives its own coefficients from
+ * these (core/material_map.c), so the solver-specific fields stay GR_MATERIAL_DERIVED. */
 typedef struct material_preset {
     double density, restitution;
-    double friction, rolling_friction;      /* DEM */
-    double static_friction, kinetic_friction; /* PBD */
+    double friction, rolling_friction;
 } material_preset;
 
 static const material_preset presets[] = {
-    [GR_MATERIAL_PRESET_DRY_SAND] = {2650, 0.5, 0.5, 0.25, 0.24, 0.20},
-    [GR_MATERIAL_PRESET_GRAVEL] = {2700, 0.4, 0.7, 1.0, 0.36, 0.30},
-    [GR_MATERIAL_PRESET_GLASS_BEADS] = {2500, 0.9, 0.3, 0.15, 0.085, 0.07},
+    [GR_MATERIAL_PRESET_DRY_SAND] = {2650, 0.5, 0.5, 0.25},
+    [GR_MATERIAL_PRESET_GRAVEL] = {2700, 0.4, 0.7, 1.0},
+    [GR_MATERIAL_PRESET_GLASS_BEADS] = {2500, 0.9, 0.3, 0.15},
 };
 
 GR_API gr_status gr_material_def_set_preset(gr_material_def *def, gr_material_preset preset)
@@ -32,8 +30,6 @@ GR_API gr_status gr_material_def_set_preset(gr_material_def *def, gr_material_pr
         full.restitution = m->restitution;
         full.friction = m->friction;
         full.rolling_friction = m->rolling_friction;
-        full.static_friction = m->static_friction;
-        full.kinetic_friction = m->kinetic_friction;
     }
     /* the size check and the copy of only the fields the caller's struct has */
     gr_status st = gr_def_set_defaults(GR_DEF_MATERIAL, def);

@@ -17,7 +17,7 @@
 #include "api_world.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 10u
+#define SNAPSHOT_VERSION 11u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -97,16 +97,19 @@ static void put_solver_defs(gr_stream_writer *s, const gr_world *w)
 
 static void put_material(gr_stream_writer *s, const gr_material_def *m)
 {
-    const double v[] = {m->density, m->youngs_modulus, m->poisson_ratio, m->restitution, m->friction,
-                        m->rolling_friction, m->static_friction, m->kinetic_friction};
+    const double v[] = {m->density,          m->youngs_modulus,   m->poisson_ratio,    m->restitution,
+                        m->friction,         m->rolling_friction, m->static_friction,  m->kinetic_friction,
+                        m->continuum_friction};
     gr_writer_f64s(s, v, GR_COUNTOF(v));
 }
 
 static void get_material(gr_stream_reader *r, gr_material_def *m)
 {
     gr_def_defaults_full(GR_DEF_MATERIAL, m);
-    double v[8];
-    gr_reader_f64s(r, v, 8);
+    /* format 11 added continuum_friction; before it the continuum took alpha = friction */
+    const uint32_t count = r->format >= 11 ? 9u : 8u;
+    double v[9];
+    gr_reader_f64s(r, v, count);
     m->density = v[0];
     m->youngs_modulus = v[1];
     m->poisson_ratio = v[2];
@@ -115,6 +118,7 @@ static void get_material(gr_stream_reader *r, gr_material_def *m)
     m->rolling_friction = v[5];
     m->static_friction = v[6];
     m->kinetic_friction = v[7];
+    m->continuum_friction = count == 9 ? v[8] : v[4];
 }
 
 static void write_payload(const gr_world *w, gr_stream_writer *s)

@@ -36,8 +36,13 @@ gr_status gr_validate_material_def(const gr_world *w, const gr_material_def *d, 
     GR_CHECK(gr_check_range(w, d->restitution, 1e-6, 1.0, f, "material.restitution"));
     GR_CHECK(gr_check_range(w, d->friction, 0.0, 1e3, f, "material.friction"));
     GR_CHECK(gr_check_range(w, d->rolling_friction, 0.0, 1e3, f, "material.rolling_friction"));
-    GR_CHECK(gr_check_range(w, d->static_friction, 0.0, 1e3, f, "material.static_friction"));
-    GR_CHECK(gr_check_range(w, d->kinetic_friction, 0.0, 1e3, f, "material.kinetic_friction"));
+    /* GR_MATERIAL_DERIVED (exactly -1) or a coefficient */
+    if (d->static_friction != GR_MATERIAL_DERIVED)
+        GR_CHECK(gr_check_range(w, d->static_friction, 0.0, 1e3, f, "material.static_friction"));
+    if (d->kinetic_friction != GR_MATERIAL_DERIVED)
+        GR_CHECK(gr_check_range(w, d->kinetic_friction, 0.0, 1e3, f, "material.kinetic_friction"));
+    if (d->continuum_friction != GR_MATERIAL_DERIVED)
+        GR_CHECK(gr_check_range(w, d->continuum_friction, 0.0, 1e3, f, "material.continuum_friction"));
     return GR_OK;
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "cont_store.h"
 
+#include "../core/material_map.h"
+
 #include <math.h>
 
 #define CONT_PARTICLE_ARRAYS 12
@@ -74,9 +76,11 @@ void cont_particle_material(cont_state *st, uint32_t i)
     const double r = st->radius[i], volume = 4.0 / 3.0 * GR_PI * r * r * r;
     st->m[i] = m->density * volume;
     st->vmin[i] = volume / st->par.packing;
-    /* eq. 15's bound s_max = alpha p on each stress coefficient from the grains' sliding friction:
-     * alpha = mu, Coulomb's law on the grid's planes (shear <= mu times the pressure). The seed's
-     * sqrt(2/3) sin(atan mu) (sec. 2.1, for the round cone of eq. 4) left a sand slab of mu 0.6
-     * sliding on a 17 degree incline and capped alpha at 0.82 (docs/continuum.md, the friction) */
-    st->alpha[i] = m->friction;
+    /* eq. 15's bound s_max = alpha p on each stress coefficient: the material's own
+     * continuum_friction, or the alpha whose heap stands at the DEM's angle for the grains'
+     * friction and rolling resistance (core/material_map.c). The seed's sqrt(2/3) sin(theta)
+     * (sec. 2.1, for the round cone of eq. 4) leaves sand far flatter (docs/continuum.md) */
+    st->alpha[i] = m->continuum_friction != GR_MATERIAL_DERIVED
+                       ? m->continuum_friction
+                       : gr_material_continuum_friction(gr_material_repose_angle(m->friction, m->rolling_friction));
 }

@@ -3,6 +3,14 @@
 
 #include <math.h>
 
+#include "material_map.h"
+
+/* Neither of the material's PBD coefficients is given. */
+static bool pbd_derived(const gr_material_def *m)
+{
+    return m->static_friction == GR_MATERIAL_DERIVED && m->kinetic_friction == GR_MATERIAL_DERIVED;
+}
+
 void gr_materials_init(gr_materials *m) { memset(m, 0, sizeof *m); }
 
 void gr_materials_free(gr_materials *m, gr_mem *mem)
@@ -60,8 +68,6 @@ void gr_materials_pair(const gr_materials *m, uint32_t a, uint32_t b, gr_pair_co
     out->restitution = sqrt(ma->restitution * mb->restitution);
     out->friction = sqrt(ma->friction * mb->friction);
     out->rolling_friction = sqrt(ma->rolling_friction * mb->rolling_friction);
-    out->static_friction = sqrt(ma->static_friction * mb->static_friction);
-    out->kinetic_friction = sqrt(ma->kinetic_friction * mb->kinetic_friction);
     uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
     for (uint32_t i = 0; i < m->override_count; i++)
         if (m->overrides[i].a == lo && m->overrides[i].b == hi) {
@@ -69,4 +75,17 @@ void gr_materials_pair(const gr_materials *m, uint32_t a, uint32_t b, gr_pair_co
             out->friction = m->overrides[i].def.friction;
             out->rolling_friction = m->overrides[i].def.rolling_friction;
         }
+    /* PBD's pair: derived from the pair's own friction and rolling friction (mixed or
+     * overridden, as the DEM's) when both materials leave it to the library, so the pair heaps
+     * as the DEM's pair does; else each material's coefficients (given or derived), mixed */
+    if (pbd_derived(ma) && pbd_derived(mb)) {
+        gr_material_pbd_friction(gr_material_repose_angle(out->friction, out->rolling_friction),
+                                 &out->static_friction, &out->kinetic_friction);
+    } else {
+        double sa, ka, sb, kb;
+        gr_material_pbd_resolve(ma, &sa, &ka);
+        gr_material_pbd_resolve(mb, &sb, &kb);
+        out->static_friction = sqrt(sa * sb);
+        out->kinetic_friction = sqrt(ka * kb);
+    }
 }

@@ -13,7 +13,7 @@ void dem_def_defaults(void *def)
     gr_dem_def *d = (gr_dem_def *)def;
     d->normal_law = GR_NORMAL_HERTZ;
     d->tangential_law = GR_TANGENTIAL_HISTORY;
-    d->rolling_law = GR_ROLLING_NONE;
+    d->rolling_law = GR_ROLLING_DEFAULT; /* EPSD: the material's rolling_friction acts */
     d->integrator = GR_INTEGRATOR_VELOCITY_VERLET;
     d->clamp_normal_force = 0;
     d->linear_stiffness = 0.0;

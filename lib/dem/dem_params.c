@@ -14,7 +14,9 @@ void dem_law_init(dem_law *law, const gr_dem_def *d)
      * selection pass, a DEFAULT rolling law EPSD's branch without its arrays) */
     law->normal = d->normal_law == GR_NORMAL_DEFAULT ? GR_NORMAL_HERTZ : d->normal_law;
     law->tangential = d->tangential_law == GR_TANGENTIAL_DEFAULT ? GR_TANGENTIAL_HISTORY : d->tangential_law;
-    law->rolling = d->rolling_law == GR_ROLLING_DEFAULT ? GR_ROLLING_NONE : d->rolling_law;
+    /* DEFAULT is EPSD so that a material's rolling_friction acts on a default world (it holds
+     * a static slope; with mu_r = 0 its torque is 0 and the forces are NONE's) */
+    law->rolling = d->rolling_law == GR_ROLLING_DEFAULT ? GR_ROLLING_EPSD : d->rolling_law;
     law->clamp = d->clamp_normal_force != 0;
     law->lin_kr = d->linear_stiffness;
     law->lin_kd = d->linear_damping;
