@@ -201,7 +201,7 @@ static void test_continuum_snapshot_density_potential(void)
     tu_stream s;
     tu_stream_init(&s);
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
-    CHECK(tu_get32(s.data + 8) == 10u);
+    CHECK(tu_get32(s.data + 8) == 11u);
     const size_t at = warm_start_at(&s, 0.02, 7);
     CHECK(at > 0);
     const uint32_t kept = tu_get32(s.data + at);
@@ -230,12 +230,16 @@ static void test_continuum_snapshot_density_potential(void)
         gr_world_destroy(x);
         tu_stream_free(&c);
     }
-    /* format 9: the same cells without y */
-    tu_stream old;
+    /* format 9: the same cells without y (and the materials without format 11's number) */
+    tu_stream s10, old;
+    CHECK(tu_snap_drop_continuum_friction(&s, GR_SOLVER_CONTINUUM, &s10));
+    const size_t at10 = warm_start_at(&s10, 0.02, 7);
+    CHECK(at10 > 0 && tu_get32(s10.data + at10) == kept);
     tu_stream_init(&old);
-    tu_stream_write(&old, s.data, at + 36);
+    tu_stream_write(&old, s10.data, at10 + 36);
     for (uint32_t k = 0; k < kept; k++)
-        tu_stream_write(&old, s.data + at + 36 + 68 * (size_t)k, 60);
+        tu_stream_write(&old, s10.data + at10 + 36 + 68 * (size_t)k, 60);
+    tu_stream_free(&s10);
     tu_put32(old.data + 8, 9u);
     tu_put32(old.data + 16, (uint32_t)(old.size - 32));
     tu_put32(old.data + 20, 0);

@@ -129,6 +129,24 @@ static void add_system_count(const tu_stream *old, tu_stream *out)
     tu_stream_write(out, old->data + m.systems, old->size - m.systems);
 }
 
+/* An older snapshot's bytes with format 11's continuum_friction after each material's eight
+ * numbers: the material's friction, what the continuum took before format 11. */
+static void add_continuum_friction(const tu_stream *old, tu_stream *out)
+{
+    tu_snap_map m;
+    CHECK(tu_get32(old->data + 8) < 11u);
+    (void)tu_snap_walk(old->data, old->size, GR_SOLVER_DEM, &m); /* (the materials come before the solver) */
+    CHECK(m.materials > 0);
+    tu_stream_init(out);
+    size_t at = m.materials + 4;
+    tu_stream_write(out, old->data, at);
+    for (uint32_t i = 0; i < m.mats; i++, at += 64) {
+        tu_stream_write(out, old->data + at, 64);
+        tu_stream_write(out, old->data + at + 4 * 8, 8); /* friction */
+    }
+    tu_stream_write(out, old->data + at, old->size - at);
+}
+
 /* Saving the loaded world gives the expected bytes (the world tag aside: it is the loading
  * world's business), and the world steps on. */
 static void check_resave(gr_world *w, const tu_stream *expected)
@@ -138,7 +156,7 @@ static void check_resave(gr_world *w, const tu_stream *expected)
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &again));
     CHECK(again.size == expected->size);
     if (again.size == expected->size) {
-        CHECK(tu_get32(again.data + 8) == 10u);
+        CHECK(tu_get32(again.data + 8) == 11u);
         CHECK(memcmp(again.data + 36, expected->data + 36, again.size - 36) == 0);
     }
     tu_stream_free(&again);
@@ -159,13 +177,18 @@ static void test_dem_older_formats_read(void)
         printf("  format %u: %s %s\n", format, gr_status_string(st), gr_world_last_error(w));
         CHECK(st == GR_OK);
         CHECK(gr_world_get_grain_count(w) == 12);
-        tu_stream pbd_done, format8, expected;
+        tu_stream pbd_done, format8, format9, expected;
         upgrade_pbd_settings(&s, format, &pbd_done);
         upgrade_to_format8(&pbd_done, &format8);
-        add_system_count(&format8, &expected);
+        add_system_count(&format8, &format9);
+        add_continuum_friction(&format9, &expected);
+        /* before format 11 the default rolling law was none: the loaded world says so */
+        if (tu_get32(expected.data + DEM_COUNT_AT - 12) == GR_ROLLING_DEFAULT)
+            tu_put32(expected.data + DEM_COUNT_AT - 12, GR_ROLLING_NONE);
         check_resave(w, &expected);
         tu_stream_free(&pbd_done);
         tu_stream_free(&format8);
+        tu_stream_free(&format9);
         tu_stream_free(&expected);
         gr_world_destroy(w);
         tu_stream_free(&s);
@@ -186,10 +209,12 @@ static void test_pbd_format5_read(void)
     CHECK(gr_world_get_render_point_count(w) > 12);
     /* format 6 adds a stir byte per particle (0), a thaw flag (1) and no force records, format 7
      * the warm start */
-    tu_stream now8, now;
-    tu_stream_init(&now8);
-    CHECK_OK(w, gr_world_save(w, tu_stream_write, &now8));
-    CHECK(tu_get32(now8.data + 8) == 10u);
+    tu_stream now11, now8, now;
+    tu_stream_init(&now11);
+    CHECK_OK(w, gr_world_save(w, tu_stream_write, &now11));
+    CHECK(tu_get32(now11.data + 8) == 11u);
+    CHECK(tu_snap_drop_continuum_friction(&now11, GR_SOLVER_PBD, &now8) == 2); /* (format 11 added a number to each material) */
+    tu_stream_free(&now11);
     dem_settings_as_format7(&now8, &now); /* (format 8 changed only the DEM settings here) */
     tu_stream_free(&now8);
     tu_snap_map m;
@@ -230,12 +255,17 @@ static void test_pbd_format5_read(void)
      * velocity is the body's): those 6 numbers of each record are written as 0 */
     for (uint32_t b = 0; b < m.nb && expected.size == s.size; b++)
         memset(s.data + m.p_bodies - m.n - 4 - 4 + 128 * (size_t)b + 80, 0, 48); /* (less stir, system count) */
+    /* the DEM settings of a PBD world are its own (the snapshot's are checked, not kept): their
+     * rolling law, NONE when the fixture was written, is now the default one */
+    CHECK(tu_get32(s.data + DEM_COUNT_AT - 12) == GR_ROLLING_NONE);
+    tu_put32(s.data + DEM_COUNT_AT - 12, GR_ROLLING_DEFAULT);
     if (expected.size == s.size) {
         size_t at = 36;
         while (at < s.size && expected.data[at] == s.data[at])
             at++;
         if (at < s.size)
-            printf("  first differing byte at %zu of %zu (bodies at %zu, %u of them)\n", at, s.size, m.p_bodies, m.nb);
+            printf("  first differing byte at %zu of %zu (bodies at %zu, %u of them): %u, expected %u\n", at, s.size,
+                   m.p_bodies, m.nb, s.data[at], expected.data[at]);
         CHECK(at == s.size);
     }
     for (int i = 0; i < 6; i++)

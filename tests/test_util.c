@@ -318,6 +318,10 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
     walk w = {data, size, 32, 0};
     /* world: tag, gravity, substep, seed, time, last substep, 4 counters, bounds, default material */
     skip(&w, 4 + 24 + 8 + 8 + 8 + 8 + 32 + 48 + 4);
+    /* the rolling law (the third word): EPSD writes rolling histories (from format 11 also the
+     * default law, EPSD) */
+    const uint32_t law = w.at + 12 <= size ? tu_get32(data + w.at + 8) : 0;
+    const int roll = law == GR_ROLLING_EPSD || (law == GR_ROLLING_DEFAULT && tu_get32(data + 8) >= 11);
     skip(&w, 5 * 4); /* DEM settings: 5 words, a count, 16 numbers (format 8: 21 and a word) */
     const uint32_t dem_numbers = u32(&w);
     if (dem_numbers != 16 && dem_numbers != 21)
@@ -329,8 +333,13 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
         return 0;
     m->pbd_max_substep = w.at + 5 * 8;
     skip(&w, 13 * 8);
+    if (solver == GR_SOLVER_CONTINUUM) /* its own settings, not among the format's: 7 words, 6 numbers */
+        skip(&w, 7 * 4 + 6 * 8);
+    m->materials = w.at;
     const uint32_t mats = u32(&w);
-    skip(&w, (uint64_t)mats * 64);
+    m->mats = mats;
+    /* format 11 added continuum_friction: 9 numbers a material */
+    skip(&w, (uint64_t)mats * (tu_get32(data + 8) >= 11 ? 72 : 64));
     const uint32_t overrides = u32(&w);
     skip(&w, (uint64_t)overrides * 32 + 4);
     const uint32_t templates = u32(&w), spheres = u32(&w);
@@ -357,6 +366,8 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
         return 0;
     m->solver = w.at;
     skip(&w, 4);
+    if (solver == GR_SOLVER_CONTINUUM) /* (the walk stops at the continuum's section) */
+        return !w.bad;
     if (solver == GR_SOLVER_DEM) {
         const uint32_t n = u32(&w), nb = u32(&w);
         skip(&w, 4);
@@ -387,13 +398,13 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
             skip(&w, ((uint64_t)nb + 1) * 4);
             m->nb_j = w.at;
             m->nb_hist = w.at + (size_t)nbc * 4;
-            skip(&w, (uint64_t)nbc * 28); /* (no rolling histories: tests use the default law) */
+            skip(&w, (uint64_t)nbc * (28 + (roll ? 24 : 0)));
             m->bc_count = w.at;
             const uint32_t bcc = u32(&w);
             m->bc_start = w.at;
             skip(&w, ((uint64_t)nb + 1) * 4);
             m->bc_id = w.at;
-            skip(&w, (uint64_t)bcc * 28);
+            skip(&w, (uint64_t)bcc * (28 + (roll ? 24 : 0)));
             m->nslabs = w.at;
             const uint32_t ns = u32(&w);
             m->slab_start = w.at;
@@ -432,4 +443,24 @@ int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, 
             return 0;
     }
     return !w.bad;
+}
+
+int tu_snap_drop_continuum_friction(const tu_stream *now, gr_solver_kind solver, tu_stream *out)
+{
+    tu_snap_map m;
+    tu_stream_init(out);
+    if (now->size < 32 || tu_get32(now->data + 8) != 11u)
+        return 0;
+    if (!tu_snap_walk(now->data, now->size, solver, &m) || !m.materials || now->size < m.materials + 4 + (size_t)m.mats * 72)
+        return 0;
+    size_t at = m.materials + 4;
+    tu_stream_write(out, now->data, at);
+    int same = 1;
+    for (uint32_t i = 0; i < m.mats; i++, at += 72) {
+        same &= memcmp(now->data + at + 4 * 8, now->data + at + 8 * 8, 8) == 0;
+        tu_stream_write(out, now->data + at, 64);
+    }
+    tu_stream_write(out, now->data + at, now->size - at);
+    tu_put32(out->data + 8, 10u);
+    return 1 + same;
 }

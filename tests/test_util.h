@@ -56,6 +56,8 @@ void tu_reseal(tu_stream *s);
 typedef struct tu_snap_map {
     size_t pbd_def;          ///< the PBD settings (after the DEM settings)
     size_t pbd_max_substep;  ///< the f64 pbd.max_substep
+    size_t materials;        ///< the material count; each material is 8 numbers (format 11: 9)
+    uint32_t mats;           ///< how many materials
     size_t bodies;           ///< the body slot count
     size_t first_host_motion; ///< the motion field of the first host-owned body (0: none)
     size_t grains;           ///< the grain table (slot count)
@@ -70,10 +72,14 @@ typedef struct tu_snap_map {
     uint32_t hr_count, ws_n, ws_count;
 } tu_snap_map;
 
-/// Fill *m for a snapshot of solver `solver` (GR_SOLVER_DEM or GR_SOLVER_PBD); false when the
-/// bytes are not a snapshot this walker understands.
+/// Fill *m for a snapshot of solver `solver` (GR_SOLVER_DEM or GR_SOLVER_PBD; GR_SOLVER_CONTINUUM:
+/// up to `solver`, its section); false when the bytes are not a snapshot this walker understands.
 int tu_snap_walk(const unsigned char *data, size_t size, gr_solver_kind solver, tu_snap_map *m);
 uint32_t tu_get32(const unsigned char *p);
+/// A format 11 snapshot as format 10 wrote it: each material's ninth number (continuum_friction)
+/// dropped and the format word set to 10. 0 when it is not format 11; 2 when every material's
+/// continuum_friction equals its friction (what a loaded older file sets), else 1.
+int tu_snap_drop_continuum_friction(const tu_stream *now, gr_solver_kind solver, tu_stream *out);
 
 /// Sum of kinetic energy (translation + rotation) of all grains.
 double tu_kinetic_energy(const gr_world *w);

@@ -121,6 +121,9 @@ bool dem_def_load(void *def, gr_stream_reader *r)
     d->rolling_law = (gr_rolling_law)gr_reader_u32(r);
     d->integrator = (gr_integrator)gr_reader_u32(r);
     d->clamp_normal_force = gr_reader_u32(r);
+    /* before format 11 the default rolling law was none; a loaded world keeps its behaviour */
+    if (r->format < 11 && d->rolling_law == GR_ROLLING_DEFAULT)
+        d->rolling_law = GR_ROLLING_NONE;
     double v[21];
     const uint32_t count = r->format >= 8 ? 21u : 16u;
     if (gr_reader_u32(r) != count)
