@@ -1137,11 +1137,44 @@ static void test_material_presets(void)
     CHECK(gr_material_def_set_preset(&gravel, GR_MATERIAL_PRESET_GRAVEL) == GR_OK);
     gr_material_def_init(&beads);
     CHECK(gr_material_def_set_preset(&beads, GR_MATERIAL_PRESET_GLASS_BEADS) == GR_OK);
-    /* ordered by how steep each stands: glass beads < sand < gravel, in both solvers' fields */
-    CHECK(beads.kinetic_friction < sand.kinetic_friction && sand.kinetic_friction < gravel.kinetic_friction);
-    CHECK(beads.static_friction < sand.static_friction && sand.static_friction < gravel.static_friction);
+    /* a preset sets the grains' shared fields and leaves each solver's to be derived */
+    CHECK(sand.static_friction == GR_MATERIAL_DERIVED && sand.kinetic_friction == GR_MATERIAL_DERIVED &&
+          sand.continuum_friction == GR_MATERIAL_DERIVED);
+    /* ordered by how steep each stands: glass beads < sand < gravel, in the shared fields and in
+     * what every solver derives from them */
+    CHECK(beads.friction < sand.friction && sand.friction < gravel.friction);
     CHECK(beads.rolling_friction < sand.rolling_friction && sand.rolling_friction < gravel.rolling_friction);
     CHECK(beads.restitution > sand.restitution);
+    gr_material_def db = beads, ds = sand, dg = gravel;
+    CHECK(gr_material_def_derive(&db) == GR_OK && gr_material_def_derive(&ds) == GR_OK && gr_material_def_derive(&dg) == GR_OK);
+    CHECK(db.kinetic_friction < ds.kinetic_friction && ds.kinetic_friction < dg.kinetic_friction);
+    CHECK(db.static_friction < ds.static_friction && ds.static_friction < dg.static_friction);
+    CHECK(db.continuum_friction < ds.continuum_friction && ds.continuum_friction < dg.continuum_friction);
+    CHECK(ds.static_friction > ds.kinetic_friction && ds.kinetic_friction > 0);
+    CHECK(ds.friction == sand.friction && ds.density == sand.density); /* the shared fields stay */
+    printf("  derived mu_s / mu_k / alpha: glass %.3f / %.3f / %.3f, sand %.3f / %.3f / %.3f, gravel %.3f / %.3f / %.3f\n",
+           db.static_friction, db.kinetic_friction, db.continuum_friction, ds.static_friction, ds.kinetic_friction,
+           ds.continuum_friction, dg.static_friction, dg.kinetic_friction, dg.continuum_friction);
+    /* given fields are kept; one PBD field given gives the other by the ratio 1.2 */
+    gr_material_def given = sand;
+    given.kinetic_friction = 0.5;
+    given.continuum_friction = 0.4;
+    CHECK(gr_material_def_derive(&given) == GR_OK);
+    CHECK(given.kinetic_friction == 0.5 && fabs(given.static_friction - 0.6) < 1e-12 && given.continuum_friction == 0.4);
+    /* deriving twice changes nothing; bad input refused with the def unchanged */
+    gr_material_def twice = ds;
+    CHECK(gr_material_def_derive(&twice) == GR_OK && memcmp(&twice, &ds, sizeof ds) == 0);
+    CHECK(gr_material_def_derive(NULL) == GR_ERROR_NULL_ARGUMENT);
+    gr_material_def bad = sand;
+    bad.friction = -0.1;
+    gr_material_def bad_keep = bad;
+    CHECK(gr_material_def_derive(&bad) == GR_ERROR_INVALID_ARGUMENT && memcmp(&bad, &bad_keep, sizeof bad) == 0);
+    bad = sand;
+    bad.static_friction = -0.5; /* only exactly GR_MATERIAL_DERIVED means derived */
+    CHECK(gr_material_def_derive(&bad) == GR_ERROR_INVALID_ARGUMENT);
+    bad = sand;
+    bad.size = 3;
+    CHECK(gr_material_def_derive(&bad) == GR_ERROR_STRUCT_SIZE);
     for (int i = 0; i < 4; i++) { /* every preset is a valid material */
         gr_world *w;
         CHECK_OK(NULL, tu_world(&w, 1, NULL));

@@ -438,6 +438,7 @@ static gr_body sand_bed(gr_world *w, double half, double r, uint32_t n)
     fd.max = v3(half, 2 * half, half);
     fd.radius = r;
     fd.max_count = n;
+    MUST(w, tu_material_as_built(w, &fd.material)); /* (PBD's 0.6 / 0.5, as the tests were tuned) */
     MUST(w, gr_fill_box(w, &fd, NULL, NULL, 0));
     for (int k = 0; k < 40; k++)
         MUST(w, gr_step(w, 1.0 / 60));

@@ -226,6 +226,8 @@ static gr_status settle_pile(gr_world **out, unsigned workers, const gr_pbd_def 
     f.radius = 0.01;
     f.max_count = count;
     f.pattern = GR_FILL_RANDOM;
+    if ((s = tu_material_as_built(w, &f.material)) != GR_OK) /* (0.6 / 0.5, as the tests were tuned) */
+        return s;
     return gr_fill_box(w, &f, NULL, NULL, 0);
 }
 

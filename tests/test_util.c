@@ -464,3 +464,13 @@ int tu_snap_drop_continuum_friction(const tu_stream *now, gr_solver_kind solver,
     tu_put32(out->data + 8, 10u);
     return 1 + same;
 }
+
+gr_status tu_material_as_built(gr_world *w, gr_material *out)
+{
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.static_friction = 0.6;
+    md.kinetic_friction = 0.5;
+    md.continuum_friction = md.friction;
+    return gr_add_material(w, &md, out);
+}

@@ -81,6 +81,11 @@ uint32_t tu_get32(const unsigned char *p);
 /// continuum_friction equals its friction (what a loaded older file sets), else 1.
 int tu_snap_drop_continuum_friction(const tu_stream *now, gr_solver_kind solver, tu_stream *out);
 
+/// The material many tests were built with before issue 37 derived each solver's coefficients:
+/// the defaults with PBD's static 0.6 and kinetic 0.5 and the continuum's alpha = friction 0.5
+/// given explicitly (so that the scenes they tuned keep their behaviour).
+gr_status tu_material_as_built(gr_world *w, gr_material *out);
+
 /// Sum of kinetic energy (translation + rotation) of all grains.
 double tu_kinetic_energy(const gr_world *w);
 

@@ -176,6 +176,13 @@ GR_API gr_status gr_material_get_def(const gr_world *world, gr_material material
 /// world; change any field afterwards (e.g. the density of your sand).
 /// Errors: NULL_ARGUMENT (def), STRUCT_SIZE, UNKNOWN_ENUM (preset); def is unchanged on error.
 GR_API gr_status gr_material_def_set_preset(gr_material_def *def, gr_material_preset preset);
+/// What each solver takes from a material: the fields of def left at GR_MATERIAL_DERIVED
+/// (static_friction, kinetic_friction, continuum_friction) are replaced by the coefficients the
+/// library derives from its friction and rolling_friction (docs/materials.md); the fields given
+/// stay. A material so derived behaves as the original on every solver. Needs no world.
+/// Errors: NULL_ARGUMENT (def), STRUCT_SIZE, INVALID_ARGUMENT (a field out of the ranges of
+/// gr_add_material); def is unchanged on error.
+GR_API gr_status gr_material_def_derive(gr_material_def *def);
 /// Override the mixing rule for one pair of materials (order does not matter).
 /// Errors: NULL_ARGUMENT (world), BUSY, INVALID_HANDLE, WRONG_WORLD, NULL_ARGUMENT (def),
 ///    STRUCT_SIZE, NOT_FINITE, INVALID_ARGUMENT, OUT_OF_MEMORY.

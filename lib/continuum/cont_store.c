@@ -80,7 +80,5 @@ void cont_particle_material(cont_state *st, uint32_t i)
      * continuum_friction, or the alpha whose heap stands at the DEM's angle for the grains'
      * friction and rolling resistance (core/material_map.c). The seed's sqrt(2/3) sin(theta)
      * (sec. 2.1, for the round cone of eq. 4) leaves sand far flatter (docs/continuum.md) */
-    st->alpha[i] = m->continuum_friction != GR_MATERIAL_DERIVED
-                       ? m->continuum_friction
-                       : gr_material_continuum_friction(gr_material_repose_angle(m->friction, m->rolling_friction));
+    st->alpha[i] = gr_material_continuum_resolve(m);
 }

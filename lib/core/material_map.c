@@ -60,9 +60,13 @@ void gr_material_pbd_friction(double angle_deg, double *mu_s, double *mu_k)
 
 /* ---- the continuum: the angle over alpha ----------------------------------------------- */
 
-enum { CONT_N = 4 };
-static const double cont_alpha[CONT_N] = {0, 0.3, 0.6, 1.0};
-static const double cont_angle[CONT_N] = {0, 12.4, 21.7, 30.0};
+/* The critical angle of a settled slab tilted until it slides (tests/test_continuum_angle.c,
+ * bench/results-narain.md 2026-11-28): 12.4 deg at alpha 0.3, 21.7 at 0.6, 31.9 at 1, i.e.
+ * 0.71-0.74 atan(alpha) (the pressure at rest is 0.6-0.7 of the normal stress). Past 1 the
+ * points follow 0.72 atan(alpha), extrapolated (docs/materials.md says so). */
+enum { CONT_N = 7 };
+static const double cont_alpha[CONT_N] = {0, 0.3, 0.6, 1.0, 1.5, 2.0, 3.0};
+static const double cont_angle[CONT_N] = {0, 12.4, 21.7, 31.9, 40.5, 45.6, 51.2};
 
 double gr_material_continuum_friction(double angle_deg)
 {
@@ -85,4 +89,11 @@ void gr_material_pbd_resolve(const gr_material_def *m, double *mu_s, double *mu_
     } else {
         gr_material_pbd_friction(gr_material_repose_angle(m->friction, m->rolling_friction), mu_s, mu_k);
     }
+}
+
+double gr_material_continuum_resolve(const gr_material_def *m)
+{
+    return m->continuum_friction != GR_MATERIAL_DERIVED
+               ? m->continuum_friction
+               : gr_material_continuum_friction(gr_material_repose_angle(m->friction, m->rolling_friction));
 }

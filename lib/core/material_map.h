@@ -26,4 +26,7 @@ double gr_material_continuum_friction(double angle_deg);
 /// when only one is given, by the ratio 1.2; from friction and rolling_friction when neither).
 void gr_material_pbd_resolve(const gr_material_def *m, double *mu_s, double *mu_k);
 
+/// Resolve a material's continuum coefficient: continuum_friction, or derived when GR_DERIVED.
+double gr_material_continuum_resolve(const gr_material_def *m);
+
 #endif /* GR_CORE_MATERIAL_MAP_H */
