@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bench/run fidelity --scene column|silo|pile|cluster|spawn|heap|all --solver dem|pbd|both
- *                    [--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M] [--mu-r M]
+ *                    [--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M] [--mu-r M] [--e E]
  *                    [--preset sand|gravel|glass] [--verbose F]
  * Issue 20's fidelity scenes (examples/common/fidelity_scenes.c) on either solver, same geometry
  * and material (2 cm spheres, density 2500, mu 0.5, e 0.5; PBD at its defaults, DEM at its
@@ -148,10 +148,10 @@ static int run_heap(const fid_params *p, unsigned size)
     if (fid_run_heap(p, size ? size : 3000, &r) != GR_OK)
         return 1;
     const double d = 2 * p->radius;
-    printf("fidelity scene=heap solver=%s preset=%s workers=%u grains=%u mu=%.2f mu_r=%.2f mu_s=%.2f angle_fit=%.1f angle_hr=%.1f "
+    printf("fidelity scene=heap solver=%s preset=%s workers=%u grains=%u mu=%.2f mu_r=%.2f e=%.2f mu_s=%.2f angle_fit=%.1f angle_hr=%.1f "
            "rings=%d height_d=%.1f foot_d=%.1f settle_e_rise_max=%.4g still_disp_d=%.4f ms_per_frame=%.1f "
            "substeps_per_frame=%.1f\n",
-           fid_solver_name(p->solver), fid_preset_name(p->preset), p->workers, r.grains, p->mu, p->mu_r,
+           fid_solver_name(p->solver), fid_preset_name(p->preset), p->workers, r.grains, p->mu, p->mu_r, p->restitution,
            p->mu_s > 0 ? p->mu_s : 1.2 * p->mu,
            r.heap.angle_fit, r.heap.angle_hr, r.heap.rings, r.heap.height / d, r.heap.foot / d, r.energy.rise_max,
            r.still_disp_d, r.ms_per_frame, r.substeps_per_frame);
@@ -161,7 +161,7 @@ static int run_heap(const fid_params *p, unsigned size)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_fidelity --scene column|silo|pile|cluster|spawn|heap|all --solver dem|pbd|both "
-                    "[--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M] [--mu-r M] "
+                    "[--workers W] [--size N] [--orifice D] [--fill lattice|pour|both] [--mu M] [--mu-s M] [--mu-r M] [--e E] "
                     "[--preset sand|gravel|glass] [--verbose F]\n");
     exit(2);
 }
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 {
     const char *scene = "all", *solver = "both", *fill = "both";
     unsigned workers = 1, size = 0;
-    double mu = 0.5, mu_s = 0, mu_r = 0, orifice = 0;
+    double mu = 0.5, mu_s = 0, mu_r = 0, e = 0.5, orifice = 0;
     int verbose = 0, preset = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -185,6 +185,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--mu")) mu = atof(v);
         else if (!strcmp(a, "--mu-s")) mu_s = atof(v);
         else if (!strcmp(a, "--mu-r")) mu_r = atof(v);
+        else if (!strcmp(a, "--e")) e = atof(v);
         else if (!strcmp(a, "--verbose")) verbose = atoi(v);
         else if (!strcmp(a, "--preset") && (preset = fid_preset_from_name(v)) > 0) {}
         else usage();
@@ -207,6 +208,7 @@ int main(int argc, char **argv)
             p.mu = mu;
             p.mu_s = mu_s;
             p.mu_r = mu_r;
+            p.restitution = e;
             p.verbose = verbose;
             p.preset = preset;
             int rc = 0;

@@ -3,7 +3,7 @@
  * shared fields (sliding friction mu, rolling resistance mu_r) describe the grains; the bulk
  * friction angle they give is the DEM's, measured; each other solver takes the coefficient that
  * gives the same angle in it, measured likewise. Tables, not formulas: each is a calibration
- * (bench/run calibrate prints them again). */
+ * (bench/run fidelity --scene heap --mu M --mu-r R --solver dem measures a point again). */
 #ifndef GR_CORE_MATERIAL_MAP_H
 #define GR_CORE_MATERIAL_MAP_H
 
