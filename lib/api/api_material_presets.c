@@ -15,7 +15,7 @@ typedef struct material_preset {
 static const material_preset presets[] = {
     [GR_MATERIAL_PRESET_DRY_SAND] = {2650, 0.5, 0.5, 0.25},
     [GR_MATERIAL_PRESET_GRAVEL] = {2700, 0.4, 0.7, 1.0},
-    [GR_MATERIAL_PRESET_GLASS_BEADS] = {2500, 0.9, 0.3, 0.15},
+    [GR_MATERIAL_PRESET_GLASS_BEADS] = {2500, 0.9, 0.3, 0.05},
 };
 
 GR_API gr_status gr_material_def_set_preset(gr_material_def *def, gr_material_preset preset)
