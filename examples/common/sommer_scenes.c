@@ -307,6 +307,7 @@ static gr_status add_floor(sommer_scene *s)
 {
     gr_body_def d;
     gr_body_def_init(&d);
+    d.material = s->sand;
     d.shape = GR_SHAPE_PLANE;
     return gr_add_body(s->w, &d, &s->floor);
 }
@@ -315,6 +316,7 @@ static gr_status fill_poisson_mesh(sommer_scene *s, const ex_mesh *m, uint32_t m
 {
     gr_fill_def f;
     gr_fill_def_init(&f);
+    f.material = s->sand;
     f.pattern = GR_FILL_POISSON;
     f.radius = s->def.r_lr;
     f.attempts = 30;
@@ -374,6 +376,7 @@ static gr_status build_excavator(sommer_scene *s)
     s->size = k;
     gr_body_def c;
     gr_body_def_init(&c);
+    c.material = s->sand;
     c.shape = GR_SHAPE_CONTAINER;
     c.open_faces = GR_FACE_POS_Y;
     c.half_extents = (gr_vec3){0.7 * k, 0.2 * k, 0.6 * k};
@@ -381,6 +384,7 @@ static gr_status build_excavator(sommer_scene *s)
     TRY(gr_add_body(s->w, &c, &s->container));
     gr_fill_def f;
     gr_fill_def_init(&f);
+    f.material = s->sand;
     f.pattern = GR_FILL_POISSON;
     f.radius = s->def.r_lr;
     f.attempts = 30;
@@ -397,6 +401,7 @@ static gr_status build_excavator(sommer_scene *s)
     s->bucket_angle = a;
     gr_body_def bd;
     gr_body_def_init(&bd);
+    bd.material = s->sand;
     bd.shape = GR_SHAPE_MESH;
     bd.motion = GR_MOTION_KINEMATIC;
     bd.mesh_vertices = b.v;
@@ -420,7 +425,7 @@ static gr_status build_hourglass(sommer_scene *s)
     s->size = bulb_r;
     s->neck_y = hourglass_neck_y(&shape);
     /* wall particles smaller than the grains: a smoother glass */
-    TRY(hourglass_add_body(s->w, &shape, (gr_material){0}, 0.75 * s->def.r_lr, &s->glass));
+    TRY(hourglass_add_body(s->w, &shape, s->sand, 0.75 * s->def.r_lr, &s->glass));
     /* the sand: a cylinder of the volume the target count needs, filled whole (the points then
      * sample the same region, as the seed does); a Poisson fill packs this cylinder to about
      * 0.39, not the castle's FILL_FRACTION */
@@ -449,6 +454,13 @@ gr_status sommer_create(const sommer_def *def, sommer_scene *s)
     wd.pbd = &pbd;
     wd.worker_count = def->workers;
     TRY(gr_world_create(&wd, &s->w));
+    {
+        gr_material_def md;
+        gr_material_def_init(&md);
+        md.static_friction = 0.6; /* (as built; derived from friction 0.5 they would be 0.09 / 0.07) */
+        md.kinetic_friction = 0.5;
+        TRY(gr_add_material(s->w, &md, &s->sand));
+    }
     TRY(add_floor(s));
     switch (def->kind) {
     case SOMMER_SANDCASTLE: return build_castle(s);
@@ -474,10 +486,13 @@ static gr_status throw_squirrel(sommer_scene *s)
     gr_material_def md;
     gr_material_def_init(&md);
     md.density = 1000; /* lighter than the sand (2500) */
+    md.static_friction = 0.6;
+    md.kinetic_friction = 0.5;
     gr_material fur;
     TRY(gr_add_material(s->w, &md, &fur));
     gr_body_def bd;
     gr_body_def_init(&bd);
+    bd.material = s->sand;
     bd.shape = GR_SHAPE_MESH;
     bd.motion = GR_MOTION_DYNAMIC;
     bd.mesh_vertices = s->squirrel_shape.v;

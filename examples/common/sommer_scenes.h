@@ -57,6 +57,9 @@ typedef struct sommer_scene {
     sommer_def def;
     gr_world *w;
     gr_body floor, container, bucket, glass, squirrel;
+    /// the sand and every body's material: PBD friction 0.6 / 0.5 given explicitly, the
+    /// coefficients the scenes were built and measured with (bench/results-sommer.md)
+    gr_material sand;
     double t;            ///< scene time [s]
     double size;         ///< castle footprint / bed width [m]
     double bucket_angle; ///< current bucket tilt about z [rad]

@@ -279,7 +279,8 @@ static GR_FORCE_INLINE void flush_batch(dem_state *st, struct gr_contact_batch *
         /* no dashpots at h = 0 (dem_contact_laws) */
         const gr_contact_consts kc = {h, st->law.clamp ? 1.0 : 0.0, h > 0 ? st->law.roll_damping : 0.0,
                                       h > 0 ? 1.0 : 0.0};
-        st->kernel(b, &kc);
+        /* (EPSD's kernel only where a rolling spring acts: pick_slab_fn) */
+        (epsd ? st->kernel : st->env.kernels->contact)(b, &kc);
     } else {
         batch_laws(b, &st->law, lc, h);
     }
@@ -451,9 +452,12 @@ static void slab_generic(dem_state *st, struct gr_contact_batch *b, uint32_t s, 
 
 typedef void slab_fn(dem_state *st, struct gr_contact_batch *b, uint32_t s, double h);
 
-static slab_fn *pick_slab_fn(const dem_law *law)
+static slab_fn *pick_slab_fn(const dem_law *law, bool pairs_roll)
 {
     if (law->tangential == GR_TANGENTIAL_HISTORY) {
+        /* (EPSD with no rolling friction in any pair is NONE, bit for bit: dem_update_pairs) */
+        if (law->normal == GR_NORMAL_HERTZ && law->rolling == GR_ROLLING_EPSD && !pairs_roll)
+            return slab_hertz_history;
         if (law->normal == GR_NORMAL_HERTZ && law->rolling == GR_ROLLING_NONE)
             return slab_hertz_history;
         if (law->normal == GR_NORMAL_HERTZ && law->rolling == GR_ROLLING_EPSD)
@@ -486,7 +490,7 @@ void dem_forces(dem_state *st, double h, double w_impulse)
     const uint32_t ns = st->nslabs;
     if (st->body_slots)
         memset(st->slab_body, 0, sizeof(double) * (size_t)ns * st->body_slots * 6);
-    slab_fn *fn = pick_slab_fn(&st->law);
+    slab_fn *fn = pick_slab_fn(&st->law, st->pairs_roll);
     force_ctx even = {st, fn, h, 0}, odd = {st, fn, h, 1};
     /* affinity: a worker takes the same stretch of the bed in both colours and every substep */
     gr_parallel_for_affine(st->env.tasks, (ns + 1) / 2, 1, force_range, &even);

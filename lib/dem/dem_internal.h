@@ -171,6 +171,7 @@ typedef struct dem_state {
     dem_pair_params *pairs; ///< [pair_dim * pair_dim]
     uint32_t pair_dim;
     uint32_t pairs_revision;
+    bool pairs_roll; ///< some pair has rolling friction (else EPSD is NONE: the cheaper kernel)
     double *mat_rmin; ///< [pair_dim] smallest radius seen per material (for the stable step)
     uint32_t mat_rmin_cap;
 

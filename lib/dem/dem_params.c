@@ -63,6 +63,19 @@ gr_status dem_update_pairs(dem_state *st)
     st->pairs = pairs;
     st->pair_dim = m;
     st->pairs_revision = mats->revision;
+    /* EPSD with mu_r 0 everywhere applies no torque and keeps its springs at 0: the forces run
+     * the rolling-free kernel then (the same bits, less work); springs left from materials that
+     * had rolling friction are cleared as EPSD at mu_r 0 would clear them */
+    bool roll = false;
+    for (uint32_t k = 0; k < m * m; k++)
+        roll = roll || pairs[k].mu_roll > 0;
+    if (!roll && st->pairs_roll) {
+        if (st->nb_roll)
+            memset(st->nb_roll, 0, sizeof(gr_vec3) * st->nb_count);
+        if (st->bc_roll)
+            memset(st->bc_roll, 0, sizeof(gr_vec3) * st->bc_count);
+    }
+    st->pairs_roll = roll;
     return GR_OK;
 }
 

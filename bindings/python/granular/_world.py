@@ -641,8 +641,9 @@ class World:
     def add_material(self, preset=None, **fields) -> int:
         """Add a material (``gr_add_material``); fields of ``gr_material_def``
         (density, youngs_modulus, poisson_ratio, restitution, friction, rolling_friction,
-        static_friction, kinetic_friction), over a :class:`MaterialPreset` if one is given
-        (``gr_material_def_set_preset``). Returns the material handle."""
+        static_friction, kinetic_friction, continuum_friction: the last three derived from
+        friction and rolling_friction unless given), over a :class:`MaterialPreset` if one is
+        given (``gr_material_def_set_preset``). Returns the material handle."""
         d = ffi.gr_material_def.init()
         if preset is not None:
             status = lib.gr_material_def_set_preset(byref(d), int(ffi.MaterialPreset(preset)))
@@ -652,6 +653,23 @@ class World:
         out = ffi.gr_material()
         self._check(lib.gr_add_material(self.ptr, byref(d), byref(out)))
         return out.id
+
+    @staticmethod
+    def derive_material(preset=None, **fields) -> dict:
+        """``gr_material_def_derive``: the material's fields with the coefficients each solver
+        derives (static_friction, kinetic_friction, continuum_friction) filled in."""
+        d = ffi.gr_material_def.init()
+        if preset is not None:
+            status = lib.gr_material_def_set_preset(byref(d), int(ffi.MaterialPreset(preset)))
+            if status != 0:
+                raise_for_status(status, "gr_material_def_set_preset failed")
+        d.set(**fields)
+        status = lib.gr_material_def_derive(byref(d))
+        if status != 0:
+            raise_for_status(status, "gr_material_def_derive failed")
+        out = d.to_dict()
+        del out["size"], out["reserved0"]
+        return out
 
     @property
     def default_material(self) -> int:

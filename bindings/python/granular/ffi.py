@@ -116,8 +116,12 @@ class TangentialLaw(enum.IntEnum):
     HISTORY = 5
 
 
+#: ``GR_MATERIAL_DERIVED``: a solver-specific coefficient of a material left to the library.
+MATERIAL_DERIVED = -1.0
+
+
 class RollingLaw(enum.IntEnum):
-    """``gr_rolling_law``: DEM rolling resistance."""
+    """``gr_rolling_law``: DEM rolling resistance (DEFAULT: EPSD)."""
 
     DEFAULT = 0
     NONE = 1
@@ -656,6 +660,7 @@ class gr_material_def(_Def):
         ("rolling_friction", c_double),
         ("static_friction", c_double),
         ("kinetic_friction", c_double),
+        ("continuum_friction", c_double),
     ]
 
 
@@ -948,6 +953,7 @@ _PROTOTYPES = [
     ("gr_world_get_default_material", gr_material, [gr_world_p]),
     ("gr_material_get_def", c_enum, [gr_world_p, gr_material, _P(gr_material_def)]),
     ("gr_material_def_set_preset", c_enum, [_P(gr_material_def), c_enum]),
+    ("gr_material_def_derive", c_enum, [_P(gr_material_def)]),
     ("gr_set_material_pair", c_enum, [gr_world_p, gr_material, gr_material, _P(gr_material_pair_def)]),
     # grains
     ("gr_add_grain", c_enum, [gr_world_p, _P(gr_grain_def), _P(gr_grain)]),
@@ -1146,7 +1152,7 @@ _EXPECTED_DEFAULTS = {
     DefKind.DEM: {
         "normal_law": NormalLaw.HERTZ,
         "tangential_law": TangentialLaw.HISTORY,
-        "rolling_law": RollingLaw.NONE,
+        "rolling_law": RollingLaw.DEFAULT,
         "integrator": Integrator.VELOCITY_VERLET,
         "contact_time": 1e-3,
         "nonlinear_b": 1.5,
@@ -1156,7 +1162,14 @@ _EXPECTED_DEFAULTS = {
         "reference_speed": 1.0,
         "rkf_tolerance": 1e-3,
     },
-    DefKind.MATERIAL: {"density": 2500.0, "youngs_modulus": 5e6, "poisson_ratio": 0.3, "kinetic_friction": 0.5},
+    DefKind.MATERIAL: {
+        "density": 2500.0,
+        "youngs_modulus": 5e6,
+        "poisson_ratio": 0.3,
+        "static_friction": MATERIAL_DERIVED,
+        "kinetic_friction": MATERIAL_DERIVED,
+        "continuum_friction": MATERIAL_DERIVED,
+    },
     DefKind.MATERIAL_PAIR: {"restitution": 0.5, "friction": 0.5, "rolling_friction": 0.0},
     DefKind.GRAIN: {"shape": GrainShape.SPHERE, "radius": 0.005, "orientation": (0.0, 0.0, 0.0, 1.0), "clump": 0},
     DefKind.BODY: {

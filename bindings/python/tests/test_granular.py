@@ -946,11 +946,20 @@ def test_materials(world):
 def test_material_presets(world):
     sand = world.material_def(world.add_material(preset=granular.MaterialPreset.DRY_SAND))
     beads = world.material_def(world.add_material(preset=granular.MaterialPreset.GLASS_BEADS, density=2400.0))
-    assert sand["static_friction"] > beads["static_friction"]
+    # a preset leaves each solver's coefficients to be derived from friction and rolling_friction
+    assert sand["static_friction"] == granular.ffi.MATERIAL_DERIVED
     assert sand["rolling_friction"] > beads["rolling_friction"]
     assert beads["density"] == 2400.0 and beads["restitution"] > sand["restitution"]
     with pytest.raises(ValueError):
         world.add_material(preset=99)
+    # what the solvers take: derived in order of steepness, given fields kept
+    d_sand = granular.World.derive_material(preset=granular.MaterialPreset.DRY_SAND)
+    d_beads = granular.World.derive_material(preset=granular.MaterialPreset.GLASS_BEADS)
+    assert d_sand["static_friction"] > d_beads["static_friction"] > 0
+    assert d_sand["continuum_friction"] > d_beads["continuum_friction"] > 0
+    assert granular.World.derive_material(friction=0.5, kinetic_friction=0.4)["kinetic_friction"] == 0.4
+    with pytest.raises(granular.GranularError):
+        granular.World.derive_material(friction=-1.0)
 
 
 # ======================================================================= hooks and threads
