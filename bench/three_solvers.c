@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench/run three-solvers --scene heap|collapse|silo|all --material sand|gravel|glass|mu=X
  *                         [--workers W] [--size N] [--solvers dem,pbd,continuum] [--aspect A] [--orifice D]
- *                         [--verbose F]
+ *                         [--settle S] [--verbose F]
  * Issue 37 "one sand on every solver": the same scene with the same material on the DEM, PBD
  * and continuum solvers, each world at its solver's DEFAULT defs (gr_world_def_init(&def, kind)
  * and nothing solver-specific: what a new user gets), the material as a user gives it: a
@@ -14,10 +14,14 @@
  *
  * One line per solver (and per aspect ratio or orifice), key=value, then one comparison line:
  *   three-solvers scene=heap material=M solver=S grains=N lost=N angle=deg angle_hr=deg height_d=
- *       foot_d= rings= still_disp_d= ms_per_frame= substeps_per_frame=
+ *       foot_d= rings= still_disp_d= still_disp_p99_d= ms_per_frame= substeps_per_frame=
+ *     (still_disp_d: the largest displacement over the last second of settling, p99: its 99th
+ *      percentile, in d: the bulk's creep)
  *   three-solvers scene=heap material=M dpbd_deg=+x dcont_deg=+x dpbd_hr_deg=+x dcont_hr_deg=+x
+ *       map_target_deg= map_pbd_mu_s= map_pbd_mu_k= map_alpha= mu= mu_r= e=
  *     (angle: the flank's fit between 20 % and 80 % of the height; angle_hr: atan(height / foot);
- *      d*_deg: that solver's angle minus the DEM's)
+ *      d*_deg: that solver's angle minus the DEM's; map_*: the angle lib/core/material_map.c
+ *      aims at for the material's mu and mu_r, and the PBD and continuum coefficients it derives)
  *   three-solvers scene=collapse material=M solver=S a=A a_settled= grains= L0_d= width_d= H0_d=
  *       front_d= front_max_d= H_inf_d= runout= runout_fit= settled= hit_end= lost= seconds=
  *       ms_per_frame= substeps_per_frame=
@@ -32,6 +36,7 @@
  *     (rate over the discharge from 0.5 s after opening down to a fill of 0.75 widths; half_drop
  *      = 1 - half2 / half1; b_k1.5: least-squares exponent of W against D - 1.5 d (Beverloo:
  *      2.5), b_D: of W against D)
+ * --settle: the heap's settling after the pour [s] (default 2; the last second gives still_disp).
  * --size: heap grains (default 3000); collapse column length L0 in d (12; the channel 5 d
  * wide); silo width in d (12). Defaults: aspects 0.5, 2, 5; orifices 5, 6.5, 8 d; all three
  * solvers. A scene that fails on a solver prints solver=S status=<error> and the run goes on.
@@ -42,6 +47,7 @@
 #include <string.h>
 
 #include "../examples/common/fidelity_scenes.h"
+#include "../lib/core/material_map.h" /* the map's target angle and derived coefficients, printed */
 
 static const gr_solver_kind solvers_all[3] = {GR_SOLVER_DEM, GR_SOLVER_PBD, GR_SOLVER_CONTINUUM};
 
@@ -51,6 +57,7 @@ typedef struct opts {
     int use[3];             /* dem, pbd, continuum */
     double aspect, orifice; /* 0: the default sets */
     int verbose;
+    double settle;          /* heap: settling seconds (0: 2) */
     fid_params base;        /* material fields (preset or mu), user_defaults */
 } opts;
 
@@ -76,6 +83,7 @@ static fid_params params_for(const opts *o, int k)
     p.solver = solvers_all[k];
     p.workers = o->workers;
     p.verbose = o->verbose;
+    p.heap_settle = o->settle;
     return p;
 }
 
@@ -101,9 +109,9 @@ static int run_heap(const opts *o)
         fit[k] = r.heap.angle_fit;
         hr[k] = r.heap.angle_hr;
         printf("three-solvers scene=heap material=%s solver=%s grains=%u lost=%u angle=%.1f angle_hr=%.1f "
-               "height_d=%.2f foot_d=%.2f rings=%d still_disp_d=%.4f ms_per_frame=%.1f substeps_per_frame=%.1f\n",
+               "height_d=%.2f foot_d=%.2f rings=%d still_disp_d=%.4f still_disp_p99_d=%.4f ms_per_frame=%.1f substeps_per_frame=%.1f\n",
                o->material, fid_solver_name(p.solver), r.grains, r.lost, r.heap.angle_fit, r.heap.angle_hr,
-               r.heap.height / d, r.heap.foot / d, r.heap.rings, r.still_disp_d, r.ms_per_frame, r.substeps_per_frame);
+               r.heap.height / d, r.heap.foot / d, r.heap.rings, r.still_disp_d, r.still_disp_p99_d, r.ms_per_frame, r.substeps_per_frame);
         fflush(stdout);
     }
     printf("three-solvers scene=heap material=%s", o->material);
@@ -111,6 +119,18 @@ static int run_heap(const opts *o)
     print_diff("dcont_deg", fit[2], fit[0]);
     print_diff("dpbd_hr_deg", hr[1], hr[0]);
     print_diff("dcont_hr_deg", hr[2], hr[0]);
+    /* what the library's map aimed at for this material (lib/core/material_map.c) */
+    gr_material_def md;
+    gr_material_def_init(&md);
+    if (o->base.preset > 0)
+        (void)gr_material_def_set_preset(&md, (gr_material_preset)o->base.preset);
+    else
+        md.friction = o->base.mu;
+    const double target = gr_material_repose_angle(md.friction, md.rolling_friction);
+    double mu_s, mu_k;
+    gr_material_pbd_resolve(&md, &mu_s, &mu_k);
+    printf(" map_target_deg=%.1f map_pbd_mu_s=%.3f map_pbd_mu_k=%.3f map_alpha=%.3f mu=%.2f mu_r=%.2f e=%.2f", target,
+           mu_s, mu_k, gr_material_continuum_friction(target), md.friction, md.rolling_friction, md.restitution);
     printf("\n");
     fflush(stdout);
     return rc;
@@ -263,6 +283,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--aspect")) o.aspect = atof(v);
         else if (!strcmp(a, "--orifice")) o.orifice = atof(v);
         else if (!strcmp(a, "--verbose")) o.verbose = atoi(v);
+        else if (!strcmp(a, "--settle")) o.settle = atof(v);
         else if (!strcmp(a, "--solvers")) {
             o.use[0] = strstr(v, "dem") != NULL;
             o.use[1] = strstr(v, "pbd") != NULL;

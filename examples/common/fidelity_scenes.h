@@ -34,6 +34,8 @@ typedef struct fid_params {
     /// mu_r and restitution unused. 0 (default): the fidelity benches' own setup (DEM with a
     /// preset at rolling law EPSD; mu sets PBD's kinetic and mu_s its static friction).
     int user_defaults;
+    /// fid_run_heap: seconds of settling after the pour (> 1; 0: the default 2 s)
+    double heap_settle;
 } fid_params;
 
 /// Defaults for a solver (DEM keeps its automatic substep, PBD its defaults).
@@ -255,11 +257,12 @@ gr_status fid_run_spawn(const fid_params *p, unsigned n, fid_spawn_result *out);
 /// Heap: `count` grains poured from a disc of radius 3 d, 8 d above the heap's top, 20 per frame
 /// at 1 m/s downward onto a rough floor (a static slab 1.2 m wide, top at y = 0, covered with
 /// particles of the grains' radius; friction 1, static and kinetic, mixed with the grains' by
-/// the library's rule), then 2 s to settle; the repose angle fitted (fid_heap).
+/// the library's rule), then 2 s (p->heap_settle) to settle; the repose angle fitted (fid_heap).
 typedef struct fid_heap_result {
     uint32_t grains;
     fid_heap heap;
     double still_disp_d;    ///< largest displacement over the last second / d
+    double still_disp_p99_d; ///< 99th percentile of the displacements over the last second / d
     uint32_t lost;          ///< grains poured but gone (left the world's bounds) by the end
     fid_energy_track energy; ///< during the settling after the pour
     double ms_per_frame;
