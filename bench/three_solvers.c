@@ -126,11 +126,13 @@ static int run_heap(const opts *o)
         (void)gr_material_def_set_preset(&md, (gr_material_preset)o->base.preset);
     else
         md.friction = o->base.mu;
+    if (o->base.cont_alpha > 0)
+        md.continuum_friction = o->base.cont_alpha;
     const double target = gr_material_repose_angle(md.friction, md.rolling_friction);
     double mu_s, mu_k;
     gr_material_pbd_resolve(&md, &mu_s, &mu_k);
     printf(" map_target_deg=%.1f map_pbd_mu_s=%.3f map_pbd_mu_k=%.3f map_alpha=%.3f mu=%.2f mu_r=%.2f e=%.2f", target,
-           mu_s, mu_k, gr_material_continuum_friction(target), md.friction, md.rolling_friction, md.restitution);
+           mu_s, mu_k, md.continuum_friction > 0 ? md.continuum_friction : gr_material_continuum_friction(target), md.friction, md.rolling_friction, md.restitution);
     printf("\n");
     fflush(stdout);
     return rc;
@@ -258,7 +260,7 @@ static int run_silo(const opts *o)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: three_solvers --scene heap|collapse|silo|all --material sand|gravel|glass|mu=X "
+    fprintf(stderr, "usage: three_solvers --scene heap|collapse|silo|all --material sand|gravel|glass|mu=X|alpha=X "
                     "[--workers W] [--size N] [--solvers dem,pbd,continuum] [--aspect A] [--orifice D] "
                     "[--verbose F]\n");
     return 2;
@@ -298,6 +300,11 @@ int main(int argc, char **argv)
         char *end;
         o.base.mu = strtod(o.material + 3, &end);
         if (*end || !(o.base.mu >= 0))
+            return usage();
+    } else if (!strncmp(o.material, "alpha=", 6)) {
+        char *end;
+        o.base.cont_alpha = strtod(o.material + 6, &end);
+        if (*end || !(o.base.cont_alpha > 0))
             return usage();
     } else if (!(o.base.preset = fid_preset_from_name(o.material)))
         return usage();

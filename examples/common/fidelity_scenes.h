@@ -34,6 +34,9 @@ typedef struct fid_params {
     /// mu_r and restitution unused. 0 (default): the fidelity benches' own setup (DEM with a
     /// preset at rolling law EPSD; mu sets PBD's kinetic and mu_s its static friction).
     int user_defaults;
+    /// user_defaults: > 0 sets the grains' continuum_friction (alpha) to this (a calibration
+    /// of the continuum's map, not a user's material); 0: derived
+    double cont_alpha;
     /// fid_run_heap: seconds of settling after the pour (> 1; 0: the default 2 s)
     double heap_settle;
 } fid_params;
@@ -272,13 +275,14 @@ gr_status fid_run_heap(const fid_params *p, unsigned count, fid_heap_result *out
 
 /// Planar column collapse (Lajeunesse et al. 2005, Lube et al. 2005): a channel `width_d`
 /// diameters wide between two side walls (a container open at top and bottom) on a rough floor
-/// (the heap's rough slab, friction 1); a lattice fill (gr_fill_box) of `length_d` d along x
-/// against the end wall x = 0 and aspect x length_d d tall held by a gate at x = L0, settled 1 s;
+/// (the heap's rough slab, friction 1); a dense random fill (gr_fill_box, GR_FILL_POISSON) of
+/// `length_d` d along x against the end wall x = 0 and aspect x length_d / 0.8 d tall (it settles
+/// to about aspect x length_d in DEM and PBD) held by a gate at x = L0, settled 1 s;
 /// the gate removed, run until every grain has been slower than 2 cm/s for 0.5 s (or
 /// 1.5 + 6 sqrt(H0 / g) s). The channel is long enough for 1.5 x the published runout.
 typedef struct fid_collapse_result {
     uint32_t grains;
-    double aspect;           ///< as asked (the fill's height over L0)
+    double aspect;           ///< as asked (0.8 x the fill's height over L0)
     double aspect_settled;   ///< a = H0 / L0 with H0 the settled column's top
     double L0_d, width_d, channel_d;
     double H0_d;             ///< settled column height / d
