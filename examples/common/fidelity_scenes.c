@@ -44,7 +44,7 @@ fid_params fid_default_params(gr_solver_kind solver, unsigned workers)
 
 const char *fid_solver_name(gr_solver_kind solver)
 {
-    return solver == GR_SOLVER_PBD ? "pbd" : "dem";
+    return solver == GR_SOLVER_PBD ? "pbd" : solver == GR_SOLVER_CONTINUUM ? "continuum" : "dem";
 }
 
 static const char *const fid_preset_names[] = {"none", "sand", "gravel", "glass"};
@@ -78,6 +78,15 @@ static gr_status fid_material(gr_world *w, const fid_params *p, double mu, doubl
             md.density = p->density;
         return gr_add_material(w, &md, out);
     }
+    if (use_preset && p->user_defaults) {
+        /* a user's own material: its friction, everything else the library's (derived) */
+        if (p->density > 0)
+            md.density = p->density;
+        md.friction = mu;
+        if (p->cont_alpha > 0)
+            md.continuum_friction = p->cont_alpha;
+        return gr_add_material(w, &md, out);
+    }
     const double ratio = md.kinetic_friction > 0 ? md.static_friction / md.kinetic_friction : 1.2;
     if (p->density > 0)
         md.density = p->density;
@@ -102,7 +111,7 @@ gr_status fid_world_create(const fid_params *p, gr_vec3 lo, gr_vec3 hi, double g
     gr_dem_def dd;
     gr_dem_def_init(&dd);
     dd.rolling_law = GR_ROLLING_EPSD;
-    if (p->solver == GR_SOLVER_DEM && p->preset > 0)
+    if (p->solver == GR_SOLVER_DEM && p->preset > 0 && !p->user_defaults)
         def.dem = &dd;
     gr_status st = gr_world_create(&def, w);
     if (st != GR_OK)
@@ -635,6 +644,24 @@ static gr_status fid_fill(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 h
     return st == GR_OK ? st : fid_fail(r, st, "gr_fill_box");
 }
 
+/* A dense random fill (Poisson-disk by cells, 2 r / sqrt 3 wide): settles far less than the
+ * lattice's 2.2 r spacing, so that the column's aspect ratio is about the one asked on every
+ * solver. */
+static gr_status fid_fill_dense(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 hi, uint32_t *added)
+{
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.pattern = GR_FILL_POISSON;
+    fd.attempts = 200;
+    fd.material = r->mat;
+    fd.radius = p->radius;
+    fd.min = lo;
+    fd.max = hi;
+    fd.seed = 12345;
+    gr_status st = gr_fill_box(r->w, &fd, added, NULL, 0);
+    return st == GR_OK ? st : fid_fail(r, st, "gr_fill_box");
+}
+
 static void fid_verbose(const fid_params *p, const fid_run *r, const char *scene, fid_energy e, double extra)
 {
     if (p->verbose > 0 && r->frames % p->verbose == 0)
@@ -642,13 +669,14 @@ static void fid_verbose(const fid_params *p, const fid_run *r, const char *scene
                 gr_world_get_time(r->w), e.total, e.kinetic, fid_max_speed(&r->g), r->g.n, extra);
 }
 
-/* A rough floor: a static slab 1.2 m wide (a closed box mesh, top face at y = 0) covered with
+/* A rough slab: a static box mesh over [x0, x1] x [z0, z1], top face at y = 0, covered with
  * particles of the grains' radius, so that spheres cannot roll away on it. */
-static gr_status fid_add_rough_floor(fid_run *r, gr_material mat, double radius)
+static gr_status fid_add_rough_slab(fid_run *r, gr_material mat, double radius, double x0, double x1, double z0,
+                                    double z1)
 {
-    const double L = 0.6, T = 4 * radius;
-    const gr_vec3 v[8] = {{-L, -T, -L}, {L, -T, -L}, {L, 0, -L}, {-L, 0, -L},
-                          {-L, -T, L},  {L, -T, L},  {L, 0, L},  {-L, 0, L}};
+    const double T = 4 * radius;
+    const gr_vec3 v[8] = {{x0, -T, z0}, {x1, -T, z0}, {x1, 0, z0}, {x0, 0, z0},
+                          {x0, -T, z1}, {x1, -T, z1}, {x1, 0, z1}, {x0, 0, z1}};
     static const uint32_t idx[36] = {0, 2, 1, 0, 3, 2,  4, 5, 6, 4, 6, 7,  0, 1, 5, 0, 5, 4,
                                      3, 7, 6, 3, 6, 2,  0, 4, 7, 0, 7, 3,  1, 2, 6, 1, 6, 5};
     gr_body_def bd;
@@ -662,6 +690,12 @@ static gr_status fid_add_rough_floor(fid_run *r, gr_material mat, double radius)
     bd.particle_radius = radius;
     gr_status st = gr_add_body(r->w, &bd, NULL);
     return st == GR_OK ? st : fid_fail(r, st, "rough floor");
+}
+
+/* A rough floor: the rough slab 1.2 m wide centred on the origin. */
+static gr_status fid_add_rough_floor(fid_run *r, gr_material mat, double radius)
+{
+    return fid_add_rough_slab(r, mat, radius, -0.6, 0.6, -0.6, 0.6);
 }
 
 /* ---- column ---------------------------------------------------------------------------------------- */
@@ -818,6 +852,7 @@ gr_status fid_run_silo(const fid_params *p, unsigned width_d, double orifice_d, 
         (st = fid_grains_read(r.w, &r.g)) != GR_OK)
         goto done;
     const uint32_t n_top = (uint32_t)(width_d * width_d / 2);
+    out->grain_mass = r.g.n > 0 ? r.g.m[0] : 0;
     /* settle with the gate shut */
     const int settle = (int)lround(2.0 / p->frame);
     fid_energy_track_add(&out->energy, fid_energy_of(&r.g, r.gravity), 0);
@@ -1139,7 +1174,8 @@ gr_status fid_run_heap(const fid_params *p, unsigned count, fid_heap_result *out
         fid_verbose(p, &r, "heap-pour", fid_energy_of(&r.g, r.gravity), top);
     }
     out->grains = r.g.n;
-    const int frames = (int)lround(2.0 / p->frame), late = frames - (int)lround(1.0 / p->frame);
+    const double settle = p->heap_settle > 1 ? p->heap_settle : 2.0;
+    const int frames = (int)lround(settle / p->frame), late = frames - (int)lround(1.0 / p->frame);
     x_late = malloc(sizeof(double) * 3 * (r.g.n + 1));
     if (!x_late) {
         st = GR_ERROR_OUT_OF_MEMORY;
@@ -1157,11 +1193,124 @@ gr_status fid_run_heap(const fid_params *p, unsigned count, fid_heap_result *out
         fid_verbose(p, &r, "heap", e, 0);
     }
     out->still_disp_d = r.g.n == n0 ? fid_max_displacement(x_late, r.g.x, n0) / d : INFINITY;
+    out->lost = poured - r.g.n;
+    if (r.g.n == n0 && n0 > 0) {
+        /* the bulk's creep: the 99th percentile of the displacements (a stray grain rolling
+         * on the floor sets the largest) */
+        double *dd = malloc(sizeof *dd * n0);
+        if (!dd) {
+            st = GR_ERROR_OUT_OF_MEMORY;
+            goto done;
+        }
+        for (uint32_t i = 0; i < n0; i++)
+            dd[i] = fid_max_displacement(x_late + 3 * i, r.g.x + 3 * i, 1);
+        qsort(dd, n0, sizeof *dd, cmp_double);
+        out->still_disp_p99_d = dd[(size_t)(0.99 * (double)(n0 - 1))] / d;
+        free(dd);
+    } else
+        out->still_disp_p99_d = INFINITY;
     if (fid_repose_angle(&r.g, 0, 0, d, &out->heap) != 0)
         st = GR_ERROR_OUT_OF_MEMORY;
     fid_run_timing(&r, &out->ms_per_frame, &out->substeps_per_frame);
 done:
     free(x_late);
+    fid_run_close(&r);
+    return st;
+}
+
+/* ---- planar column collapse --------------------------------------------------------------------------- */
+
+static int cmp_double_up(const void *a, const void *b) { return cmp_double(a, b); }
+
+gr_status fid_run_collapse(const fid_params *p, double aspect, unsigned length_d, unsigned width_d,
+                           fid_collapse_result *out)
+{
+    memset(out, 0, sizeof *out);
+    /* the fill (about 0.47 packed) settles to about 0.8 of its height in the particle solvers:
+     * filled to a L0 / 0.8 the settled column stands about a L0 tall */
+    const double d = 2 * p->radius, L0 = length_d * d, W = width_d * d, H = aspect * L0 / 0.8;
+    /* room for the published runout (Lube et al. 2005) and half again, and 10 d more */
+    const double fit = aspect < 2.3 ? 1.2 * aspect : 1.9 * pow(aspect, 2.0 / 3.0);
+    const double Lc = L0 * (1 + 1.5 * fit) + 10 * d, wall = H + 10 * d, T = 2 * d;
+    out->aspect = aspect;
+    out->L0_d = length_d;
+    out->width_d = width_d;
+    out->channel_d = Lc / d;
+    fid_run r;
+    gr_status st = fid_run_open(&r, p, (gr_vec3){-1, -1, -1}, (gr_vec3){Lc + 1, wall + 2, 1}, 1.0);
+    if (st != GR_OK)
+        return st;
+    gr_material rough;
+    gr_body gate;
+    double *xr = NULL;
+    /* the channel: end walls at x = 0 and Lc, side walls at z = +-W/2 (open top and bottom),
+     * on a rough floor (as the heap's); the gate holds the column at x = L0 */
+    if ((st = fid_add_box(&r, GR_SHAPE_CONTAINER, (gr_vec3){Lc / 2, wall / 2, 0}, (gr_vec3){Lc / 2, wall / 2, W / 2},
+                          GR_FACE_POS_Y | GR_FACE_NEG_Y, NULL)) != GR_OK ||
+        (st = fid_material(r.w, p, 1.0, 1.0, 0, &rough)) != GR_OK ||
+        (st = fid_add_rough_slab(&r, rough, p->radius, -d, Lc + d, -W / 2 - d, W / 2 + d)) != GR_OK ||
+        (st = fid_add_box(&r, GR_SHAPE_BOX, (gr_vec3){L0 + T / 2, wall / 2, 0}, (gr_vec3){T / 2, wall / 2, W / 2},
+                          0, &gate)) != GR_OK ||
+        (st = fid_fill_dense(&r, p, (gr_vec3){0, 0, -W / 2}, (gr_vec3){L0, H, W / 2}, &out->grains)) != GR_OK ||
+        (st = fid_grains_read(r.w, &r.g)) != GR_OK)
+        goto done;
+    const uint32_t n0 = r.g.n;
+    /* settle behind the gate */
+    const int settle = (int)lround(1.0 / p->frame);
+    for (int f = 1; f <= settle; f++)
+        if ((st = fid_frame(&r, p)) != GR_OK)
+            goto done;
+    const uint32_t n_top = (uint32_t)(length_d * width_d / 3 + 1); /* about a third of a layer */
+    out->H0_d = fid_top_height(&r.g, n_top) / d;
+    out->aspect_settled = out->H0_d / length_d;
+    if ((st = gr_remove_body(r.w, gate)) != GR_OK) {
+        fid_fail(&r, st, "removing the gate");
+        goto done;
+    }
+    r.step_seconds = 0; /* time the collapse alone */
+    r.frames = 0;
+    /* run until every grain has been slower than 2 cm/s for half a second, or t_max */
+    const double t_max = 1.5 + 6 * sqrt(out->H0_d * d / 9.81);
+    double t = 0, quiet = 0;
+    while (t < t_max) {
+        if ((st = fid_frame(&r, p)) != GR_OK)
+            goto done;
+        t += p->frame;
+        quiet = fid_max_speed(&r.g) < 0.02 ? quiet + p->frame : 0;
+        fid_verbose(p, &r, "collapse", fid_energy_of(&r.g, r.gravity), t);
+        if (quiet >= 0.5)
+            break;
+    }
+    out->seconds = t;
+    out->settled = quiet >= 0.5;
+    out->vmax_end = fid_max_speed(&r.g);
+    out->lost = n0 - r.g.n;
+    /* the front: x + r of the grain with 0.5 % of the grains beyond it (strays do not count) */
+    xr = malloc(sizeof *xr * (r.g.n + 1));
+    if (!xr) {
+        st = GR_ERROR_OUT_OF_MEMORY;
+        goto done;
+    }
+    double xmax = 0, hwall = 0;
+    for (uint32_t i = 0; i < r.g.n; i++) {
+        xr[i] = r.g.x[3 * i] + r.g.r[i];
+        if (xr[i] > xmax) xmax = xr[i];
+        if (r.g.x[3 * i] < 2 * d && r.g.x[3 * i + 1] + r.g.r[i] > hwall)
+            hwall = r.g.x[3 * i + 1] + r.g.r[i];
+    }
+    if (r.g.n > 0) {
+        qsort(xr, r.g.n, sizeof *xr, cmp_double_up);
+        out->front_d = xr[(size_t)(0.995 * (double)(r.g.n - 1))] / d;
+    }
+    out->front_max_d = xmax / d;
+    out->H_inf_d = hwall / d;
+    out->runout = (out->front_d - length_d) / length_d;
+    out->hit_end = xmax > Lc - d;
+    const double as = out->aspect_settled;
+    out->runout_fit = as < 2.3 ? 1.2 * as : 1.9 * pow(as, 2.0 / 3.0);
+    fid_run_timing(&r, &out->ms_per_frame, &out->substeps_per_frame);
+done:
+    free(xr);
     fid_run_close(&r);
     return st;
 }

@@ -13,7 +13,7 @@
 
 /// What every scene shares: solver, threads, grain and material, frame length.
 typedef struct fid_params {
-    gr_solver_kind solver; ///< GR_SOLVER_DEM or GR_SOLVER_PBD
+    gr_solver_kind solver; ///< GR_SOLVER_DEM, GR_SOLVER_PBD or GR_SOLVER_CONTINUUM
     unsigned workers;      ///< gr_world_def.worker_count
     double radius;         ///< grain radius [m], default 0.01 (2 cm grains)
     double density;        ///< [kg/m^3], default: the library's material default (2500)
@@ -27,6 +27,18 @@ typedef struct fid_params {
     int verbose;           ///< > 0: per-frame lines on stderr every `verbose` frames
     /// > 0: the grains' material is this gr_material_preset (mu, mu_s and restitution unused)
     int preset;
+    /// 1: what a new user gets (issue 37): the world at its solver's default defs (no DEM
+    /// rolling law forced) and the grains' material a plain user material: the preset alone, or
+    /// gr_material_def_init with friction = mu (and density if given); every solver-specific
+    /// coefficient (PBD static/kinetic, continuum_friction) left GR_MATERIAL_DERIVED, and mu_s,
+    /// mu_r and restitution unused. 0 (default): the fidelity benches' own setup (DEM with a
+    /// preset at rolling law EPSD; mu sets PBD's kinetic and mu_s its static friction).
+    int user_defaults;
+    /// user_defaults: > 0 sets the grains' continuum_friction (alpha) to this (a calibration
+    /// of the continuum's map, not a user's material); 0: derived
+    double cont_alpha;
+    /// fid_run_heap: seconds of settling after the pour (> 1; 0: the default 2 s)
+    double heap_settle;
 } fid_params;
 
 /// Defaults for a solver (DEM keeps its automatic substep, PBD its defaults).
@@ -34,7 +46,7 @@ fid_params fid_default_params(gr_solver_kind solver, unsigned workers);
 /// "sand", "gravel", "glass" -> the preset (0 for an unknown name), and back.
 int fid_preset_from_name(const char *name);
 const char *fid_preset_name(int preset);
-/// "dem", "pbd".
+/// "dem", "pbd", "continuum".
 const char *fid_solver_name(gr_solver_kind solver);
 
 /// A world for the scene: gravity (0, -9.81, 0), bounds [lo, hi] (grains outside are removed;
@@ -188,6 +200,7 @@ typedef struct fid_silo_result {
     double ratio;            ///< rate_hi / rate_lo (granular: about 1; a liquid: > 1)
     double rate_half1, rate_half2; ///< first and second half of the run from 0.5 s after opening
     double rate_all;         ///< grains/s over the whole run from 0.5 s after opening
+    double grain_mass;       ///< [kg] of one grain (rates x this: kg/s)
     double rates[16];        ///< grains/s in successive 1 s windows from opening
     int rate_count;
     double discharged;       ///< grains out by the end
@@ -247,15 +260,46 @@ gr_status fid_run_spawn(const fid_params *p, unsigned n, fid_spawn_result *out);
 /// Heap: `count` grains poured from a disc of radius 3 d, 8 d above the heap's top, 20 per frame
 /// at 1 m/s downward onto a rough floor (a static slab 1.2 m wide, top at y = 0, covered with
 /// particles of the grains' radius; friction 1, static and kinetic, mixed with the grains' by
-/// the library's rule), then 2 s to settle; the repose angle fitted (fid_heap).
+/// the library's rule), then 2 s (p->heap_settle) to settle; the repose angle fitted (fid_heap).
 typedef struct fid_heap_result {
     uint32_t grains;
     fid_heap heap;
     double still_disp_d;    ///< largest displacement over the last second / d
+    double still_disp_p99_d; ///< 99th percentile of the displacements over the last second / d
+    uint32_t lost;          ///< grains poured but gone (left the world's bounds) by the end
     fid_energy_track energy; ///< during the settling after the pour
     double ms_per_frame;
     double substeps_per_frame;
 } fid_heap_result;
 gr_status fid_run_heap(const fid_params *p, unsigned count, fid_heap_result *out);
+
+/// Planar column collapse (Lajeunesse et al. 2005, Lube et al. 2005): a channel `width_d`
+/// diameters wide between two side walls (a container open at top and bottom) on a rough floor
+/// (the heap's rough slab, friction 1); a dense random fill (gr_fill_box, GR_FILL_POISSON) of
+/// `length_d` d along x against the end wall x = 0 and aspect x length_d / 0.8 d tall (it settles
+/// to about aspect x length_d in DEM and PBD) held by a gate at x = L0, settled 1 s;
+/// the gate removed, run until every grain has been slower than 2 cm/s for 0.5 s (or
+/// 1.5 + 6 sqrt(H0 / g) s). The channel is long enough for 1.5 x the published runout.
+typedef struct fid_collapse_result {
+    uint32_t grains;
+    double aspect;           ///< as asked (0.8 x the fill's height over L0)
+    double aspect_settled;   ///< a = H0 / L0 with H0 the settled column's top
+    double L0_d, width_d, channel_d;
+    double H0_d;             ///< settled column height / d
+    double front_d;          ///< deposit front (x + r with 0.5 % of the grains beyond) / d
+    double front_max_d;      ///< farthest grain's x + r / d
+    double H_inf_d;          ///< final height at the end wall (within 2 d) / d
+    double runout;           ///< (L_inf - L0) / L0 with L_inf = the front
+    double runout_fit;       ///< the published planar fit at aspect_settled: 1.2 a (a < 2.3), 1.9 a^(2/3)
+    int settled;             ///< stopped (every grain < 2 cm/s for 0.5 s) before the time limit
+    int hit_end;             ///< a grain reached the channel's far end
+    uint32_t lost;           ///< grains removed (left the world's bounds)
+    double vmax_end;
+    double seconds;          ///< after the release
+    double ms_per_frame;
+    double substeps_per_frame;
+} fid_collapse_result;
+gr_status fid_run_collapse(const fid_params *p, double aspect, unsigned length_d, unsigned width_d,
+                           fid_collapse_result *out);
 
 #endif
