@@ -11,7 +11,8 @@
  *     are, which pumps energy into piles). Friction is bounded by the contact's whole normal
  *     multiplier of the substep, not by one sweep's correction.
  *   - Warm start: a contact that existed in the last substep starts with that substep's
- *     multipliers (scaled by (h / h_last)^2: they are impulses times h). A resting stack then
+ *     multipliers (scaled by (h / h_last)^2 or, when the substep grew, by h / h_last:
+ *     pbd_solve_begin). A resting stack then
  *     carries its weight from the first sweep on; without it a Jacobi or Gauss-Seidel sweep
  *     carries support one contact per sweep and tall columns sink.
  *   - Order: the cells of the list grid are grouped in blocks of 2 x 2 x 2 and the blocks in
@@ -197,7 +198,7 @@ static bool ws_find_own(const pbd_state *st, uint32_t i, uint32_t key, double *a
 
 typedef struct init_ctx {
     pbd_state *st;
-    double scale; ///< (h / h_last)^2
+    double scale; ///< min((h / h_last)^2, h / h_last): pbd_solve_begin
     double h;
 } init_ctx;
 
@@ -694,8 +695,19 @@ void pbd_solve_begin(pbd_state *st, double h)
     if (!st->nm)
         return;
     build_blocks(st);
-    const double hl = st->ws_h;
-    init_ctx ic = {st, hl > 0 ? (h / hl) * (h / hl) : 0.0, h};
+    /* The warm start for a substep of another length: a multiplier is a positional impulse.
+     * A contact that carries a load (a resting stack) needed F h_last^2 and needs F h^2 now:
+     * (h / h_last)^2; one that stopped an impact needed J h_last, and its impulse is spent (or
+     * at most J h again: h / h_last). Of the two the smaller: a warm start that falls short
+     * only costs sweeps (they build it up), one that pushes too hard has to be taken back by
+     * them, and where a tall column's 64 sweeps cannot, the excess push becomes velocity:
+     * energy from nothing. Issue 37: a grain that fell out of the box kept the substep at
+     * 1/1440 s (CFL); when the world removed it, the substep went back to 1/120 s and the
+     * column's contacts were warm-started with 144 x their last multipliers, 12 x the impulse:
+     * 2.0 J gained in that substep by 2421 grains (0.4 of sum m g d). Shrinking, (h / h_last)^2
+     * is the smaller (and the load's own rule). */
+    const double hl = st->ws_h, ratio = hl > 0 ? h / hl : 0.0;
+    init_ctx ic = {st, GR_MIN(ratio * ratio, ratio), h};
     gr_tasks *tasks = st->env.tasks;
     gr_parallel_for(tasks, st->nm, PBD_BLOCK, init_range, &ic);
     if (st->ws_n) {
