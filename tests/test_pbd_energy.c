@@ -32,12 +32,13 @@ static void keep_boxed(fid_grains *g)
  * a 10 x 4 d box, and one grain thrown down at 6 m/s outside the box: while it falls, the CFL
  * rule keeps the substep short for everyone (down to 1/1440 s), and when it leaves the world
  * (t = 0.25 s) the substep is back at 1/120 s. The warm start used to scale the contacts'
- * multipliers by (h / h_last)^2, up to 144: twelve times the impulse they had carried. The 64
+ * multipliers by (h / h_last)^2, up to 144, collisions too: twelve times the impulse they had
+ * carried (now a collision's record gets at most h / h_last). The 64
  * sweeps could not take that back in the column: it gained 0.32 of sum m g d in that frame and
  * threw 5 grains out of the world. Now the three frames from the removal gain nothing (the
  * tolerance 1e-3 of sum m g d: about one grain in a thousand lifted by a diameter; round-off
  * is far below it) and no grain leaves. Other frames of the collapse may still gain up to
- * 2 % (here 1.3 %, at 0.35 s): where the sweeps stop unconverged (PBD_MAX_SWEEPS) in a
+ * 2 % (here 0.95 %, at 0.35 s): where the sweeps stop unconverged (PBD_MAX_SWEEPS) in a
  * collapsing column, what they leave becomes velocity (issue 37, not fixed yet). */
 static void test_pbd_energy_substep_growth(void)
 {
