@@ -87,7 +87,7 @@ static gr_status fid_material(gr_world *w, const fid_params *p, double mu, doubl
             md.continuum_friction = p->cont_alpha;
         return gr_add_material(w, &md, out);
     }
-    const double ratio = md.kinetic_friction > 0 ? md.static_friction / md.kinetic_friction : 1.2;
+    const double ratio = 1.2; /* mu_s / mu_k, the library's ratio */
     if (p->density > 0)
         md.density = p->density;
     md.restitution = p->restitution;
@@ -631,10 +631,17 @@ static gr_status fid_add_grains(fid_run *r, const gr_grain_def *defs, uint32_t m
     return st == GR_OK ? st : fid_fail(r, st, "gr_add_grains");
 }
 
-static gr_status fid_fill(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 hi, uint32_t *added)
+/* A fill of the box with the run's grains: `pattern` with `attempts` a cell, or (attempts 0) the
+ * fill's default pattern. */
+static gr_status fid_fill_pattern(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 hi, gr_fill_pattern pattern,
+                                  uint32_t attempts, uint32_t *added)
 {
     gr_fill_def fd;
     gr_fill_def_init(&fd);
+    if (attempts) {
+        fd.pattern = pattern;
+        fd.attempts = attempts;
+    }
     fd.material = r->mat;
     fd.radius = p->radius;
     fd.min = lo;
@@ -644,22 +651,18 @@ static gr_status fid_fill(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 h
     return st == GR_OK ? st : fid_fail(r, st, "gr_fill_box");
 }
 
+/* The fill's default pattern (a lattice of spacing 2.2 r). */
+static gr_status fid_fill(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 hi, uint32_t *added)
+{
+    return fid_fill_pattern(r, p, lo, hi, GR_FILL_POISSON, 0, added);
+}
+
 /* A dense random fill (Poisson-disk by cells, 2 r / sqrt 3 wide): settles far less than the
  * lattice's 2.2 r spacing, so that the column's aspect ratio is about the one asked on every
  * solver. */
 static gr_status fid_fill_dense(fid_run *r, const fid_params *p, gr_vec3 lo, gr_vec3 hi, uint32_t *added)
 {
-    gr_fill_def fd;
-    gr_fill_def_init(&fd);
-    fd.pattern = GR_FILL_POISSON;
-    fd.attempts = 200;
-    fd.material = r->mat;
-    fd.radius = p->radius;
-    fd.min = lo;
-    fd.max = hi;
-    fd.seed = 12345;
-    gr_status st = gr_fill_box(r->w, &fd, added, NULL, 0);
-    return st == GR_OK ? st : fid_fail(r, st, "gr_fill_box");
+    return fid_fill_pattern(r, p, lo, hi, GR_FILL_POISSON, 200, added);
 }
 
 static void fid_verbose(const fid_params *p, const fid_run *r, const char *scene, fid_energy e, double extra)

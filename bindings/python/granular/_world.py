@@ -271,6 +271,17 @@ def _mesh_buffers(mesh):
     iptr._keep = ibuf
     return vptr, len(vertices), iptr, len(flat) // 3
 
+def _material_def(preset, fields):
+    """A ``gr_material_def``: the defaults, a :class:`MaterialPreset` over them if given, then fields."""
+    d = ffi.gr_material_def.init()
+    if preset is not None:
+        status = lib.gr_material_def_set_preset(byref(d), int(ffi.MaterialPreset(preset)))
+        if status != 0:
+            raise_for_status(status, "gr_material_def_set_preset failed")
+    d.set(**fields)
+    return d
+
+
 class World:
     """A granular world (``gr_world``): create, fill, step, read back.
 
@@ -644,12 +655,7 @@ class World:
         static_friction, kinetic_friction, continuum_friction: the last three derived from
         friction and rolling_friction unless given), over a :class:`MaterialPreset` if one is
         given (``gr_material_def_set_preset``). Returns the material handle."""
-        d = ffi.gr_material_def.init()
-        if preset is not None:
-            status = lib.gr_material_def_set_preset(byref(d), int(ffi.MaterialPreset(preset)))
-            if status != 0:
-                raise_for_status(status, "gr_material_def_set_preset failed")
-        d.set(**fields)
+        d = _material_def(preset, fields)
         out = ffi.gr_material()
         self._check(lib.gr_add_material(self.ptr, byref(d), byref(out)))
         return out.id
@@ -658,12 +664,7 @@ class World:
     def derive_material(preset=None, **fields) -> dict:
         """``gr_material_def_derive``: the material's fields with the coefficients each solver
         derives (static_friction, kinetic_friction, continuum_friction) filled in."""
-        d = ffi.gr_material_def.init()
-        if preset is not None:
-            status = lib.gr_material_def_set_preset(byref(d), int(ffi.MaterialPreset(preset)))
-            if status != 0:
-                raise_for_status(status, "gr_material_def_set_preset failed")
-        d.set(**fields)
+        d = _material_def(preset, fields)
         status = lib.gr_material_def_derive(byref(d))
         if status != 0:
             raise_for_status(status, "gr_material_def_derive failed")
