@@ -54,6 +54,7 @@ typedef enum gr_status {
     GR_ERROR_CORRUPT_DATA = 61,    ///< bad magic, checksum mismatch, truncated or inconsistent data
     GR_ERROR_VERSION = 62,         ///< a snapshot format this library cannot read
     /* 80..99: simulation */
+    GR_ERROR_INVARIANT = 81,       ///< a debug check of an invariant failed (gr_terrain_def.debug_volume)
     GR_ERROR_UNSTABLE = 80,        ///< grains blew up (non-finite, or faster than GR_MAX_SPEED); stopped, see docs
     GR_STATUS_FORCE_U32 = 0x7fffffff
 } gr_status;

@@ -26,6 +26,9 @@ typedef enum gr_solver_kind {
     GR_SOLVER_DEM = 1,       ///< discrete elements (Bell, Yu, Mucha 2005)
     GR_SOLVER_PBD = 2,       ///< position-based (Sommer & Schwanecke; docs/pbd.md)
     GR_SOLVER_CONTINUUM = 3, ///< sand as a continuum on a grid (Narain, Golas, Lin 2010; docs/continuum.md)
+    /// Heightfield terrain (Sumner, O'Brien, Hodgins 1999; docs/terrain.md): resting sand as
+    /// columns, a system beside a particle solver (gr_world_add_system), never a world's own
+    GR_SOLVER_TERRAIN = 4,
     GR_SOLVER_FORCE_U32 = 0x7fffffff
 } gr_solver_kind;
 
@@ -78,6 +81,7 @@ typedef enum gr_shape_type {
     GR_SHAPE_CAPSULE = 5,   ///< segment from -half_height to +half_height on local Y, swept `radius`
     GR_SHAPE_MESH = 6,      ///< closed triangle mesh (mesh_vertices, mesh_indices), covered with particles
     GR_SHAPE_SDF = 7,       ///< host signed-distance callback: not built yet
+    GR_SHAPE_HEIGHTFIELD = 8, ///< a terrain's surface: made by the terrain system, not by gr_add_body
     GR_SHAPE_FORCE_U32 = 0x7fffffff
 } gr_shape_type;
 
@@ -162,6 +166,7 @@ typedef enum gr_def_kind {
     GR_DEF_CLUMP = 8,
     GR_DEF_PBD = 9,
     GR_DEF_CONTINUUM = 10,
+    GR_DEF_TERRAIN = 11,
     GR_DEF_FORCE_U32 = 0x7fffffff
 } gr_def_kind;
 
@@ -333,6 +338,97 @@ typedef struct gr_continuum_def {
     /// adds is worked on (a collapse threw one grain out of the pile).
     uint32_t split_merge;
 } gr_continuum_def;
+
+/// Terrain parameters (gr_world_add_system(world, GR_SOLVER_TERRAIN, &def, &system); NULL = all
+/// defaults). See docs/terrain.md: resting sand is a heightfield of columns (y up: the terrain
+/// assumes gravity along -y), bodies press into it, steep slopes erode, and where the sand is
+/// disturbed it turns into grains of the world's particle system and back where they rest.
+/// Angles are in degrees, lengths in metres.
+typedef struct gr_terrain_def {
+    uint32_t size;            ///< sizeof(gr_terrain_def), set by gr_terrain_def_init
+    uint32_t columns_x;       ///< columns along x, in [2, 16384]; default 64
+    uint32_t columns_z;       ///< columns along z, in [2, 16384]; default 64
+    uint32_t tile_size;       ///< columns per tile edge (changed rectangles, active work), in [4, 4096]; default 64
+    double spacing;           ///< column spacing d [m], in [1e-4, 1e3]; default 0.04
+    gr_vec3 origin;           ///< column (0, 0)'s centre on the base; heights are above origin.y
+    double height;            ///< every column's height at creation [m], in [0, 1e4]; default 0.1
+    /// The sand's material (0: the world's default): its friction gives the slopes (one sand,
+    /// one angle: the heap angle the DEM measures for it, docs/materials.md), its grains the
+    /// released grains' material.
+    gr_material material;
+    /// The slope at which a moving avalanche stops [deg], in [1, 89]; GR_MATERIAL_DERIVED
+    /// (default): the material's heap angle.
+    double stop_angle;
+    /// The slope at which resting sand starts to slide [deg], in [stop_angle, 89];
+    /// GR_MATERIAL_DERIVED (default): stop_angle + 4.
+    double start_angle;
+    /// sigma: the share of its excess slope a column hands on per erosion sweep, in
+    /// [0.01, 0.5]; default 0.25.
+    double moving_fraction;
+    uint32_t erosion_sweeps;  ///< Jacobi sweeps per erosion pass, in [0, 1000]; default 8
+    uint32_t hybrid;          ///< 1 (default): exchange grains with the particle system; 0: heightfield only
+    double erosion_interval;  ///< time between erosion passes [s], in [0, 10]; default 1/60
+    /// alpha: the share of the material a body presses down that is compacted (lost) rather
+    /// than pushed aside, in [0, 1]; default 0 (sand; mud 0, snow 0.7: gr_terrain_def_preset).
+    double compression;
+    /// Pressure [Pa] above which the columns under a dynamic or host-owned body yield (the
+    /// body sinks until its footprint carries it), in [1, 1e9]; default 40e3.
+    double bearing_pressure;
+    /// Penetration at the bearing pressure [m] (the support's elastic depth), in [0, 1e3];
+    /// 0 (default): spacing / 4.
+    double elastic_depth;
+    /// Ploughing: how strongly displaced material goes the way a body moves, in [0, 10];
+    /// 0: evenly to the rim; default 1.
+    double plough;
+    /// Packing fraction phi of the sand the columns hold (grain volume / bulk volume), in
+    /// [0.05, 1]; default 0.6 (the DEM's random packing of its sand). The grains a column
+    /// releases and absorbs hold phi x its bulk volume.
+    double packing;
+    /// Radius of the grains the terrain releases [m], in (0, spacing / 2.1]; 0 (default):
+    /// spacing / 4.
+    double grain_radius;
+    /// A body moving faster than this [m/s] releases what it displaces as grains (hybrid),
+    /// in [0, 1e3]; default 0.05.
+    double release_speed;
+    /// Grains slower than this [m/s] are at rest (hybrid), in [0, 1e3]; default 0.05.
+    double rest_speed;
+    /// Steps a grain stays at rest on the surface before the terrain absorbs it, in [1, 1e6];
+    /// default 30.
+    uint32_t rest_steps;
+    /// 1: check the volume invariant (columns x packing + grains) after every step, failing
+    /// the step with GR_ERROR_INTERNAL when it drifts; 0 (default): off.
+    uint32_t debug_volume;
+} gr_terrain_def;
+
+/// What a terrain is and holds now (gr_terrain_get_info).
+typedef struct gr_terrain_info {
+    uint32_t size;            ///< sizeof(gr_terrain_info): set it before the call
+    uint32_t columns_x, columns_z;
+    uint32_t tile_size, tiles_x, tiles_z;
+    double spacing;
+    gr_vec3 origin;
+    double stop_angle, start_angle; ///< as resolved [deg] (of the terrain's material)
+    double packing;
+    double volume;            ///< bulk volume of the columns [m^3] (heights x spacing^2)
+    double compressed_volume; ///< bulk volume compacted away by bodies so far [m^3]
+    uint64_t grains_released; ///< grains the columns turned into so far
+    uint64_t grains_absorbed; ///< grains the columns took back so far
+    uint32_t active_tiles;    ///< tiles the last erosion pass worked on
+    uint32_t body;            ///< the index of the terrain's own body (gr_terrain_get_body gives its handle)
+} gr_terrain_info;
+
+/// A rectangle of columns [x0, x1) x [z0, z1) (empty when x0 == x1).
+typedef struct gr_terrain_rect {
+    uint32_t x0, z0, x1, z1;
+} gr_terrain_rect;
+
+/// Material presets of the terrain (gr_terrain_def_preset).
+typedef enum gr_terrain_preset {
+    GR_TERRAIN_SAND = 0, ///< dry sand: slopes of its material, no compaction, firm
+    GR_TERRAIN_MUD = 1,  ///< mud: flows far (10-14 deg), no compaction, soft
+    GR_TERRAIN_SNOW = 2, ///< snow: stands steep (45-55 deg), packs down (alpha 0.7), soft
+    GR_TERRAIN_PRESET_FORCE_U32 = 0x7fffffff
+} gr_terrain_preset;
 
 /// World parameters.
 typedef struct gr_world_def {
@@ -601,6 +697,7 @@ static inline void gr_fill_def_init(gr_fill_def *def) { GR__DEF_INIT(GR_DEF_FILL
 static inline void gr_clump_def_init(gr_clump_def *def) { GR__DEF_INIT(GR_DEF_CLUMP, def); }
 static inline void gr_pbd_def_init(gr_pbd_def *def) { GR__DEF_INIT(GR_DEF_PBD, def); }
 static inline void gr_continuum_def_init(gr_continuum_def *def) { GR__DEF_INIT(GR_DEF_CONTINUUM, def); }
+static inline void gr_terrain_def_init(gr_terrain_def *def) { GR__DEF_INIT(GR_DEF_TERRAIN, def); }
 
 #ifdef __cplusplus
 }

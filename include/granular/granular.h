@@ -129,6 +129,39 @@ GR_API uint32_t gr_world_get_system_count(const gr_world *world);
 /// The solver of a system.
 /// Errors: NULL_ARGUMENT (world, out), BUSY, INVALID_ARGUMENT (no such system).
 GR_API gr_status gr_world_get_system_solver(const gr_world *world, uint32_t system, gr_solver_kind *out);
+
+/* Terrain (docs/terrain.md). A terrain is a system (gr_world_add_system with GR_SOLVER_TERRAIN
+ * and a gr_terrain_def) beside the world's particle solver: `system` below is its index. */
+
+/// Set a def's material parameters to a preset: sand, mud or snow (angles, compression,
+/// bearing pressure, moving fraction; the rest of the def is left as it is).
+/// Errors: NULL_ARGUMENT (def), STRUCT_SIZE, UNKNOWN_ENUM (preset).
+GR_API gr_status gr_terrain_def_preset(gr_terrain_def *def, gr_terrain_preset preset);
+/// The terrain's sizes, resolved parameters and what it holds. Set out->size first.
+/// Errors: NULL_ARGUMENT (world, out), BUSY, INVALID_ARGUMENT (system is not a terrain),
+/// STRUCT_SIZE.
+GR_API gr_status gr_terrain_get_info(const gr_world *world, uint32_t system, gr_terrain_info *out);
+/// The terrain's own body: its surface, a static body of shape GR_SHAPE_HEIGHTFIELD that the
+/// grains collide with (its force is what the grains put on the terrain). It goes with the
+/// terrain: gr_remove_body refuses it.
+/// Errors: NULL_ARGUMENT (world, out), BUSY, INVALID_ARGUMENT (system is not a terrain).
+GR_API gr_status gr_terrain_get_body(const gr_world *world, uint32_t system, gr_body *out);
+/// Set the heights [m above the base] of the columns [x0, x0 + nx) x [z0, z0 + nz), x fastest,
+/// `heights[k * nx + i]` for column (x0 + i, z0 + k); each finite and in [0, 1e4]. The sand's
+/// volume changes by what the heights say (an edit, not a simulation).
+/// Errors: NULL_ARGUMENT (world, heights), BUSY, INVALID_ARGUMENT (system, the rectangle
+/// outside the terrain, a height out of range); the terrain is unchanged on any.
+GR_API gr_status gr_terrain_set_heights(gr_world *world, uint32_t system, uint32_t x0, uint32_t z0, uint32_t nx,
+                                        uint32_t nz, const float *heights);
+/// Read the heights of a rectangle of columns (as gr_terrain_set_heights lays them out) into out.
+/// Errors: NULL_ARGUMENT (world, out), BUSY, INVALID_ARGUMENT (system, the rectangle).
+GR_API gr_status gr_terrain_read_heights(const gr_world *world, uint32_t system, uint32_t x0, uint32_t z0,
+                                         uint32_t nx, uint32_t nz, float *out);
+/// The columns of tile `tile` (tile_x + tile_z * tiles_x) whose height changed since the last
+/// call for this tile, as one rectangle in terrain columns (empty: none), and forget them: an
+/// engine uploads only what moved. A new terrain reports every tile whole once.
+/// Errors: NULL_ARGUMENT (world, out), BUSY, INVALID_ARGUMENT (system, tile).
+GR_API gr_status gr_terrain_take_changes(gr_world *world, uint32_t system, uint32_t tile, gr_terrain_rect *out);
 /// Change gravity [m/s^2] between steps (tilting a scene, switching Y-up to Z-up).
 /// Setters given the value the world already has (this one, gr_body_set_pose,
 /// gr_grain_set_state; bitwise, after the API normalises orientations) change nothing: the

@@ -74,12 +74,16 @@ static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_bo
                                   const char *f)
 {
     memset(b, 0, sizeof *b);
-    GR_CHECK(gr_check_enum(w, (uint32_t)d->shape, 8, f, "def.shape"));
+    GR_CHECK(gr_check_enum(w, (uint32_t)d->shape, 9, f, "def.shape"));
     GR_CHECK(gr_check_enum(w, (uint32_t)d->motion, 5, f, "def.motion"));
     if (d->shape == GR_SHAPE_NONE)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "def.shape is GR_SHAPE_NONE: name the body's shape");
     if (d->shape == GR_SHAPE_SDF)
         return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "SDF bodies are not built yet (use GR_SHAPE_MESH)");
+    if (d->shape == GR_SHAPE_HEIGHTFIELD)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
+                       "a heightfield body is a terrain's surface: add a terrain (gr_world_add_system with "
+                       "GR_SOLVER_TERRAIN), not a body");
     if ((d->motion == GR_MOTION_DYNAMIC || d->motion == GR_MOTION_HOST) &&
         (d->shape == GR_SHAPE_PLANE || d->shape == GR_SHAPE_CONTAINER))
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f,
@@ -149,6 +153,34 @@ static gr_status resolve_body_def(const gr_world *w, const gr_body_def *d, gr_bo
     return GR_OK;
 }
 
+gr_status gr_body_insert_told(gr_world *w, gr_body_data *b, uint32_t *out_slot, uint32_t *failed)
+{
+    const uint32_t slot_count = w->bodies.slot_count;
+    uint32_t slot = gr_body_store_insert(&w->bodies, b);
+    const uint16_t gen = w->bodies.gen[slot];
+    gr_status s = GR_OK;
+    uint32_t told = 0; /* systems told, all or nothing */
+    for (; s == GR_OK && told < w->system_count; told++) {
+        const gr_system *sys = &w->systems[told];
+        s = sys->solver->body_added ? sys->solver->body_added(sys->state, slot) : GR_OK;
+    }
+    if (s != GR_OK) {
+        for (uint32_t i = 0; i + 1 < told; i++)
+            if (w->systems[i].solver->body_removed)
+                w->systems[i].solver->body_removed(w->systems[i].state, slot);
+        gr_body_store_remove(&w->bodies, &w->mem, slot);
+        /* as it was: nothing happened (the slot's generation and the high-water mark too) */
+        w->bodies.gen[slot] = slot < slot_count ? gen : 0;
+        w->bodies.slot_count = slot_count;
+        gr_body_store_rebuild_active(&w->bodies);
+        w->bodies.revision -= 2;
+        *failed = told - 1;
+        return s;
+    }
+    *out_slot = slot;
+    return GR_OK;
+}
+
 GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
 {
     static const char f[] = "gr_add_body";
@@ -172,30 +204,15 @@ GR_API gr_status gr_add_body(gr_world *w, const gr_body_def *user, gr_body *out)
         return gr_fail(w, s, f, "allocating the body's mesh or particles failed");
     if (s != GR_OK)
         return gr_fail(w, s, f, "%s", err);
-    const uint32_t slot_count = w->bodies.slot_count;
-    uint32_t slot = gr_body_store_insert(&w->bodies, &b);
-    const uint16_t gen = w->bodies.gen[slot];
-    uint32_t told = 0; /* systems told, all or nothing */
-    for (; s == GR_OK && told < w->system_count; told++) {
-        const gr_system *sys = &w->systems[told];
-        s = sys->solver->body_added ? sys->solver->body_added(sys->state, slot) : GR_OK;
-    }
+    uint32_t slot, told;
+    s = gr_body_insert_told(w, &b, &slot, &told);
     if (s != GR_OK) {
-        for (uint32_t i = 0; i + 1 < told; i++)
-            if (w->systems[i].solver->body_removed)
-                w->systems[i].solver->body_removed(w->systems[i].state, slot);
-        gr_body_store_remove(&w->bodies, &w->mem, slot);
-        /* as it was: nothing happened (the slot's generation and the high-water mark too) */
-        w->bodies.gen[slot] = slot < slot_count ? gen : 0;
-        w->bodies.slot_count = slot_count;
-        gr_body_store_rebuild_active(&w->bodies);
-        w->bodies.revision -= 2;
         if (s == GR_ERROR_TOO_MANY)
             return gr_fail(w, s, f, "the body's %u particles would pass GR_MAX_GRAINS spheres in the solver",
                            b.particle_count);
         if (s == GR_ERROR_UNSUPPORTED)
             return gr_fail(w, s, f, "the %s solver does not take bodies of this motion type yet",
-                           w->systems[told - 1].solver->name);
+                           w->systems[told].solver->name);
         return gr_fail(w, s, f, "allocating the body's particles in the solver failed");
     }
     gr_world_invalidate(w);
@@ -210,6 +227,8 @@ GR_API gr_status gr_remove_body(gr_world *w, gr_body body)
     GR_CHECK(gr_check_world(w, f));
     uint32_t slot;
     GR_CHECK(gr_resolve_body(w, body, &slot, f));
+    if (w->bodies.data[slot].shape == GR_SHAPE_HEIGHTFIELD)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "the body is a terrain's surface: it goes with its terrain");
     for (uint32_t i = 0; i < w->system_count; i++)
         if (w->systems[i].solver->body_removed)
             w->systems[i].solver->body_removed(w->systems[i].state, slot);
@@ -288,6 +307,8 @@ GR_API gr_status gr_body_set_pose(gr_world *w, gr_body body, gr_vec3 position, g
     gr_body_data *b = &w->bodies.data[slot];
     if (b->motion == GR_MOTION_HOST)
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "a host-owned body's pose comes from the host hooks");
+    if (b->shape == GR_SHAPE_HEIGHTFIELD)
+        return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "a terrain's surface stays where its terrain put it");
     b->position = position;
     b->orientation = q;
     gr_body_update_frame(b);

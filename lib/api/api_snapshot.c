@@ -17,7 +17,7 @@
 #include "api_world.h"
 
 #define SNAPSHOT_MAGIC "GRANULAR"
-#define SNAPSHOT_VERSION 11u
+#define SNAPSHOT_VERSION 12u
 #define HEADER_SIZE 32u
 /* Snapshots beyond this size are refused as corrupt before any allocation. */
 #define SNAPSHOT_MAX ((uint64_t)1 << 40)
@@ -501,8 +501,9 @@ static gr_status read_world_parts(gr_world *w, gr_stream_reader *r, world_parts 
             b.force = get_vec(r);
             b.torque = get_vec(r);
             /* what gr_add_body accepts */
-            RCHECK(b.shape >= GR_SHAPE_PLANE && b.shape <= GR_SHAPE_MESH && b.motion >= GR_MOTION_STATIC &&
-                       b.motion <= GR_MOTION_HOST,
+            RCHECK(b.shape >= GR_SHAPE_PLANE && b.motion >= GR_MOTION_STATIC && b.motion <= GR_MOTION_HOST &&
+                       (b.shape <= GR_SHAPE_MESH || (b.shape == GR_SHAPE_HEIGHTFIELD && b.motion == GR_MOTION_STATIC &&
+                                                     r->format >= 12)),
                    "a body's shape or motion is unknown");
             RCHECK(!(b.motion == GR_MOTION_DYNAMIC || b.motion == GR_MOTION_HOST) ||
                        (b.shape != GR_SHAPE_PLANE && b.shape != GR_SHAPE_CONTAINER),

@@ -11,6 +11,7 @@
 #include "api_internal.h"
 #include "api_world.h"
 #include "api_defaults.h"
+#include "api_terrain.h"
 
 GR_API uint32_t gr_get_version(void) { return GR_VERSION_NUMBER; }
 GR_API const char *gr_get_version_string(void) { return GR_VERSION_STRING; }
@@ -78,7 +79,7 @@ gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const 
 {
     /* a kind of the public enum (built or not: UNSUPPORTED below), or one a build registered */
     if (!gr_solver_find(d->solver))
-        GR_CHECK(gr_check_enum(w, (uint32_t)d->solver, 4, f, "def.solver"));
+        GR_CHECK(gr_check_enum(w, (uint32_t)d->solver, 5, f, "def.solver"));
     GR_CHECK(gr_check_vec(w, d->gravity, f, "def.gravity"));
     GR_CHECK(gr_check_substep_limit(w, d->substep, true, f, "def.substep"));
     if (d->worker_count > GR_MAX_WORKERS)
@@ -126,6 +127,10 @@ gr_status gr_validate_world_def(const gr_world *w, const gr_world_def *d, const 
             len += (uint32_t)snprintf(built + len, sizeof built - len, "%s%s", i ? ", " : "", gr_solver_at(i)->name);
         return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "solver %u is not built yet (built: %s)", (unsigned)d->solver, built);
     }
+    if (kind == GR_SOLVER_TERRAIN)
+        return gr_fail(w, GR_ERROR_UNSUPPORTED, f,
+                       "def.solver: a terrain holds no grains of its own; create the world with a particle solver and "
+                       "add the terrain beside it (gr_world_add_system with GR_SOLVER_TERRAIN)");
     return GR_OK;
 }
 
@@ -373,7 +378,7 @@ GR_API gr_status gr_world_add_system(gr_world *w, gr_solver_kind kind, const voi
         return gr_fail(w, GR_ERROR_INVALID_ARGUMENT, f, "solver: name the solver (GR_SOLVER_DEFAULT names none)");
     const gr_solver_vtable *solver = gr_solver_find(kind);
     if (!solver) {
-        GR_CHECK(gr_check_enum(w, (uint32_t)kind, 4, f, "solver"));
+        GR_CHECK(gr_check_enum(w, (uint32_t)kind, 5, f, "solver"));
         return gr_fail(w, GR_ERROR_UNSUPPORTED, f, "solver %u is not built", (unsigned)kind);
     }
     gr_def_buffer def;
@@ -381,6 +386,8 @@ GR_API gr_status gr_world_add_system(gr_world *w, gr_solver_kind kind, const voi
     if (user_def)
         GR_CHECK(gr_def_read(w, solver->def_kind, user_def, &def, f, "solver_def"));
     GR_CHECK(gr_validate_solver_def(w, solver, &def, f));
+    if (kind == GR_SOLVER_TERRAIN)
+        return gr_world_add_terrain(w, &def, out, f); /* api_terrain.c: the system and its surface */
     GR_CHECK(gr_world_attach_system(w, solver, &def, out, f));
     return GR_OK;
 }

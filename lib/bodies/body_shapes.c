@@ -124,6 +124,8 @@ static inline gr_vec3 to_world(const gr_body_data *b, gr_vec3 l)
 double gr_body_solid_feature_distance(const gr_body_data *b, uint32_t f, gr_vec3 p, gr_vec3 *normal,
                                       gr_vec3 *point)
 {
+    if (b->shape == GR_SHAPE_HEIGHTFIELD) /* world axes: a terrain neither turns nor moves */
+        return b->field ? gr_hf_distance(b->field, p, normal, point) : (*normal = v3(0, 1, 0), *point = p, INFINITY);
     gr_vec3 pl = to_local(b, v3_sub(p, b->position));
     gr_vec3 nl, ql;
     double d = local_distance(b, f, pl, &nl, &ql);

@@ -7,6 +7,7 @@
 #define GR_BODIES_BODY_STORE_H
 
 #include "../core/alloc.h"
+#include "../geom/heightfield.h"
 #include "../geom/mesh_query.h"
 #include "../core/vec3.h"
 
@@ -48,6 +49,14 @@ typedef struct gr_body_data {
     gr_mesh_query mesh_query; ///< meshes: the triangles binned (fast inside tests)
     gr_host_body_state host_state; ///< host-owned: the state get_state reported (scratch of gr_step)
     gr_host_body_state host_before; ///< host-owned: the state before it (gr_step puts it back on a failure)
+    /// GR_SHAPE_HEIGHTFIELD: the terrain's surface (owned by the terrain system, which sets this
+    /// pointer; not saved)
+    const gr_heightfield *field;
+    /// Force and torque (about `position`) that a system not moving bodies (the terrain) puts on
+    /// a dynamic or host-owned body for the next substep: the system moving the bodies adds
+    /// them to the contact forces while ext_active is set (scratch of gr_step, not saved).
+    gr_vec3 ext_force, ext_torque;
+    bool ext_active;
 } gr_body_data;
 
 /// Most surface particles one body may have.

@@ -8,6 +8,7 @@
     X(GR_SOLVER_DEM, gr_dem_solver)    \
     X(GR_SOLVER_PBD, gr_pbd_solver)    \
     X(GR_SOLVER_CONTINUUM, gr_continuum_solver) \
+    X(GR_SOLVER_TERRAIN, gr_terrain_solver) \
     GR_SOLVER_LIST_EXTRA(X)
 
 /* A build may append solvers of its own by defining this (only solver_registry.c expands the
@@ -16,9 +17,9 @@
 #define GR_SOLVER_LIST_EXTRA(X)
 #endif
 
-/* The built-in couplings between systems of two kinds, X(table) each (core/coupling.h): none
- * yet (the terrain will couple with DEM and PBD). A build may append its own, as the tests do. */
-#define GR_COUPLING_LIST(X) GR_COUPLING_LIST_EXTRA(X)
+/* The built-in couplings between systems of two kinds, X(table) each (core/coupling.h; the
+ * tables live in lib/couple). A build may append its own, as the tests do. */
+#define GR_COUPLING_LIST(X) X(gr_terrain_dem_coupling) X(gr_terrain_pbd_coupling) GR_COUPLING_LIST_EXTRA(X)
 #ifndef GR_COUPLING_LIST_EXTRA
 #define GR_COUPLING_LIST_EXTRA(X)
 #endif

@@ -21,6 +21,7 @@ GR_API const char *gr_status_string(gr_status s)
     case GR_ERROR_IO: return "read or write callback failed";
     case GR_ERROR_CORRUPT_DATA: return "corrupt or truncated data";
     case GR_ERROR_VERSION: return "unsupported version";
+    case GR_ERROR_INVARIANT: return "a debug check of an invariant failed";
     case GR_ERROR_UNSTABLE: return "simulation became unstable (non-finite state)";
     default: return "unknown status";
     }

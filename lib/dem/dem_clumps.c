@@ -389,6 +389,14 @@ static void reduce_range(void *vctx, uint32_t begin, uint32_t end, uint32_t work
             f = v3_add(f, st->f[s]);
             t = v3_add(t, v3_add(st->t[s], v3_cross(v3_sub(xr_pos(&st->xr[s]), x), st->f[s])));
         }
+        if (st->c_body[i] != GR_INVALID_INDEX) {
+            /* what another system (a terrain) puts on the body, about its position */
+            const gr_body_data *b = &st->env.bodies->data[st->c_body[i]];
+            if (b->ext_active) {
+                f = v3_add(f, b->ext_force);
+                t = v3_add(t, v3_add(b->ext_torque, v3_cross(v3_sub(b->position, x), b->ext_force)));
+            }
+        }
         st->c_f[i] = f;
         st->c_t[i] = t;
     }

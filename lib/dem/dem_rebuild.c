@@ -254,6 +254,8 @@ static void lists_range(void *vctx, uint32_t begin, uint32_t end, uint32_t worke
             const gr_body_data *b = &bodies->data[bs];
             if (b->particles)
                 continue; /* covered bodies touch through their particles */
+            if (b->shape == GR_SHAPE_HEIGHTFIELD && ci != GR_INVALID_INDEX && st->c_body[ci] != GR_INVALID_INDEX)
+                continue; /* a terrain carries bodies itself (lib/terrain/terrain_press.c) */
             double br = gr_body_bound_radius(b);
             if (isfinite(br) && v3_len(v3_sub(xi, b->position)) > br + reach)
                 continue;

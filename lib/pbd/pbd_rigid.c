@@ -94,7 +94,9 @@ void pbd_rigid_predict(pbd_state *st, double h)
         pb->pc = v3_sub(pb->centroid, b->com);
         pb->q0 = b->orientation;
         pb->x0 = v3_add(b->position, quat_rotate(b->orientation, b->com));
-        const gr_vec3 vc = v3_madd(gr_body_point_velocity(b, pb->x0), g, h);
+        gr_vec3 vc = v3_madd(gr_body_point_velocity(b, pb->x0), g, h);
+        if (b->ext_active) /* what another system (a terrain) puts on the body */
+            vc = v3_madd(vc, b->ext_force, h * pb->inv_mass);
         /* free rotation with the gyroscopic term, in the principal frame (explicit, as in
          * Mueller et al. 2020) */
         const gr_quat qp = quat_mul(pb->q0, pb->principal);
@@ -102,6 +104,11 @@ void pbd_rigid_predict(pbd_state *st, double h)
         const gr_vec3 iw = v3(w.x * b->inertia.x, w.y * b->inertia.y, w.z * b->inertia.z);
         const gr_vec3 tq = v3_cross(iw, w); /* -(w x I w) */
         w = v3_add(w, v3(tq.x * pb->inv_inertia.x * h, tq.y * pb->inv_inertia.y * h, tq.z * pb->inv_inertia.z * h));
+        if (b->ext_active) {
+            const gr_vec3 te = quat_rotate_inv(
+                qp, v3_add(b->ext_torque, v3_cross(v3_sub(b->position, pb->x0), b->ext_force)));
+            w = v3_add(w, v3(te.x * pb->inv_inertia.x * h, te.y * pb->inv_inertia.y * h, te.z * pb->inv_inertia.z * h));
+        }
         pb->w0 = quat_rotate(qp, w);
         pb->xc = v3_madd(pb->x0, vc, h);
         pb->qc = quat_integrate(pb->q0, pb->w0, h);
@@ -260,6 +267,8 @@ static void body_boundaries(pbd_state *st, uint32_t s, double h)
     pbd_exact_acc *ea = &st->ex_acc[s];
     for (uint32_t e = 0; e < st->exact_count; e++) {
         const pbd_exact *ex = &st->exact[e];
+        if (bs->data[ex->slot].shape == GR_SHAPE_HEIGHTFIELD)
+            continue; /* a terrain carries bodies itself (lib/terrain/terrain_press.c) */
         const gr_vec3 pa = end_now(st, &a);
         if (ex->plane ? a.r - v3_dot(v3_sub(pa, ex->centre), ex->normal) <= 0
                       : v3_len2(v3_sub(pa, ex->centre)) > (ex->bound + a.r) * (ex->bound + a.r)) {

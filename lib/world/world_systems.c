@@ -109,6 +109,23 @@ gr_status gr_world_attach_system(gr_world *w, const gr_solver_vtable *solver, co
     return GR_OK;
 }
 
+void gr_world_detach_last_system(gr_world *w)
+{
+    const uint32_t index = w->system_count - 1;
+    gr_system *sys = &w->systems[index];
+    for (uint32_t a = 0; a < w->bodies.count && sys->solver->body_removed; a++)
+        sys->solver->body_removed(sys->state, w->bodies.active[a]);
+    sys->solver->destroy(sys->state);
+    gr_mem_free(&w->mem, sys->def, sys->solver->def_size);
+    *sys = (gr_system){0};
+    uint32_t kept = 0; /* its couplings go with it */
+    for (uint32_t c = 0; c < w->coupling_count; c++)
+        if (w->couplings[c].a != index && w->couplings[c].b != index)
+            w->couplings[kept++] = w->couplings[c];
+    w->coupling_count = kept;
+    w->system_count = index;
+}
+
 gr_status gr_world_add_grains(gr_world *w, uint32_t system, gr_grain_init *g, uint32_t count)
 {
     if ((uint64_t)w->grains.count + count > GR_MAX_GRAINS)

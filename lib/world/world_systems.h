@@ -13,6 +13,8 @@ void gr_world_invalidate(gr_world *w);
 /// checks come first (worded on the world in the name of `func`). All or nothing.
 gr_status gr_world_attach_system(gr_world *w, const gr_solver_vtable *solver, const void *def, uint32_t *out,
                                  const char *func);
+/// Take back the last system attached (the world as before gr_world_attach_system).
+void gr_world_detach_last_system(gr_world *w);
 /// Add resolved grains to a system: all or nothing, their slots set in g[k].slot. Failures are
 /// not worded: TOO_MANY (GR_MAX_GRAINS, or the solver's own limit), OUT_OF_MEMORY,
 /// UNSUPPORTED (a shape the solver lacks).

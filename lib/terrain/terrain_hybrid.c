@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* Volume is exact both ways: a column holds bulk volume (height x spacing^2), a grain its own
+ * volume V, and the two exchange at the packing fraction phi (V of grain = phi x bulk). A
+ * release turns whole grains only and leaves the remainder as height; an absorption adds V /
+ * phi. */
+#include "terrain_hybrid.h"
+
+#include <math.h>
+
+#include "../bodies/body_store.h"
+#include "../core/rng.h"
+#include "../geom/heightfield.h"
+#include "terrain_store.h"
+
+void terrain_tops_clear(terrain_state *st)
+{
+    for (uint32_t q = 0; q < st->top_count; q++)
+        st->grain_top[st->top_list[q]] = 0;
+    st->top_count = 0;
+}
+
+/* The columns whose cells (spacing wide, centred on the column) a sphere's footprint overlaps. */
+static bool footprint(const terrain_state *st, gr_vec3 x, double r, uint32_t *i0, uint32_t *k0, uint32_t *i1,
+                      uint32_t *k1)
+{
+    const double d = st->p.d;
+    const double a0 = floor((x.x - r - st->field.origin.x) / d + 0.5), a1 = floor((x.x + r - st->field.origin.x) / d + 0.5);
+    const double b0 = floor((x.z - r - st->field.origin.z) / d + 0.5), b1 = floor((x.z + r - st->field.origin.z) / d + 0.5);
+    if (!(a1 >= 0 && b1 >= 0 && a0 <= st->field.nx - 1 && b0 <= st->field.nz - 1))
+        return false;
+    *i0 = a0 > 0 ? (uint32_t)a0 : 0, *k0 = b0 > 0 ? (uint32_t)b0 : 0;
+    *i1 = a1 < st->field.nx - 1 ? (uint32_t)a1 : st->field.nx - 1;
+    *k1 = b1 < st->field.nz - 1 ? (uint32_t)b1 : st->field.nz - 1;
+    return true;
+}
+
+void terrain_tops_note(terrain_state *st, gr_vec3 x, double r)
+{
+    uint32_t i0, k0, i1, k1;
+    if (!footprint(st, x, r, &i0, &k0, &i1, &k1))
+        return;
+    const double top = x.y + r - st->field.origin.y; /* above the base, like the heights */
+    for (uint32_t k = k0; k <= k1; k++)
+        for (uint32_t i = i0; i <= i1; i++) {
+            const uint32_t c = k * st->field.nx + i;
+            if (st->grain_top[c] == 0)
+                st->top_list[st->top_count++] = c;
+            st->grain_top[c] = top > st->grain_top[c] ? top : st->grain_top[c];
+            if (st->grain_top[c] == 0)
+                st->grain_top[c] = 1e-300; /* noted, at the base */
+        }
+}
+
+bool terrain_supports(const terrain_state *st, gr_vec3 x, double r)
+{
+    if (!gr_hf_covers(&st->field, x.x, x.z))
+        return false;
+    uint32_t i0, k0, i1, k1;
+    if (!footprint(st, x, r, &i0, &k0, &i1, &k1))
+        return false;
+    for (uint32_t k = k0; k <= k1; k++)
+        for (uint32_t i = i0; i <= i1; i++) {
+            const uint32_t c = k * st->field.nx + i;
+            if ((st->flags[c] & TERRAIN_CONTACT) || st->pending[c] > 0)
+                return false;
+        }
+    gr_vec3 n, p;
+    const double gap = gr_hf_distance(&st->field, x, &n, &p) - r;
+    return gap < 0.25 * r;
+}
+
+void terrain_absorb(terrain_state *st, gr_vec3 x, double r)
+{
+    const double bulk = 4.0 / 3.0 * 3.14159265358979323846 * r * r * r / st->p.packing;
+    const double u = (x.x - st->field.origin.x) / st->p.d, w = (x.z - st->field.origin.z) / st->p.d;
+    const double umax = (double)(st->field.nx - 1), wmax = (double)(st->field.nz - 1);
+    const double uc = u > 0 ? (u < umax ? u : umax) : 0.0, wc = w > 0 ? (w < wmax ? w : wmax) : 0.0;
+    uint32_t i = (uint32_t)uc, k = (uint32_t)wc;
+    if (i >= st->field.nx - 1)
+        i = st->field.nx - 2;
+    if (k >= st->field.nz - 1)
+        k = st->field.nz - 2;
+    const double fu = uc - i, fw = wc - k, dh = bulk / st->p.area;
+    const uint32_t c = k * st->field.nx + i;
+    /* the four shares sum to dh (the last takes the rest, so that round-off does not leak) */
+    const double s00 = dh * (1 - fu) * (1 - fw), s10 = dh * fu * (1 - fw), s01 = dh * (1 - fu) * fw;
+    st->field.h[c] += s00;
+    st->field.h[c + 1] += s10;
+    st->field.h[c + st->field.nx] += s01;
+    st->field.h[c + st->field.nx + 1] += dh - s00 - s10 - s01;
+    terrain_mark_changed(st, i, k, i + 2, k + 2);
+    st->absorbed++;
+}
+
+uint32_t terrain_release_column(terrain_state *st, uint32_t c, gr_grain_init *out, uint32_t max)
+{
+    const double V = st->p.grain_volume, r = st->p.grain_radius, d = st->p.d;
+    const double bulk = st->pending[c];
+    st->pending[c] = 0;
+    double whole = floor(bulk * st->p.packing / V);
+    uint32_t count = whole < (double)max ? (uint32_t)whole : max;
+    const double rest = bulk - count * V / st->p.packing;
+    st->field.h[c] += rest / st->p.area;
+    terrain_mark_column(st, c);
+    if (!count)
+        return 0;
+    const uint32_t nx = st->field.nx, nz = st->field.nz, i = c % nx, k = c / nx;
+    /* above the column's highest neighbour and the grains over it */
+    double base = st->field.h[c];
+    for (uint32_t b = k ? k - 1 : 0; b <= k + 1 && b < nz; b++)
+        for (uint32_t a = i ? i - 1 : 0; a <= i + 1 && a < nx; a++)
+            base = st->field.h[b * nx + a] > base ? st->field.h[b * nx + a] : base;
+    base = st->grain_top[c] > base ? st->grain_top[c] : base;
+    const uint32_t m = (uint32_t)floor(d / (2.1 * r)); /* per row: >= 1 by the def's bound */
+    const double s = d / m;
+    gr_vec3 v = v3(0, 0, 0);
+    const gr_body_store *bs = st->env.bodies;
+    const uint32_t body = st->pending_body[c];
+    const gr_vec3 centre = v3(st->field.origin.x + i * d, st->field.origin.y + base, st->field.origin.z + k * d);
+    if (body < bs->slot_count && bs->alive[body])
+        v = gr_body_point_velocity(&bs->data[body], centre);
+    gr_rng rng = {st->rng};
+    for (uint32_t q = 0; q < count; q++) {
+        const uint32_t layer = q / (m * m), a = q % m, b = q / m % m;
+        const double jx = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r, jz = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r;
+        const double jy = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r;
+        out[q] = (gr_grain_init){
+            .radius = r,
+            .material = st->mat[c],
+            .slot = GR_INVALID_INDEX,
+            .clump = GR_INVALID_INDEX,
+            .position = v3(centre.x - 0.5 * d + s * (a + 0.5) + jx, centre.y + 1.05 * r + 2.1 * r * layer + jy,
+                           centre.z - 0.5 * d + s * (b + 0.5) + jz),
+            .velocity = v,
+            .angular_velocity = v3(0, 0, 0),
+            .orientation = {0, 0, 0, 1},
+        };
+    }
+    st->rng = rng.state;
+    const double top = base + 2.1 * r * ((count - 1) / (m * m) + 1);
+    if (st->grain_top[c] == 0)
+        st->top_list[st->top_count++] = c;
+    st->grain_top[c] = top;
+    st->released += count;
+    return count;
+}
+
+void terrain_unrelease(terrain_state *st, uint32_t c, uint32_t count)
+{
+    st->field.h[c] += count * st->p.grain_volume / st->p.packing / st->p.area;
+    st->released -= count;
+    terrain_mark_column(st, c);
+}
+
+double terrain_bulk_volume(const terrain_state *st)
+{
+    double s = terrain_volume(st);
+    for (uint32_t q = 0; q < st->pending_count; q++)
+        s += st->pending[st->pending_list[q]];
+    return s;
+}
