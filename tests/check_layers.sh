@@ -13,8 +13,10 @@ allowed() {
     upsample) echo "core geom grid simd bodies" ;;
     dem | pbd) echo "core geom grid simd bodies upsample" ;;
     continuum) echo "core geom grid simd bodies upsample qp" ;;
+    terrain) echo "core geom grid bodies" ;;
+    couple) echo "core geom grid bodies terrain" ;;
     world) echo "core geom grid simd bodies" ;;
-    api) echo "core geom grid simd bodies upsample world dem pbd" ;;
+    api) echo "core geom grid simd bodies upsample world dem pbd terrain" ;;
     *) echo "" ;;
     esac
 }

@@ -201,7 +201,7 @@ static void test_continuum_snapshot_density_potential(void)
     tu_stream s;
     tu_stream_init(&s);
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &s));
-    CHECK(tu_get32(s.data + 8) == 11u);
+    CHECK(tu_get32(s.data + 8) == 12u);
     const size_t at = warm_start_at(&s, 0.02, 7);
     CHECK(at > 0);
     const uint32_t kept = tu_get32(s.data + at);

@@ -948,7 +948,9 @@ static void check_hr_blend(gr_rng *rng)
            plane_pushed, seen[GR_POINT_RESTS], seen[GR_POINT_MOVE_ONE_BY_ONE]);
     /* every outcome was exercised, and points were pushed out of the floor or the wall (with
      * friction) in the lanes */
-    CHECK(seen[GR_POINT_MOVED] > 50 && seen[GR_POINT_RESTS] > 50 && seen[GR_POINT_MOVE_ONE_BY_ONE] > 50);
+    /* (a share of the lanes the widest table has: 16 with AVX-512, 8 with AVX2) */
+    const int lanes = 200 * (int)builds[wide]->point_lanes, least = lanes / 64;
+    CHECK(seen[GR_POINT_MOVED] > least && seen[GR_POINT_RESTS] > least && seen[GR_POINT_MOVE_ONE_BY_ONE] > least);
     CHECK(in_cell > 10 && in_cell < seen[GR_POINT_MOVED]);
     CHECK(plane_pushed > 20);
 }

@@ -156,7 +156,7 @@ static void check_resave(gr_world *w, const tu_stream *expected)
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &again));
     CHECK(again.size == expected->size);
     if (again.size == expected->size) {
-        CHECK(tu_get32(again.data + 8) == 11u);
+        CHECK(tu_get32(again.data + 8) == 12u);
         CHECK(memcmp(again.data + 36, expected->data + 36, again.size - 36) == 0);
     }
     tu_stream_free(&again);
@@ -212,7 +212,7 @@ static void test_pbd_format5_read(void)
     tu_stream now11, now8, now;
     tu_stream_init(&now11);
     CHECK_OK(w, gr_world_save(w, tu_stream_write, &now11));
-    CHECK(tu_get32(now11.data + 8) == 11u);
+    CHECK(tu_get32(now11.data + 8) == 12u);
     CHECK(tu_snap_drop_continuum_friction(&now11, GR_SOLVER_PBD, &now8) == 2); /* (format 11 added a number to each material) */
     tu_stream_free(&now11);
     dem_settings_as_format7(&now8, &now); /* (format 8 changed only the DEM settings here) */

@@ -268,6 +268,320 @@ static void test_terrain_poured_cone(void)
     gr_world_destroy(w);
 }
 
+/* A box pressed into a heightfield-only terrain of 1 cm columns and pulled out again: the
+ * print of one material. */
+typedef struct print_result {
+    double depth;      ///< below the surface at the print's centre [m]
+    double rim;        ///< highest point above the surface [m]
+    double lost;       ///< bulk volume compacted [m^3]
+    double displaced;  ///< the box's swept volume below the surface [m^3]
+    double v0, v1;     ///< volume before, after
+} print_result;
+
+static void footprint(gr_terrain_preset preset, print_result *out)
+{
+    memset(out, 0, sizeof *out);
+    gr_world *w;
+    uint32_t sys;
+    gr_terrain_def td;
+    gr_terrain_def_init(&td);
+    CHECK_OK(NULL, gr_terrain_def_preset(&td, preset));
+    td.columns_x = td.columns_z = 64;
+    td.spacing = 0.01;
+    td.origin = (gr_vec3){-0.315, 0, -0.315};
+    td.height = 0.1;
+    td.hybrid = 0;
+    td.tile_size = 16;
+    td.erosion_sweeps = 20;
+    CHECK_OK(NULL, terrain_world(&w, GR_SOLVER_DEM, 1, &td, &sys));
+    out->v0 = volume(w, sys);
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_KINEMATIC;
+    bd.half_extents = (gr_vec3){0.05, 0.05, 0.13};
+    bd.position = (gr_vec3){0.0, 0.1 + 0.05, 0.0};
+    bd.linear_velocity = (gr_vec3){0, -0.05, 0};
+    gr_body foot;
+    CHECK_OK(w, gr_add_body(w, &bd, &foot));
+    for (int f = 0; f < 36; f++) /* 0.6 s down: 3 cm */
+        CHECK_OK(w, gr_step(w, 1.0 / 60.0));
+    CHECK_OK(w, gr_body_set_velocity(w, foot, (gr_vec3){0, 0, 0}, (gr_vec3){0, 0, 0}));
+    for (int f = 0; f < 30; f++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60.0));
+    gr_vec3 pos;
+    CHECK_OK(w, gr_body_get_pose(w, foot, &pos, NULL));
+    CHECK_OK(w, gr_body_set_pose(w, foot, (gr_vec3){0, 5, 0}, (gr_quat){0, 0, 0, 1})); /* lifted away */
+    for (int f = 0; f < 120; f++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60.0));
+    uint32_t nx, nz;
+    double *h = heights(w, sys, &nx, &nz);
+    out->depth = 0.1 - h[31 * nx + 31];
+    for (size_t k = 0; k < (size_t)nx * nz; k++)
+        out->rim = h[k] - 0.1 > out->rim ? h[k] - 0.1 : out->rim;
+    free(h);
+    gr_terrain_info info = {.size = sizeof info};
+    CHECK_OK(w, gr_terrain_get_info(w, sys, &info));
+    out->lost = info.compressed_volume;
+    out->v1 = info.volume;
+    out->displaced = (0.1 - (pos.y - 0.05)) * 0.10 * 0.26;
+    gr_world_destroy(w);
+}
+
+static void test_terrain_footprints(void)
+{
+    print_result sand, mud, snow;
+    footprint(GR_TERRAIN_SAND, &sand);
+    footprint(GR_TERRAIN_MUD, &mud);
+    footprint(GR_TERRAIN_SNOW, &snow);
+    const print_result *r[3] = {&sand, &mud, &snow};
+    const char *name[3] = {"sand", "mud", "snow"};
+    for (int k = 0; k < 3; k++)
+        printf("  %-4s: print %.1f mm deep, rim %.1f mm, displaced %.3g m^3, compacted %.3g m^3, volume %.6g -> %.6g\n",
+               name[k], 1e3 * r[k]->depth, 1e3 * r[k]->rim, r[k]->displaced, r[k]->lost, r[k]->v0, r[k]->v1);
+    /* sand and mud keep their volume; snow loses alpha of what the foot pressed */
+    CHECK_NEAR(sand.v1, sand.v0, 1e-12 * sand.v0);
+    CHECK_NEAR(mud.v1, mud.v0, 1e-12 * mud.v0);
+    CHECK_NEAR(snow.v0 - snow.v1, snow.lost, 1e-12 * snow.v0);
+    CHECK_NEAR(snow.lost, 0.7 * snow.displaced, 0.02 * snow.displaced);
+    /* three prints: snow keeps its sharp print and a low rim; sand slumps into a print of the
+     * sand's angle with a rim; mud flows back nearly level */
+    CHECK(snow.depth > 0.027 && sand.depth > 0.010 && mud.depth < sand.depth);
+    CHECK(sand.rim > snow.rim && sand.rim > 0.002);
+    CHECK(mud.rim < sand.rim);
+}
+
+/* Columns under a body never gain sand while the body is there, though a mound beside it
+ * erodes towards it. */
+static void test_terrain_no_burial(void)
+{
+    gr_world *w;
+    uint32_t sys;
+    gr_terrain_def td;
+    gr_terrain_def_init(&td);
+    td.columns_x = td.columns_z = 48;
+    td.spacing = 0.02;
+    td.height = 0.1;
+    td.hybrid = 0;
+    td.tile_size = 16;
+    td.stop_angle = 30, td.start_angle = 33;
+    CHECK_OK(NULL, terrain_world(&w, GR_SOLVER_DEM, 1, &td, &sys));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_KINEMATIC;
+    bd.half_extents = (gr_vec3){0.1, 0.1, 0.1};
+    bd.position = (gr_vec3){0.47, 0.1 + 0.1 - 0.03, 0.47}; /* 3 cm into the sand */
+    gr_body box;
+    CHECK_OK(w, gr_add_body(w, &bd, &box));
+    CHECK_OK(w, gr_step(w, 1.0 / 60.0));
+    /* a mound right beside the box */
+    float mound[16];
+    for (int k = 0; k < 16; k++)
+        mound[k] = 0.4f;
+    CHECK_OK(w, gr_terrain_set_heights(w, sys, 30, 20, 4, 4, mound));
+    uint32_t nx, nz;
+    double *h0 = heights(w, sys, &nx, &nz);
+    double gained = 0;
+    for (int f = 0; f < 240; f++) {
+        CHECK_OK(w, gr_step(w, 1.0 / 60.0));
+        double *h = heights(w, sys, &nx, &nz);
+        for (uint32_t k = 0; k < nz; k++)
+            for (uint32_t i = 0; i < nx; i++) {
+                const double x = i * 0.02, z = k * 0.02;
+                if (fabs(x - 0.47) < 0.1 - 0.011 && fabs(z - 0.47) < 0.1 - 0.011) /* under the box */
+                    gained = h[k * nx + i] - h0[k * nx + i] > gained ? h[k * nx + i] - h0[k * nx + i] : gained;
+            }
+        free(h);
+    }
+    double *h = heights(w, sys, &nx, &nz);
+    const double mound_top = h[21 * nx + 31];
+    printf("  under the box: most gained %.3g m; the mound went from 0.4 to %.3f m\n", gained, mound_top);
+    CHECK(gained <= 0);
+    CHECK(mound_top < 0.3); /* it did erode */
+    free(h);
+    free(h0);
+    gr_world_destroy(w);
+}
+
+/* A dynamic box dropped on the terrain comes to rest on it, pressed in by its elastic depth
+ * (its weight is below the bearing pressure); a heavier one sinks until the base holds it. */
+static void drop_box(double density, double bearing, double *sink, double *speed)
+{
+    *sink = NAN, *speed = NAN;
+    gr_world *w;
+    uint32_t sys;
+    gr_terrain_def td;
+    gr_terrain_def_init(&td);
+    td.columns_x = td.columns_z = 32;
+    td.spacing = 0.04;
+    td.height = 0.1;
+    td.hybrid = 0;
+    td.bearing_pressure = bearing;
+    CHECK_OK(NULL, terrain_world(&w, GR_SOLVER_DEM, 1, &td, &sys));
+    gr_material_def md;
+    gr_material_def_init(&md);
+    md.density = density;
+    gr_material m;
+    CHECK_OK(w, gr_add_material(w, &md, &m));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_DYNAMIC;
+    bd.material = m;
+    bd.half_extents = (gr_vec3){0.1, 0.1, 0.1};
+    bd.position = (gr_vec3){0.62, 0.1 + 0.1 + 0.05, 0.62};
+    gr_body box;
+    CHECK_OK(w, gr_add_body(w, &bd, &box));
+    for (int f = 0; f < 120; f++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60.0));
+    gr_vec3 p, v;
+    CHECK_OK(w, gr_body_get_pose(w, box, &p, NULL));
+    CHECK_OK(w, gr_body_get_velocity(w, box, &v, NULL));
+    *sink = 0.1 - (p.y - 0.1);
+    *speed = sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    gr_world_destroy(w);
+}
+
+static void test_terrain_dynamic_box_carried(void)
+{
+    double sink, speed;
+    drop_box(2000, 40e3, &sink, &speed); /* 3.9 kPa on 40 kPa sand */
+    printf("  light box: sank %.2f mm, speed %.2g m/s (elastic depth 10 mm x 3.9 / 40)\n", 1e3 * sink, speed);
+    CHECK(speed < 0.01);
+    CHECK(sink > 0 && sink < 0.004);
+    drop_box(2000, 1e3, &sink, &speed); /* 3.9 kPa on 1 kPa mud: through to the base */
+    printf("  heavy box: sank %.1f mm into 100 mm, speed %.2g m/s\n", 1e3 * sink, speed);
+    CHECK(speed < 0.02);
+    CHECK(sink > 0.09 && sink < 0.14);
+}
+
+static uint32_t grain_count(gr_world *w)
+{
+    gr_counters c = {.size = sizeof c};
+    gr_world_get_counters(w, &c);
+    return c.grain_count;
+}
+
+/* A hybrid terrain of the dry-sand preset beside a DEM or PBD system, checking its volume
+ * invariant every step; the sand is the world's default material. */
+static gr_status hybrid_world(gr_world **w, gr_solver_kind solver, unsigned workers, uint32_t *sys, gr_material *sand_out)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, solver);
+    def.worker_count = workers;
+    gr_status s = gr_world_create(&def, w);
+    if (s != GR_OK)
+        return s;
+    gr_material_def md;
+    gr_material_def_init(&md);
+    gr_material_def_set_preset(&md, GR_MATERIAL_PRESET_DRY_SAND);
+    gr_material sand;
+    if ((s = gr_add_material(*w, &md, &sand)) != GR_OK)
+        return s;
+    *sand_out = sand;
+    gr_terrain_def td;
+    gr_terrain_def_init(&td);
+    td.columns_x = 40, td.columns_z = 24;
+    td.spacing = 0.04;
+    td.height = 0.12;
+    td.tile_size = 8;
+    td.grain_radius = 0.015;
+    td.debug_volume = 1;
+    td.rest_steps = 20;
+    td.material = sand;
+    return gr_world_add_system(*w, GR_SOLVER_TERRAIN, &td, sys);
+}
+
+/* Grains poured onto the terrain settle and go into its columns; the invariant holds. */
+static void pour_absorbed(gr_solver_kind solver)
+{
+    gr_world *w;
+    uint32_t sys;
+    gr_material sand;
+    CHECK_OK(NULL, hybrid_world(&w, solver, 1, &sys, &sand));
+    gr_fill_def fd;
+    gr_fill_def_init(&fd);
+    fd.material = sand;
+    fd.min = (gr_vec3){0.5, 0.2, 0.3};
+    fd.max = (gr_vec3){1.0, 0.4, 0.6};
+    fd.radius = 0.015;
+    uint32_t added = 0;
+    CHECK_OK(w, gr_fill_box(w, &fd, &added, NULL, 0));
+    const double v0 = volume(w, sys);
+    for (int f = 0; f < 600 && grain_count(w) > 0; f++)
+        CHECK_OK(w, gr_step(w, 1.0 / 60.0)); /* fails with GR_ERROR_INVARIANT on any drift */
+    gr_terrain_info info = {.size = sizeof info};
+    CHECK_OK(w, gr_terrain_get_info(w, sys, &info));
+    const double grain_v = 4.0 / 3.0 * 3.14159265358979323846 * 0.015 * 0.015 * 0.015;
+    printf("  %u grains poured: %u left as grains, %llu absorbed; columns gained %.4g m^3 (= %.4g grains' bulk)\n",
+           added, grain_count(w), (unsigned long long)info.grains_absorbed, info.volume - v0,
+           (info.volume - v0) * info.packing / grain_v);
+    CHECK(info.grains_absorbed + grain_count(w) == added);
+    CHECK(info.grains_absorbed > added * 9 / 10);
+    CHECK_NEAR((info.volume - v0) * info.packing, info.grains_absorbed * grain_v, 1e-9);
+    gr_world_destroy(w);
+}
+
+static void test_terrain_pour_absorbed_dem(void) { pour_absorbed(GR_SOLVER_DEM); }
+static void test_terrain_pour_absorbed_pbd(void) { pour_absorbed(GR_SOLVER_PBD); }
+
+/* A blade dragged through the sand: what it lifts becomes grains, which it pushes, which
+ * pour off, settle and go back into the columns; the volume is kept all along. */
+static void blade_dig(gr_solver_kind solver, unsigned workers, uint64_t *hash, uint32_t *peak_grains,
+                      uint64_t *released, uint64_t *absorbed)
+{
+    gr_world *w;
+    uint32_t sys;
+    gr_material sand;
+    CHECK_OK(NULL, hybrid_world(&w, solver, workers, &sys, &sand));
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_KINEMATIC;
+    bd.half_extents = (gr_vec3){0.01, 0.1, 0.2};
+    bd.position = (gr_vec3){0.2, 0.12 + 0.1 - 0.04, 0.46}; /* 4 cm deep */
+    bd.linear_velocity = (gr_vec3){0.4, 0, 0};
+    gr_body blade;
+    CHECK_OK(w, gr_add_body(w, &bd, &blade));
+    *peak_grains = 0;
+    for (int f = 0; f < 120; f++) {
+        if (f == 60) /* out of the sand, and away */
+            CHECK_OK(w, gr_body_set_velocity(w, blade, (gr_vec3){0, 1.0, 0}, (gr_vec3){0, 0, 0}));
+        CHECK_OK(w, gr_step(w, 1.0 / 60.0));
+        const uint32_t n = grain_count(w);
+        *peak_grains = n > *peak_grains ? n : *peak_grains;
+    }
+    gr_terrain_info info = {.size = sizeof info};
+    CHECK_OK(w, gr_terrain_get_info(w, sys, &info));
+    *released = info.grains_released, *absorbed = info.grains_absorbed;
+    uint32_t nx, nz;
+    double *h = heights(w, sys, &nx, &nz);
+    *hash = tu_fnv(tu_state_hash(w, NULL, 0), h, sizeof(double) * nx * nz);
+    /* the trench: below the surface where the blade went, a rim beside it */
+    const double trench = 0.12 - h[(uint32_t)(0.46 / 0.04) * nx + (uint32_t)(0.6 / 0.04)];
+    printf("  %s: released %llu, absorbed %llu, peak %u grains, %u left; trench %.1f mm\n",
+           solver == GR_SOLVER_DEM ? "DEM" : "PBD", (unsigned long long)info.grains_released,
+           (unsigned long long)info.grains_absorbed, *peak_grains, grain_count(w), 1e3 * trench);
+    CHECK(trench > 0.02);
+    free(h);
+    gr_world_destroy(w);
+}
+
+static void test_terrain_blade_digs(void)
+{
+    uint64_t h1, h2, r, a;
+    uint32_t peak;
+    blade_dig(GR_SOLVER_DEM, 1, &h1, &peak, &r, &a);
+    CHECK(r > 50 && peak > 20 && a > 0);
+    blade_dig(GR_SOLVER_DEM, 2, &h2, &peak, &r, &a);
+    CHECK(h1 == h2); /* any worker count: the same bits */
+    blade_dig(GR_SOLVER_PBD, 1, &h1, &peak, &r, &a);
+    CHECK(r > 50 && peak > 20 && a > 0);
+    blade_dig(GR_SOLVER_PBD, 2, &h2, &peak, &r, &a);
+    CHECK(h1 == h2);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -275,6 +589,12 @@ int main(int argc, char **argv)
         {"terrain_erosion_volume_and_stop", test_terrain_erosion_volume_and_stop},
         {"terrain_erosion_symmetric_and_order_free", test_terrain_erosion_symmetric_and_order_free},
         {"terrain_poured_cone", test_terrain_poured_cone},
+        {"terrain_footprints", test_terrain_footprints},
+        {"terrain_no_burial", test_terrain_no_burial},
+        {"terrain_dynamic_box_carried", test_terrain_dynamic_box_carried},
+        {"terrain_pour_absorbed_dem", test_terrain_pour_absorbed_dem},
+        {"terrain_pour_absorbed_pbd", test_terrain_pour_absorbed_pbd},
+        {"terrain_blade_digs", test_terrain_blade_digs},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -449,7 +449,7 @@ int tu_snap_drop_continuum_friction(const tu_stream *now, gr_solver_kind solver,
 {
     tu_snap_map m;
     tu_stream_init(out);
-    if (now->size < 32 || tu_get32(now->data + 8) != 11u)
+    if (now->size < 32 || (tu_get32(now->data + 8) != 11u && tu_get32(now->data + 8) != 12u)) /* 12: the same bytes without a terrain */
         return 0;
     if (!tu_snap_walk(now->data, now->size, solver, &m) || !m.materials || now->size < m.materials + 4 + (size_t)m.mats * 72)
         return 0;

@@ -51,6 +51,7 @@ typedef struct terrain_state {
     uint32_t pending_count;
     uint32_t *contacts;      ///< [n] columns under bodies at the last press
     uint32_t contact_count;
+    uint32_t *contacts_prev; ///< [n] press scratch: those of the press before
     /* tiles */
     uint32_t tile, tiles_x, tiles_z, tile_count;
     uint8_t *tile_active;    ///< [tile_count] erosion may move something there

@@ -143,8 +143,11 @@ void terrain_press(terrain_state *st, double h)
     gr_body_store *bs = st->env.bodies;
     const uint32_t nx = st->field.nx, nz = st->field.nz;
     const double d = st->p.d, ox = st->field.origin.x, oz = st->field.origin.z, oy = st->field.origin.y;
-    for (uint32_t q = 0; q < st->contact_count; q++)
-        st->flags[st->contacts[q]] &= (uint8_t)~TERRAIN_CONTACT;
+    /* the last press's contacts, kept to wake the tiles of those that a body left */
+    uint32_t *prev = st->contacts, prev_count = st->contact_count;
+    st->contacts = st->contacts_prev, st->contacts_prev = prev;
+    for (uint32_t q = 0; q < prev_count; q++)
+        st->flags[prev[q]] &= (uint8_t)~TERRAIN_CONTACT;
     st->contact_count = 0;
     st->stiffest = 0;
     for (size_t k = 0; k < 2 * (size_t)st->impulse_cap; k++)
@@ -177,18 +180,19 @@ void terrain_press(terrain_state *st, double h)
         for (uint32_t kz = k0; kz <= k1; kz++)
             for (uint32_t ix = i0; ix <= i1; ix++) {
                 const uint32_t c = kz * nx + ix;
-                const double top = oy + st->field.h[c];
-                if (ylow >= top)
+                /* touching counts: a body resting on a column keeps it (no sand under it) */
+                const double top = oy + st->field.h[c], touch = top + 0.02 * d;
+                if (ylow >= touch)
                     continue;
                 const double x = ox + ix * d, z = oz + kz * d;
-                const double y = lowest_point(b, x, z, ylow, top, tol);
-                if (!(y < top))
+                const double y = lowest_point(b, x, z, ylow, touch, tol);
+                if (!(y <= touch))
                     continue;
                 if (st->flags[c] & TERRAIN_CONTACT)
                     continue; /* already under an earlier body this substep */
                 st->flags[c] |= TERRAIN_CONTACT;
                 st->contacts[st->contact_count++] = c;
-                st->push[c] = top - y; /* penetration */
+                st->push[c] = top > y ? top - y : 0.0; /* penetration */
                 st->dist[c] = -1;
             }
         const uint32_t end = st->contact_count;
@@ -208,7 +212,8 @@ void terrain_press(terrain_state *st, double h)
         for (uint32_t q = first; q < end; q++) {
             const uint32_t c = st->contacts[q];
             const double pen = st->push[c];
-            const double yield = carried ? (pen > dE ? pen - dE : 0.0) : pen;
+            double yield = carried ? (pen > dE ? pen - dE : 0.0) : pen;
+            yield = yield < st->field.h[c] ? yield : st->field.h[c]; /* the base does not yield */
             const double el = carried ? pen - yield : (pen < dE ? pen : dE);
             st->field.h[c] -= yield;
             st->compressed += st->p.compression * yield * st->p.area;
@@ -237,5 +242,11 @@ void terrain_press(terrain_state *st, double h)
         }
         displace(st, slot, b, first, end, release);
         terrain_mark_changed(st, i0 ? i0 - 1 : 0, k0 ? k0 - 1 : 0, i1 + 2 < nx ? i1 + 2 : nx, k1 + 2 < nz ? k1 + 2 : nz);
+    }
+    /* a column a body left may now slide: its tile wakes */
+    for (uint32_t q = 0; q < prev_count; q++) {
+        const uint32_t c = prev[q];
+        if (!(st->flags[c] & TERRAIN_CONTACT))
+            st->tile_active[(c / nx / st->tile) * st->tiles_x + (c % nx) / st->tile] = 1;
     }
 }

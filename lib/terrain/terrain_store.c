@@ -6,7 +6,7 @@
 #define ARRAYS(X)                                   \
     X(field.h, double) X(mat, uint8_t) X(flags, uint8_t) X(factor, double) X(next, double) \
     X(dist, int32_t) X(push, double) X(pending, double) X(pending_body, uint32_t)         \
-    X(pending_list, uint32_t) X(contacts, uint32_t) X(grain_top, double) X(top_list, uint32_t)
+    X(pending_list, uint32_t) X(contacts, uint32_t) X(contacts_prev, uint32_t) X(grain_top, double) X(top_list, uint32_t)
 #define TILE_ARRAYS(X) \
     X(tile_active, uint8_t) X(tile_region, uint8_t) X(tile_moved, uint8_t) X(tile_list, uint32_t) X(changed, gr_terrain_rect)
 
