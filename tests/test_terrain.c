@@ -406,7 +406,7 @@ static void test_terrain_no_burial(void)
 
 /* A dynamic box dropped on the terrain comes to rest on it, pressed in by its elastic depth
  * (its weight is below the bearing pressure); a heavier one sinks until the base holds it. */
-static void drop_box(double density, double bearing, double *sink, double *speed)
+static void drop_box(double density, double bearing, double gradient, double *sink, double *speed)
 {
     *sink = NAN, *speed = NAN;
     gr_world *w;
@@ -418,6 +418,7 @@ static void drop_box(double density, double bearing, double *sink, double *speed
     td.height = 0.1;
     td.hybrid = 0;
     td.bearing_pressure = bearing;
+    td.bearing_gradient = gradient;
     CHECK_OK(NULL, terrain_world(&w, GR_SOLVER_DEM, 1, &td, &sys));
     gr_material_def md;
     gr_material_def_init(&md);
@@ -446,12 +447,17 @@ static void drop_box(double density, double bearing, double *sink, double *speed
 static void test_terrain_dynamic_box_carried(void)
 {
     double sink, speed;
-    drop_box(2000, 40e3, &sink, &speed); /* 3.9 kPa on 40 kPa sand */
+    drop_box(2000, 40e3, 2.5e5, &sink, &speed); /* 3.9 kPa on 40 kPa sand */
     printf("  light box: sank %.2f mm, speed %.2g m/s (elastic depth 10 mm x 3.9 / 40)\n", 1e3 * sink, speed);
     CHECK(speed < 0.01);
     CHECK(sink > 0 && sink < 0.004);
-    drop_box(2000, 1e3, &sink, &speed); /* 3.9 kPa on 1 kPa mud: through to the base */
-    printf("  heavy box: sank %.1f mm into 100 mm, speed %.2g m/s\n", 1e3 * sink, speed);
+    drop_box(2000, 1e3, 1e5, &sink, &speed); /* 3.9 kPa on 1 kPa + 100 kPa/m: sinks until its depth bears it */
+    printf("  heavy box, soft ground: sank %.1f mm, speed %.2g m/s ((3.9 - 1) / 100 kPa/m = 29 mm below its rim)\n",
+           1e3 * sink, speed);
+    CHECK(speed < 0.02);
+    CHECK(sink > 0.01 && sink < 0.06);
+    drop_box(2000, 1e3, 0, &sink, &speed); /* no depth term: through to the base, which holds it */
+    printf("  heavy box, no depth term: sank %.1f mm into 100 mm, speed %.2g m/s\n", 1e3 * sink, speed);
     CHECK(speed < 0.02);
     CHECK(sink > 0.09 && sink < 0.14);
 }
@@ -582,6 +588,178 @@ static void test_terrain_blade_digs(void)
     CHECK(h1 == h2);
 }
 
+/* A dig of a blade in a hybrid world, for snapshots and out-of-memory runs. */
+static gr_status dig_scene(gr_world **w, uint32_t *sys, gr_body *blade, const gr_allocator *al, uint32_t columns)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    if (al)
+        def.allocator = *al;
+    gr_status s = gr_world_create(&def, w);
+    if (s != GR_OK)
+        return s;
+    gr_terrain_def td;
+    gr_terrain_def_init(&td);
+    td.columns_x = columns, td.columns_z = columns / 2;
+    td.spacing = 0.04;
+    td.height = 0.12;
+    td.tile_size = 8;
+    td.grain_radius = 0.015;
+    td.rest_steps = 5;
+    td.debug_volume = 1;
+    if ((s = gr_world_add_system(*w, GR_SOLVER_TERRAIN, &td, sys)) != GR_OK)
+        return s;
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.shape = GR_SHAPE_BOX;
+    bd.motion = GR_MOTION_KINEMATIC;
+    bd.half_extents = (gr_vec3){0.01, 0.1, 0.1};
+    bd.position = (gr_vec3){0.1, 0.12 + 0.1 - 0.04, 0.02 * columns};
+    bd.linear_velocity = (gr_vec3){0.5, 0, 0};
+    return gr_add_body(*w, &bd, blade);
+}
+
+static uint64_t world_hash(gr_world *w, uint32_t sys)
+{
+    uint32_t nx, nz;
+    double *h = heights(w, sys, &nx, &nz);
+    gr_terrain_info info = {.size = sizeof info};
+    gr_terrain_get_info(w, sys, &info);
+    uint64_t x = tu_fnv(tu_state_hash(w, NULL, 0), h, sizeof(double) * nx * nz);
+    x = tu_fnv(x, &info.grains_released, sizeof info.grains_released);
+    x = tu_fnv(x, &info.grains_absorbed, sizeof info.grains_absorbed);
+    free(h);
+    return x;
+}
+
+static void test_terrain_snapshot_continues(void)
+{
+    gr_world *a;
+    uint32_t sa;
+    gr_body blade;
+    CHECK_OK(NULL, dig_scene(&a, &sa, &blade, NULL, 24));
+    for (int f = 0; f < 45; f++)
+        CHECK_OK(a, gr_step(a, 1.0 / 60.0));
+    tu_stream snap;
+    tu_stream_init(&snap);
+    CHECK_OK(a, gr_world_save(a, tu_stream_write, &snap));
+    for (int f = 0; f < 30; f++)
+        CHECK_OK(a, gr_step(a, 1.0 / 60.0));
+    const uint64_t ha = world_hash(a, sa);
+    /* a world of the same systems takes the snapshot and goes on bit for bit */
+    gr_world *b;
+    uint32_t sb;
+    gr_terrain_def td;
+    gr_terrain_def_init(&td);
+    CHECK_OK(NULL, terrain_world(&b, GR_SOLVER_DEM, 2, &td, &sb));
+    CHECK_OK(b, gr_world_load(b, tu_stream_read, &snap));
+    gr_terrain_info info = {.size = sizeof info};
+    CHECK_OK(b, gr_terrain_get_info(b, sb, &info));
+    CHECK(info.columns_x == 24 && info.columns_z == 12);
+    for (int f = 0; f < 30; f++)
+        CHECK_OK(b, gr_step(b, 1.0 / 60.0));
+    const uint64_t hb = world_hash(b, sb);
+    printf("  released %llu, absorbed %llu; hashes %016llx %016llx\n", (unsigned long long)info.grains_released,
+           (unsigned long long)info.grains_absorbed, (unsigned long long)ha, (unsigned long long)hb);
+    CHECK(info.grains_released > 0);
+    CHECK(ha == hb);
+    /* a world without the terrain refuses it, unchanged */
+    gr_world *c;
+    CHECK_OK(NULL, tu_world(&c, 1, NULL));
+    snap.pos = 0;
+    CHECK(gr_world_load(c, tu_stream_read, &snap) != GR_OK);
+    CHECK(gr_world_get_system_count(c) == 1);
+    /* cut or flipped snapshots are refused, the world unchanged */
+    const uint64_t hb0 = world_hash(b, sb);
+    for (size_t cut = 40; cut < snap.size; cut += snap.size / 7) {
+        tu_stream t;
+        tu_stream_init(&t);
+        tu_stream_write(&t, snap.data, cut);
+        CHECK(gr_world_load(b, tu_stream_read, &t) != GR_OK);
+        tu_stream_free(&t);
+    }
+    CHECK(world_hash(b, sb) == hb0);
+    tu_stream_free(&snap);
+    gr_world_destroy(a);
+    gr_world_destroy(b);
+    gr_world_destroy(c);
+}
+
+/* Bulk volume x packing + grain volume, the hybrid's invariant. */
+static double held_volume(gr_world *w, uint32_t sys)
+{
+    gr_terrain_info info = {.size = sizeof info};
+    gr_terrain_get_info(w, sys, &info);
+    const double r = 0.015;
+    return info.packing * (info.volume + info.compressed_volume) +
+           gr_world_get_grain_count(w) * 4.0 / 3.0 * 3.14159265358979323846 * r * r * r;
+}
+
+static int terrain_oom_scenario(tu_alloc *a, int *violations)
+{
+    const gr_allocator al = tu_allocator(a);
+    gr_world *w = NULL;
+    uint32_t sys = 0;
+    gr_body blade;
+    gr_status s = dig_scene(&w, &sys, &blade, &al, 12);
+    int other = 0;
+    if (s != GR_OK) {
+        other += s != GR_ERROR_OUT_OF_MEMORY;
+        if (w) {
+            const uint32_t n = gr_world_get_system_count(w);
+            gr_body list[4];
+            const uint32_t nb = gr_world_get_bodies(w, list, 4);
+            *violations += !(n == 2 || (n == 1 && nb == 0)); /* the terrain came whole or not at all */
+            gr_world_destroy(w);
+        }
+        return other;
+    }
+    for (int f = 0; f < 12; f++) {
+        const double v = held_volume(w, sys);
+        s = gr_step(w, 1.0 / 60.0);
+        other += s != GR_OK && s != GR_ERROR_OUT_OF_MEMORY;
+        *violations += fabs(held_volume(w, sys) - v) > 1e-9; /* nothing lost or doubled */
+    }
+    tu_stream st;
+    tu_stream_init(&st);
+    s = gr_world_save(w, tu_stream_write, &st);
+    other += s != GR_OK && s != GR_ERROR_OUT_OF_MEMORY;
+    if (s == GR_OK) {
+        const uint64_t h = world_hash(w, sys);
+        s = gr_world_load(w, tu_stream_read, &st);
+        other += s != GR_OK && s != GR_ERROR_OUT_OF_MEMORY;
+        *violations += world_hash(w, sys) != h;
+    }
+    tu_stream_free(&st);
+    gr_world_destroy(w);
+    return other;
+}
+
+static void test_terrain_out_of_memory(void)
+{
+    tu_alloc a;
+    tu_alloc_init(&a);
+    int changed = 0;
+    CHECK(terrain_oom_scenario(&a, &changed) == 0 && changed == 0 && a.failures == 0 && a.live == 0);
+    const long long total = a.calls;
+    int bad = 0;
+    for (long long k = 0; k < total; k++) {
+        tu_alloc_init(&a);
+        a.fail_at = k;
+        a.fail_once = 1;
+        changed = 0;
+        const int other = terrain_oom_scenario(&a, &changed);
+        if (other || changed || a.live != 0 || a.live_bytes != 0) {
+            fprintf(stderr, "  allocation %lld of %lld: errors %d, changed %d, leaked %lld blocks\n", k, total, other,
+                    changed, a.live);
+            bad++;
+        }
+    }
+    printf("  %lld allocation sites exercised\n", total);
+    CHECK(total > 30);
+    CHECK(bad == 0);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -595,6 +773,8 @@ int main(int argc, char **argv)
         {"terrain_pour_absorbed_dem", test_terrain_pour_absorbed_dem},
         {"terrain_pour_absorbed_pbd", test_terrain_pour_absorbed_pbd},
         {"terrain_blade_digs", test_terrain_blade_digs},
+        {"terrain_snapshot_continues", test_terrain_snapshot_continues},
+        {"terrain_out_of_memory", test_terrain_out_of_memory},
     };
     return harness_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -374,6 +374,10 @@ typedef struct gr_terrain_def {
     /// Pressure [Pa] above which the columns under a dynamic or host-owned body yield (the
     /// body sinks until its footprint carries it), in [1, 1e9]; default 40e3.
     double bearing_pressure;
+    /// How much more the sand bears per metre a footprint lies below its rim [Pa/m] (the
+    /// depth term of Terzaghi's bearing capacity: a body sinks until footprint and depth carry
+    /// it), in [0, 1e12]; default 2.5e5 (dry sand's unit weight x N_q of about 16).
+    double bearing_gradient;
     /// Penetration at the bearing pressure [m] (the support's elastic depth), in [0, 1e3];
     /// 0 (default): spacing / 4.
     double elastic_depth;

@@ -23,6 +23,7 @@ void terrain_def_defaults(void *def)
     d->erosion_interval = 1.0 / 60.0;
     d->compression = 0.0;
     d->bearing_pressure = 40e3;
+    d->bearing_gradient = 2.5e5;
     d->elastic_depth = 0.0;
     d->plough = 1.0;
     d->packing = 0.6;
@@ -43,7 +44,7 @@ static const uint16_t bounds[] = {
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, moving_fraction) GR_DEF_FIELD_BOUNDS(gr_terrain_def, erosion_sweeps)
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, hybrid) GR_DEF_FIELD_BOUNDS(gr_terrain_def, erosion_interval)
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, compression) GR_DEF_FIELD_BOUNDS(gr_terrain_def, bearing_pressure)
-    GR_DEF_FIELD_BOUNDS(gr_terrain_def, elastic_depth) GR_DEF_FIELD_BOUNDS(gr_terrain_def, plough)
+    GR_DEF_FIELD_BOUNDS(gr_terrain_def, bearing_gradient) GR_DEF_FIELD_BOUNDS(gr_terrain_def, elastic_depth) GR_DEF_FIELD_BOUNDS(gr_terrain_def, plough)
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, packing) GR_DEF_FIELD_BOUNDS(gr_terrain_def, grain_radius)
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, release_speed) GR_DEF_FIELD_BOUNDS(gr_terrain_def, rest_speed)
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, rest_steps) GR_DEF_FIELD_BOUNDS(gr_terrain_def, debug_volume)};
@@ -72,6 +73,7 @@ bool terrain_def_validate(const void *def, gr_def_check *c)
           gr_def_range(c, d->erosion_interval, 0, 10, "terrain.erosion_interval") &&
           gr_def_range(c, d->compression, 0, 1, "terrain.compression") &&
           gr_def_range(c, d->bearing_pressure, 1, 1e9, "terrain.bearing_pressure") &&
+          gr_def_range(c, d->bearing_gradient, 0, 1e12, "terrain.bearing_gradient") &&
           gr_def_range(c, d->elastic_depth, 0, 1e3, "terrain.elastic_depth") &&
           gr_def_range(c, d->plough, 0, 10, "terrain.plough") && gr_def_range(c, d->packing, 0.05, 1, "terrain.packing") &&
           gr_def_range(c, d->grain_radius, 0, d->spacing / 2.1, "terrain.grain_radius") &&
@@ -101,7 +103,7 @@ void terrain_def_save(const void *def, gr_stream_writer *w)
     const double v[] = {d->spacing,         d->origin.x,         d->origin.y,       d->origin.z,         d->height,
                         d->stop_angle,      d->start_angle,      d->moving_fraction, d->erosion_interval, d->compression,
                         d->bearing_pressure, d->elastic_depth,   d->plough,          d->packing,          d->grain_radius,
-                        d->release_speed,   d->rest_speed};
+                        d->release_speed,   d->rest_speed,       d->bearing_gradient};
     gr_writer_f64s(w, v, GR_COUNTOF(v));
 }
 
@@ -114,12 +116,13 @@ bool terrain_def_load(void *def, gr_stream_reader *r)
     d->columns_x = u[0], d->columns_z = u[1], d->tile_size = u[2], d->erosion_sweeps = u[3];
     d->hybrid = u[4], d->rest_steps = u[5], d->debug_volume = u[6];
     d->material.id = gr_reader_u64(r);
-    double v[17];
-    gr_reader_f64s(r, v, 17);
+    double v[18];
+    gr_reader_f64s(r, v, 18);
     d->spacing = v[0], d->origin = (gr_vec3){v[1], v[2], v[3]}, d->height = v[4];
     d->stop_angle = v[5], d->start_angle = v[6], d->moving_fraction = v[7], d->erosion_interval = v[8];
     d->compression = v[9], d->bearing_pressure = v[10], d->elastic_depth = v[11], d->plough = v[12];
     d->packing = v[13], d->grain_radius = v[14], d->release_speed = v[15], d->rest_speed = v[16];
+    d->bearing_gradient = v[17];
     gr_def_check c;
     gr_def_check_init(&c);
     return !r->bad && terrain_def_validate(d, &c);
@@ -130,15 +133,15 @@ bool terrain_def_apply_preset(gr_terrain_def *d, uint32_t preset)
     switch (preset) {
     case GR_TERRAIN_SAND: /* the material's own angles; firm, does not pack */
         d->stop_angle = d->start_angle = GR_MATERIAL_DERIVED;
-        d->compression = 0.0, d->bearing_pressure = 40e3, d->moving_fraction = 0.25;
+        d->compression = 0.0, d->bearing_pressure = 40e3, d->bearing_gradient = 2.5e5, d->moving_fraction = 0.25;
         return true;
     case GR_TERRAIN_MUD: /* flows far, soft, displaced (incompressible) */
         d->stop_angle = 10.0, d->start_angle = 14.0;
-        d->compression = 0.0, d->bearing_pressure = 12e3, d->moving_fraction = 0.15;
+        d->compression = 0.0, d->bearing_pressure = 12e3, d->bearing_gradient = 2e4, d->moving_fraction = 0.15;
         return true;
     case GR_TERRAIN_SNOW: /* stands steep, soft, packs down */
         d->stop_angle = 45.0, d->start_angle = 55.0;
-        d->compression = 0.7, d->bearing_pressure = 8e3, d->moving_fraction = 0.25;
+        d->compression = 0.7, d->bearing_pressure = 8e3, d->bearing_gradient = 1e5, d->moving_fraction = 0.25;
         return true;
     default: return false;
     }
@@ -153,6 +156,7 @@ terrain_params terrain_def_params(const gr_terrain_def *d)
         .sigma = d->moving_fraction,
         .compression = d->compression,
         .bearing = d->bearing_pressure,
+        .bearing_gradient = d->bearing_gradient,
         .elastic = d->elastic_depth > 0 ? d->elastic_depth : 0.25 * d->spacing,
         .plough = d->plough,
         .packing = d->packing,

@@ -22,6 +22,7 @@ typedef struct terrain_params {
     double sigma;            ///< moving fraction
     double compression;
     double bearing, elastic; ///< bearing pressure [Pa], elastic depth [m]
+    double bearing_gradient; ///< [Pa/m] below the footprint's rim
     double plough;
     double packing;
     double grain_radius, grain_volume;

@@ -208,11 +208,29 @@ void terrain_press(terrain_state *st, double h)
             const double w = sqrt(kcol * ncol / b->mass);
             st->stiffest = w > st->stiffest ? w : st->stiffest;
         }
+        /* the rim's mean height: a footprint below it bears more (Terzaghi's depth term) */
+        double rim = 0;
+        uint32_t nrim = 0;
+        for (uint32_t q = first; carried && q < end; q++) {
+            const uint32_t c = st->contacts[q], ix = c % nx, kz = c / nx;
+            for (int e = 0; e < 8; e++) {
+                const int64_t a = (int64_t)ix + DI[e], bb = (int64_t)kz + DK[e];
+                if (a < 0 || bb < 0 || a >= nx || bb >= nz)
+                    continue;
+                const uint32_t o = (uint32_t)bb * nx + (uint32_t)a;
+                if (!(st->flags[o] & TERRAIN_CONTACT))
+                    rim += st->field.h[o], nrim++;
+            }
+        }
+        rim = nrim ? rim / nrim : 0.0;
         gr_vec3 F = v3(0, 0, 0), T = v3(0, 0, 0);
         for (uint32_t q = first; q < end; q++) {
             const uint32_t c = st->contacts[q];
             const double pen = st->push[c];
-            double yield = carried ? (pen > dE ? pen - dE : 0.0) : pen;
+            /* a carried body's column yields past the depth its bearing pressure holds it at */
+            const double below = nrim && rim > st->field.h[c] ? rim - st->field.h[c] : 0.0;
+            const double dB = dE * (1.0 + st->p.bearing_gradient * below / st->p.bearing);
+            double yield = carried ? (pen > dB ? pen - dB : 0.0) : pen;
             yield = yield < st->field.h[c] ? yield : st->field.h[c]; /* the base does not yield */
             const double el = carried ? pen - yield : (pen < dE ? pen : dE);
             st->field.h[c] -= yield;
