@@ -719,6 +719,8 @@ static int terrain_oom_scenario(tu_alloc *a, int *violations)
         s = gr_step(w, 1.0 / 60.0);
         other += s != GR_OK && s != GR_ERROR_OUT_OF_MEMORY;
         *violations += fabs(held_volume(w, sys) - v) > 1e-9; /* nothing lost or doubled */
+        if (fabs(held_volume(w, sys) - v) > 1e-9)
+            fprintf(stderr, "  frame %d: %s, held volume %.12g -> %.12g\n", f, gr_status_string(s), v, held_volume(w, sys));
     }
     tu_stream st;
     tu_stream_init(&st);

@@ -413,7 +413,9 @@ typedef struct gr_terrain_info {
     gr_vec3 origin;
     double stop_angle, start_angle; ///< as resolved [deg] (of the terrain's material)
     double packing;
-    double volume;            ///< bulk volume of the columns [m^3] (heights x spacing^2)
+    /// Bulk volume of the columns [m^3] (heights x spacing^2), with what bodies displaced in the
+    /// last step that is yet to become grains
+    double volume;
     double compressed_volume; ///< bulk volume compacted away by bodies so far [m^3]
     uint64_t grains_released; ///< grains the columns turned into so far
     uint64_t grains_absorbed; ///< grains the columns took back so far

@@ -6,6 +6,7 @@
 #include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
 #include "../terrain/terrain_def.h"
+#include "../terrain/terrain_hybrid.h"
 #include "../terrain/terrain_internal.h"
 #include "../terrain/terrain_solver.h"
 #include "../terrain/terrain_store.h"
@@ -105,7 +106,7 @@ GR_API gr_status gr_terrain_get_info(const gr_world *w, uint32_t system, gr_terr
     i.origin = st->field.origin;
     terrain_angles(st, st->material, &i.stop_angle, &i.start_angle);
     i.packing = st->p.packing;
-    i.volume = terrain_volume(st);
+    i.volume = terrain_bulk_volume(st); /* with what a body displaced and is not yet grains */
     i.compressed_volume = st->compressed;
     i.grains_released = st->released;
     i.grains_absorbed = st->absorbed;

@@ -9,7 +9,8 @@
  * The displaced height, less the compressed share, goes to the rim: each footprint column
  * knows its distance to the nearest column outside the footprint (a contour map) and hands
  * its height, in decreasing distance, to the neighbours nearer the rim, more to those ahead
- * of the body's motion (ploughing). In a hybrid terrain a body moving faster than
+ * of the body's motion and fewer behind it (ploughing: 1 + plough cos of the angle to the
+ * motion, none below 0, so that a wheel does not fill its own rut). In a hybrid terrain a body moving faster than
  * release_speed sends what reaches the rim to the grains to be released instead. */
 #include "terrain_press.h"
 
@@ -92,7 +93,8 @@ static void displace(terrain_state *st, uint32_t slot, const gr_body_data *b, ui
                     continue;
                 const double L = e < 4 ? 1.0 : 1.4142135623730951;
                 const double ahead = vl > 1e-9 ? (DI[e] * v.x + DK[e] * v.z) / (vl * L) : 0.0;
-                w[e] = (1.0 + st->p.plough * (ahead > 0 ? ahead : 0.0)) / L;
+                const double bias = 1.0 + st->p.plough * ahead; /* none behind a body at plough >= 1 */
+                w[e] = bias > 0 ? bias / L : 0.0;
                 sum += w[e];
             }
             if (!(sum > 0))

@@ -182,7 +182,21 @@ static double terrain_stable_substep(void *state)
         const double wb = sqrt(K / b->mass);
         w = wb > w ? wb : w;
     }
-    return w > 0 ? 0.25 / w : INFINITY;
+    /* and short enough that no body crosses more than half a column in one (its footprint
+     * sweeps every column it passes) */
+    double fastest = 0;
+    for (uint32_t a = 0; a < bs->count; a++) {
+        const gr_body_data *b = &bs->data[bs->active[a]];
+        const double R = gr_body_bound_radius(b);
+        if (b->motion == GR_MOTION_STATIC || bs->active[a] == st->body || !isfinite(R))
+            continue;
+        const double v = v3_len(b->linear_velocity) + v3_len(b->angular_velocity) * R;
+        fastest = v > fastest ? v : fastest;
+    }
+    double h = w > 0 ? 0.25 / w : INFINITY;
+    if (fastest > 0 && 0.5 * st->p.d / fastest < h)
+        h = 0.5 * st->p.d / fastest;
+    return h;
 }
 
 /* ---- snapshots ---------------------------------------------------------------------------------- */
