@@ -210,9 +210,11 @@ void terrain_press(terrain_state *st, double h)
             const double w = sqrt(kcol * ncol / b->mass);
             st->stiffest = w > st->stiffest ? w : st->stiffest;
         }
-        /* the rim's mean height: a footprint below it bears more (Terzaghi's depth term) */
+        /* the rim's mean height: a footprint below it bears more (Terzaghi's depth term). A
+         * moving body's rim is the sand it meets, not the track it leaves behind. */
         double rim = 0;
         uint32_t nrim = 0;
+        const double vh = v3_len(vb);
         for (uint32_t q = first; carried && q < end; q++) {
             const uint32_t c = st->contacts[q], ix = c % nx, kz = c / nx;
             for (int e = 0; e < 8; e++) {
@@ -220,8 +222,12 @@ void terrain_press(terrain_state *st, double h)
                 if (a < 0 || bb < 0 || a >= nx || bb >= nz)
                     continue;
                 const uint32_t o = (uint32_t)bb * nx + (uint32_t)a;
-                if (!(st->flags[o] & TERRAIN_CONTACT))
-                    rim += st->field.h[o], nrim++;
+                if (st->flags[o] & TERRAIN_CONTACT)
+                    continue;
+                const double ahead = (ox + a * d - b->position.x) * vb.x + (oz + bb * d - b->position.z) * vb.z;
+                if (vh > 1e-3 && ahead < 0)
+                    continue;
+                rim += st->field.h[o], nrim++;
             }
         }
         rim = nrim ? rim / nrim : 0.0;
@@ -230,7 +236,9 @@ void terrain_press(terrain_state *st, double h)
             const uint32_t c = st->contacts[q];
             const double pen = st->push[c];
             /* a carried body's column yields past the depth its bearing pressure holds it at */
-            const double below = nrim && rim > st->field.h[c] ? rim - st->field.h[c] : 0.0;
+            /* how deep the body's surface here lies below the rim (not the column's top: a
+             * column it has just reached would yield too far) */
+            const double below = nrim && rim > st->field.h[c] - pen ? rim - st->field.h[c] + pen : 0.0;
             const double dB = dE * (1.0 + st->p.bearing_gradient * below / st->p.bearing);
             double yield = carried ? (pen > dB ? pen - dB : 0.0) : pen;
             yield = yield < st->field.h[c] ? yield : st->field.h[c]; /* the base does not yield */
