@@ -181,12 +181,12 @@ static void test_terrain_erosion_volume_and_stop(void)
     gr_terrain_info info = {.size = sizeof info};
     CHECK_OK(w, gr_terrain_get_info(w, sys, &info));
     const double v1 = volume(w, sys), s = steepest(w, sys, 0.04);
-    printf("  volume %.15g -> %.15g (rel %.2e), steepest %.3f deg (stop 30), active tiles %u\n", v0, v1,
-           (v1 - v0) / v0, s, info.active_tiles);
+    printf("  volume %.15g -> %.15g (rel %.2e), steepest %.3f deg (stop 30), active blocks %u\n", v0, v1,
+           (v1 - v0) / v0, s, info.active_blocks);
     CHECK_NEAR(v1, v0, 1e-12 * v0);
     CHECK(s <= 30.0 + 0.01);
     CHECK(s > 25.0); /* it stands at the stop angle, not flattened */
-    CHECK(info.active_tiles == 0); /* asleep */
+    CHECK(info.active_blocks == 0); /* asleep */
     gr_world_destroy(w);
 }
 

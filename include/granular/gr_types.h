@@ -419,7 +419,7 @@ typedef struct gr_terrain_info {
     double compressed_volume; ///< bulk volume compacted away by bodies so far [m^3]
     uint64_t grains_released; ///< grains the columns turned into so far
     uint64_t grains_absorbed; ///< grains the columns took back so far
-    uint32_t active_tiles;    ///< tiles the last erosion pass worked on
+    uint32_t active_blocks;   ///< erosion's blocks of 16 x 16 columns the last pass started on
     uint32_t body;            ///< the index of the terrain's own body (gr_terrain_get_body gives its handle)
 } gr_terrain_info;
 

@@ -110,7 +110,7 @@ GR_API gr_status gr_terrain_get_info(const gr_world *w, uint32_t system, gr_terr
     i.compressed_volume = st->compressed;
     i.grains_released = st->released;
     i.grains_absorbed = st->absorbed;
-    i.active_tiles = st->active_tiles;
+    i.active_blocks = st->active_blocks;
     i.body = st->body;
     const uint32_t size = out->size;
     memcpy(out, &i, size < sizeof i ? size : sizeof i);

@@ -5,11 +5,14 @@
  * column (its factor), then gathers each column's new height from its own and its
  * neighbours' factors, so that the result does not depend on the order of the columns and
  * each share leaves one column and enters another as the same number. Columns under a body
- * neither give nor receive (no burial). Tiles: a sweep gives from the active tiles and
- * gathers over them and their neighbours; a tile where nothing moved sleeps. */
+ * neither give nor receive (no burial). Blocks of 16 x 16 columns: a sweep gives from the
+ * active blocks and gathers over them and their neighbours; a block where nothing moved
+ * sleeps, so that a pass costs the columns near what moves, not the terrain. */
 #include "terrain_erode.h"
 
 #include <math.h>
+
+#include "terrain_store.h"
 
 static const int DI[8] = {1, -1, 0, 0, 1, 1, -1, -1};
 static const int DK[8] = {0, 0, 1, -1, 1, -1, 1, -1};
@@ -28,22 +31,22 @@ typedef struct erode_ctx {
     terrain_state *st;
 } erode_ctx;
 
-static void tile_bounds(const terrain_state *st, uint32_t t, uint32_t *x0, uint32_t *z0, uint32_t *x1, uint32_t *z1)
+static void block_bounds(const terrain_state *st, uint32_t t, uint32_t *x0, uint32_t *z0, uint32_t *x1, uint32_t *z1)
 {
-    const uint32_t tx = t % st->tiles_x, tz = t / st->tiles_x, T = st->tile;
+    const uint32_t tx = t % st->blocks_x, tz = t / st->blocks_x, T = TERRAIN_BLOCK;
     *x0 = tx * T, *z0 = tz * T;
     *x1 = *x0 + T < st->field.nx ? *x0 + T : st->field.nx;
     *z1 = *z0 + T < st->field.nz ? *z0 + T : st->field.nz;
 }
 
-static void give_tiles(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
+static void give_blocks(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     terrain_state *st = ((erode_ctx *)ctx)->st;
     const uint32_t nx = st->field.nx, nz = st->field.nz;
     for (uint32_t q = begin; q < end; q++) {
         uint32_t x0, z0, x1, z1;
-        tile_bounds(st, st->tile_list[q], &x0, &z0, &x1, &z1);
+        block_bounds(st, st->block_list[q], &x0, &z0, &x1, &z1);
         for (uint32_t k = z0; k < z1; k++)
             for (uint32_t i = x0; i < x1; i++) {
                 const uint32_t c = k * nx + i;
@@ -62,15 +65,15 @@ static void give_tiles(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
     }
 }
 
-static void gather_tiles(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
+static void gather_blocks(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     terrain_state *st = ((erode_ctx *)ctx)->st;
     const uint32_t nx = st->field.nx, nz = st->field.nz;
     for (uint32_t q = begin; q < end; q++) {
-        const uint32_t t = st->tile_list[q];
+        const uint32_t t = st->block_list[q];
         uint32_t x0, z0, x1, z1;
-        tile_bounds(st, t, &x0, &z0, &x1, &z1);
+        block_bounds(st, t, &x0, &z0, &x1, &z1);
         uint8_t moved = 0;
         for (uint32_t k = z0; k < z1; k++)
             for (uint32_t i = x0; i < x1; i++) {
@@ -94,19 +97,19 @@ static void gather_tiles(void *ctx, uint32_t begin, uint32_t end, uint32_t worke
                 st->dist[c] = out > 0 || in > 0;
                 moved |= (uint8_t)(st->dist[c] != 0);
             }
-        st->tile_moved[t] = moved;
+        st->block_moved[t] = moved;
     }
 }
 
-static void copy_tiles(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
+static void copy_blocks(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
 {
     (void)worker;
     terrain_state *st = ((erode_ctx *)ctx)->st;
     const uint32_t nx = st->field.nx;
     for (uint32_t q = begin; q < end; q++) {
-        const uint32_t t = st->tile_list[q];
+        const uint32_t t = st->block_list[q];
         uint32_t x0, z0, x1, z1;
-        tile_bounds(st, t, &x0, &z0, &x1, &z1);
+        block_bounds(st, t, &x0, &z0, &x1, &z1);
         uint32_t ax = x1, az = z1, bx = x0, bz = z0; /* the moved columns' rectangle */
         for (uint32_t k = z0; k < z1; k++)
             for (uint32_t i = x0; i < x1; i++) {
@@ -122,53 +125,48 @@ static void copy_tiles(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
                 }
                 st->dist[c] = 0;
             }
-        if (ax < bx) { /* this tile's own rectangle only: no two tasks write one */
-            gr_terrain_rect *r = &st->changed[t];
-            if (r->x0 >= r->x1)
-                *r = (gr_terrain_rect){ax, az, bx, bz};
-            else
-                *r = (gr_terrain_rect){ax < r->x0 ? ax : r->x0, az < r->z0 ? az : r->z0, bx > r->x1 ? bx : r->x1,
-                                       bz > r->z1 ? bz : r->z1};
-        }
+        st->block_rect[t] = (gr_terrain_rect){ax, az, bx > ax ? bx : ax, bz > az ? bz : az}; /* its own only */
     }
 }
 
 uint32_t terrain_erode(terrain_state *st, uint32_t sweeps)
 {
     erode_ctx ctx = {st};
-    const uint32_t TX = st->tiles_x, TZ = st->tiles_z;
+    const uint32_t TX = st->blocks_x, TZ = st->blocks_z;
     uint32_t run = 0;
-    st->active_tiles = 0;
+    st->active_blocks = 0;
     for (uint32_t s = 0; s < sweeps; s++) {
-        /* the givers: the active tiles */
+        /* the givers: the active blocks */
         uint32_t n = 0;
-        for (uint32_t t = 0; t < st->tile_count; t++)
-            if (st->tile_active[t])
-                st->tile_list[n++] = t;
+        for (uint32_t t = 0; t < st->block_count; t++)
+            if (st->block_active[t])
+                st->block_list[n++] = t;
         if (!n)
             break;
         if (s == 0)
-            st->active_tiles = n;
-        gr_parallel_for(st->env.tasks, n, 1, give_tiles, &ctx);
-        /* the gatherers: the active tiles and their neighbours */
-        for (uint32_t t = 0; t < st->tile_count; t++)
-            st->tile_region[t] = 0;
+            st->active_blocks = n;
+        gr_parallel_for(st->env.tasks, n, 1, give_blocks, &ctx);
+        /* the gatherers: the active blocks and their neighbours */
+        for (uint32_t t = 0; t < st->block_count; t++)
+            st->block_region[t] = 0;
         for (uint32_t q = 0; q < n; q++) {
-            const uint32_t t = st->tile_list[q], tx = t % TX, tz = t / TX;
+            const uint32_t t = st->block_list[q], tx = t % TX, tz = t / TX;
             for (uint32_t b = tz ? tz - 1 : 0; b <= tz + 1 && b < TZ; b++)
                 for (uint32_t a = tx ? tx - 1 : 0; a <= tx + 1 && a < TX; a++)
-                    st->tile_region[b * TX + a] = 1;
+                    st->block_region[b * TX + a] = 1;
         }
         uint32_t m = 0;
-        for (uint32_t t = 0; t < st->tile_count; t++)
-            if (st->tile_region[t])
-                st->tile_list[m++] = t;
-        gr_parallel_for(st->env.tasks, m, 1, gather_tiles, &ctx);
-        gr_parallel_for(st->env.tasks, m, 1, copy_tiles, &ctx);
-        /* what moved stays awake; the rest sleeps */
+        for (uint32_t t = 0; t < st->block_count; t++)
+            if (st->block_region[t])
+                st->block_list[m++] = t;
+        gr_parallel_for(st->env.tasks, m, 1, gather_blocks, &ctx);
+        gr_parallel_for(st->env.tasks, m, 1, copy_blocks, &ctx);
+        /* what moved stays awake, and the host hears of it; the rest sleeps */
         for (uint32_t q = 0; q < m; q++) {
-            const uint32_t t = st->tile_list[q];
-            st->tile_active[t] = st->tile_moved[t];
+            const uint32_t t = st->block_list[q];
+            st->block_active[t] = st->block_moved[t];
+            const gr_terrain_rect *r = &st->block_rect[t];
+            terrain_note_changed(st, r->x0, r->z0, r->x1, r->z1);
         }
         run++;
     }

@@ -11,6 +11,10 @@
 #include "../core/solver.h"
 #include "../geom/heightfield.h"
 
+/// Columns per erosion block edge: small enough that a pass costs the columns near what moves
+/// (a blade's block and its neighbours), large enough that the block lists stay short.
+#define TERRAIN_BLOCK 16u
+
 enum {
     TERRAIN_CONTACT = 1, ///< under a body at the last press: receives no sand
     TERRAIN_MOVING = 2,  ///< part of an avalanche: stops at the stop angle, not the start angle
@@ -53,14 +57,17 @@ typedef struct terrain_state {
     uint32_t *contacts;      ///< [n] columns under bodies at the last press
     uint32_t contact_count;
     uint32_t *contacts_prev; ///< [n] press scratch: those of the press before
-    /* tiles */
+    /* the host's tiles: what changed since it last took them */
     uint32_t tile, tiles_x, tiles_z, tile_count;
-    uint8_t *tile_active;    ///< [tile_count] erosion may move something there
-    uint8_t *tile_region;    ///< [tile_count] scratch of a sweep
-    uint8_t *tile_moved;     ///< [tile_count] scratch of a sweep
-    uint32_t *tile_list;     ///< [tile_count] scratch of a sweep
-    gr_terrain_rect *changed; ///< [tile_count] columns changed since the host last took them
-    uint32_t active_tiles;
+    gr_terrain_rect *changed; ///< [tile_count]
+    /* erosion's blocks of TERRAIN_BLOCK^2 columns: work goes where sand may move */
+    uint32_t blocks_x, blocks_z, block_count;
+    uint8_t *block_active;   ///< [block_count] erosion may move something there
+    uint8_t *block_region;   ///< [block_count] scratch of a sweep
+    uint8_t *block_moved;    ///< [block_count] scratch of a sweep
+    uint32_t *block_list;    ///< [block_count] scratch of a sweep
+    gr_terrain_rect *block_rect; ///< [block_count] scratch of a sweep: the columns it moved
+    uint32_t active_blocks;
     /* per material: tangents of the stop and start angles */
     double tan_stop[GR_MAX_MATERIALS], tan_start[GR_MAX_MATERIALS];
     double stop_deg, start_deg; ///< the terrain material's

@@ -145,7 +145,7 @@ void terrain_press(terrain_state *st, double h)
     gr_body_store *bs = st->env.bodies;
     const uint32_t nx = st->field.nx, nz = st->field.nz;
     const double d = st->p.d, ox = st->field.origin.x, oz = st->field.origin.z, oy = st->field.origin.y;
-    /* the last press's contacts, kept to wake the tiles of those that a body left */
+    /* the last press's contacts, kept to wake the blocks of those that a body left */
     uint32_t *prev = st->contacts, prev_count = st->contact_count;
     st->contacts = st->contacts_prev, st->contacts_prev = prev;
     for (uint32_t q = 0; q < prev_count; q++)
@@ -271,10 +271,10 @@ void terrain_press(terrain_state *st, double h)
         displace(st, slot, b, first, end, release);
         terrain_mark_changed(st, i0 ? i0 - 1 : 0, k0 ? k0 - 1 : 0, i1 + 2 < nx ? i1 + 2 : nx, k1 + 2 < nz ? k1 + 2 : nz);
     }
-    /* a column a body left may now slide: its tile wakes */
+    /* a column a body left may now slide: its block wakes */
     for (uint32_t q = 0; q < prev_count; q++) {
         const uint32_t c = prev[q];
         if (!(st->flags[c] & TERRAIN_CONTACT))
-            st->tile_active[(c / nx / st->tile) * st->tiles_x + (c % nx) / st->tile] = 1;
+            st->block_active[(c / nx / TERRAIN_BLOCK) * st->blocks_x + (c % nx) / TERRAIN_BLOCK] = 1;
     }
 }

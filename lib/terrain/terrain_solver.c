@@ -2,7 +2,7 @@
 /* The terrain as a system of the world (lib/core/solver.h): it holds no grains, moves no
  * bodies and has no surface particles. Its step presses the bodies into the columns every
  * substep (so that a body it carries feels it at the grains' time step) and erodes the active
- * tiles every erosion_interval. The grains meet it through its body, a static heightfield. */
+ * blocks every erosion_interval. The grains meet it through its body, a static heightfield. */
 #include "terrain_solver.h"
 
 #include <math.h>
@@ -73,6 +73,9 @@ static gr_status terrain_create(const gr_solver_env *env, void **out)
     st->tiles_x = (st->field.nx + st->tile - 1) / st->tile;
     st->tiles_z = (st->field.nz + st->tile - 1) / st->tile;
     st->tile_count = st->tiles_x * st->tiles_z;
+    st->blocks_x = (st->field.nx + TERRAIN_BLOCK - 1) / TERRAIN_BLOCK;
+    st->blocks_z = (st->field.nz + TERRAIN_BLOCK - 1) / TERRAIN_BLOCK;
+    st->block_count = st->blocks_x * st->blocks_z;
     st->body = GR_INVALID_INDEX;
     st->materials_revision = UINT32_MAX;
     st->volume_ref = NAN;
@@ -210,8 +213,9 @@ static gr_status terrain_save(const void *state, gr_stream_writer *w)
     gr_writer_f64s(w, st->field.h, st->n);
     gr_writer_bytes(w, st->mat, st->n);
     gr_writer_bytes(w, st->flags, st->n);
+    gr_writer_u32(w, st->block_count);
+    gr_writer_bytes(w, st->block_active, st->block_count);
     gr_writer_u32(w, st->tile_count);
-    gr_writer_bytes(w, st->tile_active, st->tile_count);
     for (uint32_t t = 0; t < st->tile_count; t++) {
         const gr_terrain_rect *r = &st->changed[t];
         const uint32_t v[4] = {r->x0, r->z0, r->x1, r->z1};
@@ -264,12 +268,15 @@ static gr_status terrain_load(void *state, gr_stream_reader *r)
         GR_LOAD_CHECK(r, st->mat[c] < st->env.materials->count, "a terrain column's material is not in the world");
         GR_LOAD_CHECK(r, st->flags[c] <= (TERRAIN_CONTACT | TERRAIN_MOVING), "a terrain column's flags are unknown");
     }
+    GR_LOAD_CHECK(r, gr_reader_u32(r) == st->block_count, "the terrain's block count differs from its def's");
+    gr_reader_bytes(r, st->block_active, st->block_count);
+    for (uint32_t b = 0; b < st->block_count; b++)
+        GR_LOAD_CHECK(r, st->block_active[b] <= 1, "a terrain block's state is unknown");
     GR_LOAD_CHECK(r, gr_reader_u32(r) == st->tile_count, "the terrain's tile count differs from its def's");
-    gr_reader_bytes(r, st->tile_active, st->tile_count);
     for (uint32_t t = 0; t < st->tile_count; t++) {
         uint32_t v[4];
         gr_reader_u32s(r, v, 4);
-        GR_LOAD_CHECK(r, v[0] <= v[2] && v[1] <= v[3] && v[2] <= st->field.nx && v[3] <= st->field.nz && st->tile_active[t] <= 1,
+        GR_LOAD_CHECK(r, v[0] <= v[2] && v[1] <= v[3] && v[2] <= st->field.nx && v[3] <= st->field.nz,
                   "a terrain tile's changes are out of range");
         st->changed[t] = (gr_terrain_rect){v[0], v[1], v[2], v[3]};
     }
