@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     bd.linear_velocity = (gr_vec3){0.5, 0, 0};
     gr_body blade;
     ex_ok(w, gr_add_body(w, &bd, &blade), "gr_add_body (blade)");
-    const double x_end = (NX - 1) * d - 0.6;
+    const double x_end = (NX - 1) * d - 1.0; /* its pile stays on the field */
     const double t0 = ex_now();
     uint32_t peak = 0;
     double force_sum = 0;
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < 30; f++)
         ex_ok(w, gr_step(w, 1.0 / 60.0), "gr_step (lifting)");
     ex_ok(w, gr_remove_body(w, blade), "gr_remove_body");
-    const int settle = args.smoke ? 120 : 480;
+    const int settle = args.smoke ? 120 : 900;
     for (int f = 0; f < settle && gr_world_get_grain_count(w) > 0; f++)
         ex_ok(w, gr_step(w, 1.0 / 60.0), "gr_step (settling)");
     const double wall = ex_now() - t0;

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     ex_parse_args(argc, argv, &args);
     engine eng;
     memset(&eng, 0, sizeof eng);
-    eng.mass = 1000, eng.dt = 1.0 / 60, eng.drive = getenv("DRIVE") ? atof(getenv("DRIVE")) : 1.0;
+    eng.mass = 1000, eng.dt = 1.0 / 60, eng.drive = 1.0;
     gr_world_def def;
     gr_world_def_init(&def, GR_SOLVER_DEM);
     def.worker_count = args.workers;
@@ -92,7 +92,6 @@ int main(int argc, char **argv)
     const int frames = 180; /* 3 s: 3 m */
     for (int f = 0; f < frames; f++) {
         ex_ok(w, gr_step(w, eng.dt), "gr_step");
-        if (getenv("TRACE") && f % 10 == 0) printf("f %d y %.4f\n", f, eng.x[1]);
         if (f >= 60) { /* after it has settled in */
             y_min = eng.x[1] < y_min ? eng.x[1] : y_min;
             y_max = eng.x[1] > y_max ? eng.x[1] : y_max;

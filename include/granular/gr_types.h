@@ -381,8 +381,10 @@ typedef struct gr_terrain_def {
     /// Penetration at the bearing pressure [m] (the support's elastic depth), in [0, 1e3];
     /// 0 (default): spacing / 4.
     double elastic_depth;
-    /// Ploughing: how strongly displaced material goes the way a body moves, in [0, 10];
-    /// 0: evenly to the rim; default 1.
+    /// Ploughing: displaced material goes to the rim columns in shares 1 + plough cos(angle
+    /// between the column and the body's motion), none where that is negative; in [0, 10].
+    /// 0: evenly all round; 1: none straight behind; default 1.5: none behind or diagonally
+    /// behind (a blade or wheel does not fill its own trench or rut).
     double plough;
     /// Packing fraction phi of the sand the columns hold (grain volume / bulk volume), in
     /// [0.05, 1]; default 0.6 (the DEM's random packing of its sand). The grains a column

@@ -25,7 +25,7 @@ void terrain_def_defaults(void *def)
     d->bearing_pressure = 40e3;
     d->bearing_gradient = 2.5e5;
     d->elastic_depth = 0.0;
-    d->plough = 1.0;
+    d->plough = 1.5;
     d->packing = 0.6;
     d->grain_radius = 0.0;
     d->release_speed = 0.05;

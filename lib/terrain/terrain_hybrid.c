@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "../bodies/body_shapes.h"
 #include "../bodies/body_store.h"
 #include "../core/rng.h"
 #include "../geom/heightfield.h"
@@ -137,6 +138,19 @@ uint32_t terrain_release_column(terrain_state *st, uint32_t c, gr_grain_init *ou
         };
     }
     st->rng = rng.state;
+    /* clear of the body that displaced them (a grain born inside a blade is thrown anywhere) */
+    if (body < bs->slot_count && bs->alive[body]) {
+        const gr_body_data *b = &bs->data[body];
+        for (uint32_t q = 0; q < count; q++)
+            for (uint32_t f = 0; f < gr_body_feature_count(b); f++) {
+                if (!gr_body_feature_enabled(b, f))
+                    continue;
+                gr_vec3 n, pt;
+                const double gap = gr_body_feature_distance(b, f, out[q].position, &n, &pt);
+                if (gap < 1.05 * r)
+                    out[q].position = v3_madd(out[q].position, n, 1.05 * r - gap);
+            }
+    }
     const double top = base + 2.1 * r * ((count - 1) / (m * m) + 1);
     if (st->grain_top[c] == 0)
         st->top_list[st->top_count++] = c;

@@ -187,9 +187,19 @@ void terrain_press(terrain_state *st, double h)
                 if (ylow >= touch)
                     continue;
                 const double x = ox + ix * d, z = oz + kz * d;
-                const double y = lowest_point(b, x, z, ylow, touch, tol);
-                if (!(y <= touch))
-                    continue;
+                double y = lowest_point(b, x, z, ylow, touch, tol);
+                if (!(y <= touch)) {
+                    /* not over its centre, but over part of its cell (a blade thinner than a
+                     * column, between two centres): the column is under the body, so that sand
+                     * does not slide through it, but keeps its height */
+                    bool shadow = false;
+                    for (int q = 0; q < 4 && !shadow; q++)
+                        shadow = lowest_point(b, x + (q & 1 ? 0.25 : -0.25) * d, z + (q & 2 ? 0.25 : -0.25) * d,
+                                              ylow, touch, tol) <= touch;
+                    if (!shadow)
+                        continue;
+                    y = top;
+                }
                 if (st->flags[c] & TERRAIN_CONTACT)
                     continue; /* already under an earlier body this substep */
                 st->flags[c] |= TERRAIN_CONTACT;
@@ -235,6 +245,8 @@ void terrain_press(terrain_state *st, double h)
         for (uint32_t q = first; q < end; q++) {
             const uint32_t c = st->contacts[q];
             const double pen = st->push[c];
+            if (!(pen > 0))
+                continue; /* touching, or under the body's edge only: no push either way */
             /* a carried body's column yields past the depth its bearing pressure holds it at */
             /* how deep the body's surface here lies below the rim (not the column's top: a
              * column it has just reached would yield too far) */
@@ -250,7 +262,9 @@ void terrain_press(terrain_state *st, double h)
             const uint32_t ix = c % nx, kz = c / nx;
             const gr_vec3 at = v3(ox + ix * d, oy + st->field.h[c] - (carried ? el : 0.0), oz + kz * d);
             const gr_vec3 v = gr_body_point_velocity(b, at);
-            double fn = kcol * el - (carried ? cdamp * v.y : 0.0);
+            /* a body whose sand becomes grains meets that sand as grains: the columns do not
+             * push it as well */
+            double fn = release ? 0.0 : kcol * el - (carried ? cdamp * v.y : 0.0);
             fn = fn > 0 ? fn : 0.0;
             gr_vec3 f = v3(0, fn, 0);
             const double vt = sqrt(v.x * v.x + v.z * v.z);
