@@ -18,6 +18,8 @@
  * grains: its cost per frame is scaled linearly from the small bed (a DEM's work per grain
  * does not depend on the bed's extent), and speedup = that / ms_per_frame.
  *
+ * --part terrain runs the first alone and prints its figure; --part compare runs the third with
+ * the first two at a token size. --tile: the host tiles' size (default 64).
  * Prints one line:
  *   terrain scene=dig columns=N workers=W ms_per_frame=X terrain_ms_per_frame=T active_grains=G
  *     particles_only_ms_per_frame=P speedup=S trench_depth_error=E1 rim_height_error=E2
@@ -164,15 +166,6 @@ static void compare_dig(gr_world *w, int terrain, uint32_t sys, uint32_t nx, uin
     out->force = nf ? -force / nf : 0;
     out->grains = grains / frames;
     double *s = surface(w, terrain, sys, nx, nz, packing);
-    if (getenv("PROFILE")) {
-        fprintf(stderr, "%s H %.4f: centre line", terrain ? "terrain" : "particles", H);
-        for (uint32_t i = 0; i < nx; i++)
-            fprintf(stderr, " %.0f", 1e3 * (s[(uint32_t)lround(zc / D) * nx + i] - H));
-        fprintf(stderr, "\n  across at x=0.8:");
-        for (uint32_t k = 0; k < nz; k++)
-            fprintf(stderr, " %.0f", 1e3 * (s[k * nx + (uint32_t)(0.8 / D)] - H));
-        fprintf(stderr, "\n");
-    }
     double trench = 0, rim = 0;
     int n = 0;
     for (uint32_t i = (uint32_t)((x0 + 0.2) / D); i <= (uint32_t)((x1 - 0.15) / D); i++, n++) {
@@ -195,7 +188,7 @@ static void compare_dig(gr_world *w, int terrain, uint32_t sys, uint32_t nx, uin
 int main(int argc, char **argv)
 {
     opts o = {1, 1024, 40, 64, 10.0};
-    const char *scene = "dig";
+    const char *scene = "dig", *part = "all";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--scene") && i + 1 < argc)
             scene = argv[++i];
@@ -205,6 +198,8 @@ int main(int argc, char **argv)
             o.columns = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--compare-columns") && i + 1 < argc)
             o.compare = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--part") && i + 1 < argc)
+            part = argv[++i];
         else if (!strcmp(argv[i], "--tile") && i + 1 < argc)
             o.tile = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
@@ -221,9 +216,9 @@ int main(int argc, char **argv)
     }
     const int frames = (int)lround(o.seconds / DT);
     tile_size = o.tile;
-    if (getenv("COMPARE_ONLY"))
+    if (!strcmp(part, "compare")) /* runs 1 and 2 at a token size */
         o.columns = 64, o.seconds = 0.1;
-    if (getenv("TERRAIN_ONLY")) {
+    if (!strcmp(part, "terrain")) {
         gr_material sand;
         gr_world *w = dem_world(o.workers, &sand);
         const double Hf = 0.5, zf = 0.5 * (o.columns - 1) * D;

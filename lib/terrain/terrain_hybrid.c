@@ -106,55 +106,69 @@ uint32_t terrain_release_column(terrain_state *st, uint32_t c, gr_grain_init *ou
     if (!count)
         return 0;
     const uint32_t nx = st->field.nx, nz = st->field.nz, i = c % nx, k = c / nx;
-    /* above the column's highest neighbour and the grains over it */
-    double base = st->field.h[c];
-    for (uint32_t b = k ? k - 1 : 0; b <= k + 1 && b < nz; b++)
-        for (uint32_t a = i ? i - 1 : 0; a <= i + 1 && a < nx; a++)
-            base = st->field.h[b * nx + a] > base ? st->field.h[b * nx + a] : base;
-    base = st->grain_top[c] > base ? st->grain_top[c] : base;
     const uint32_t m = (uint32_t)floor(d / (2.1 * r)); /* per row: >= 1 by the def's bound */
     const double s = d / m;
-    gr_vec3 v = v3(0, 0, 0);
     const gr_body_store *bs = st->env.bodies;
     const uint32_t body = st->pending_body[c];
-    const gr_vec3 centre = v3(st->field.origin.x + i * d, st->field.origin.y + base, st->field.origin.z + k * d);
-    if (body < bs->slot_count && bs->alive[body])
-        v = gr_body_point_velocity(&bs->data[body], centre);
+    const gr_body_data *by = body < bs->slot_count && bs->alive[body] ? &bs->data[body] : NULL;
     gr_rng rng = {st->rng};
-    for (uint32_t q = 0; q < count; q++) {
-        const uint32_t layer = q / (m * m), a = q % m, b = q / m % m;
-        const double jx = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r, jz = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r;
-        const double jy = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r;
-        out[q] = (gr_grain_init){
-            .radius = r,
-            .material = st->mat[c],
-            .slot = GR_INVALID_INDEX,
-            .clump = GR_INVALID_INDEX,
-            .position = v3(centre.x - 0.5 * d + s * (a + 0.5) + jx, centre.y + 1.05 * r + 2.1 * r * layer + jy,
-                           centre.z - 0.5 * d + s * (b + 0.5) + jz),
-            .velocity = v,
-            .angular_velocity = v3(0, 0, 0),
-            .orientation = {0, 0, 0, 1},
-        };
-    }
-    st->rng = rng.state;
-    /* clear of the body that displaced them (a grain born inside a blade is thrown anywhere) */
-    if (body < bs->slot_count && bs->alive[body]) {
-        const gr_body_data *b = &bs->data[body];
-        for (uint32_t q = 0; q < count; q++)
-            for (uint32_t f = 0; f < gr_body_feature_count(b); f++) {
-                if (!gr_body_feature_enabled(b, f))
+    for (uint32_t q0 = 0; q0 < count; q0 += m * m) {
+        /* each layer of m x m grains where the sand stands lowest: this column or a neighbour
+         * not under a body (a mound, not a tower that topples over the body), above the
+         * highest column around it and the grains over it */
+        uint32_t cell = c;
+        double base = INFINITY;
+        static const int DI[9] = {0, 1, -1, 0, 0, 1, 1, -1, -1}, DK[9] = {0, 0, 0, 1, -1, 1, -1, 1, -1};
+        for (uint32_t e = 0; e < 9; e++) {
+            const int64_t ca = (int64_t)i + DI[e], cb = (int64_t)k + DK[e];
+            if (ca < 0 || cb < 0 || ca >= nx || cb >= nz)
+                continue;
+            const uint32_t cc = (uint32_t)cb * nx + (uint32_t)ca;
+            if (e > 0 && (st->flags[cc] & TERRAIN_CONTACT))
+                continue;
+            double top = st->field.h[cc];
+            for (int64_t z2 = cb - 1; z2 <= cb + 1; z2++)
+                for (int64_t x2 = ca - 1; x2 <= ca + 1; x2++)
+                    if (x2 >= 0 && z2 >= 0 && x2 < nx && z2 < nz && st->field.h[z2 * nx + x2] > top)
+                        top = st->field.h[z2 * nx + x2];
+            top = st->grain_top[cc] > top ? st->grain_top[cc] : top;
+            if (top < base)
+                base = top, cell = cc;
+        }
+        const uint32_t ci = cell % nx, ck = cell / nx;
+        const gr_vec3 centre = v3(st->field.origin.x + ci * d, st->field.origin.y + base, st->field.origin.z + ck * d);
+        const gr_vec3 v = by ? gr_body_point_velocity(by, centre) : v3(0, 0, 0);
+        for (uint32_t q = q0; q < count && q < q0 + m * m; q++) {
+            const uint32_t a = (q - q0) % m, b = (q - q0) / m;
+            const double jx = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r, jz = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r;
+            const double jy = (gr_rng_uniform(&rng) - 0.5) * 0.04 * r;
+            gr_vec3 x = v3(centre.x - 0.5 * d + s * (a + 0.5) + jx, centre.y + 1.05 * r + jy,
+                           centre.z - 0.5 * d + s * (b + 0.5) + jz);
+            /* clear of the body that displaced it (a grain born inside a blade is thrown anywhere) */
+            for (uint32_t f = 0; by && f < gr_body_feature_count(by); f++) {
+                if (!gr_body_feature_enabled(by, f))
                     continue;
                 gr_vec3 n, pt;
-                const double gap = gr_body_feature_distance(b, f, out[q].position, &n, &pt);
+                const double gap = gr_body_feature_distance(by, f, x, &n, &pt);
                 if (gap < 1.05 * r)
-                    out[q].position = v3_madd(out[q].position, n, 1.05 * r - gap);
+                    x = v3_madd(x, n, 1.05 * r - gap);
             }
+            out[q] = (gr_grain_init){
+                .radius = r,
+                .material = st->mat[c],
+                .slot = GR_INVALID_INDEX,
+                .clump = GR_INVALID_INDEX,
+                .position = x,
+                .velocity = v,
+                .angular_velocity = v3(0, 0, 0),
+                .orientation = {0, 0, 0, 1},
+            };
+        }
+        if (st->grain_top[cell] == 0)
+            st->top_list[st->top_count++] = cell;
+        st->grain_top[cell] = base + 2.1 * r;
     }
-    const double top = base + 2.1 * r * ((count - 1) / (m * m) + 1);
-    if (st->grain_top[c] == 0)
-        st->top_list[st->top_count++] = c;
-    st->grain_top[c] = top;
+    st->rng = rng.state;
     st->released += count;
     return count;
 }
