@@ -436,11 +436,16 @@ static void drop_box(double density, double bearing, double gradient, double *si
     CHECK_OK(w, gr_add_body(w, &bd, &box));
     for (int f = 0; f < 120; f++)
         CHECK_OK(w, gr_step(w, 1.0 / 60.0));
-    gr_vec3 p, v;
+    gr_vec3 p, v, f;
     CHECK_OK(w, gr_body_get_pose(w, box, &p, NULL));
     CHECK_OK(w, gr_body_get_velocity(w, box, &v, NULL));
+    CHECK_OK(w, gr_body_get_force(w, box, &f, NULL));
+    double mass;
+    CHECK_OK(w, gr_body_get_mass(w, box, &mass));
     *sink = 0.1 - (p.y - 0.1);
     *speed = sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    /* the force the world reports is the terrain's push, once: the weight */
+    CHECK_NEAR(f.y, mass * 9.81, 0.02 * mass * 9.81);
     gr_world_destroy(w);
 }
 

@@ -390,19 +390,20 @@ typedef struct gr_terrain_def {
     /// [0.05, 1]; default 0.6 (the DEM's random packing of its sand). The grains a column
     /// releases and absorbs hold phi x its bulk volume.
     double packing;
-    /// Radius of the grains the terrain releases [m], in (0, spacing / 2.1]; 0 (default):
-    /// spacing / 4.
+    /// Radius of the grains the terrain releases [m], in [spacing / 1000, spacing / 2.1]; 0
+    /// (default): spacing / 4.
     double grain_radius;
     /// A body moving faster than this [m/s] releases what it displaces as grains (hybrid),
     /// in [0, 1e3]; default 0.05.
     double release_speed;
     /// Grains slower than this [m/s] are at rest (hybrid), in [0, 1e3]; default 0.05.
     double rest_speed;
-    /// Steps a grain stays at rest on the surface before the terrain absorbs it, in [1, 1e6];
+    /// Steps a grain stays at rest on the surface before the terrain absorbs it, in [1, 65535];
     /// default 30.
     uint32_t rest_steps;
     /// 1: check the volume invariant (columns x packing + grains) after every step, failing
-    /// the step with GR_ERROR_INTERNAL when it drifts; 0 (default): off.
+    /// the step with GR_ERROR_INVARIANT when it drifts; 0 (default): off. The reference is taken
+    /// anew whenever grains are added or removed other than by the terrain, or heights set.
     uint32_t debug_volume;
 } gr_terrain_def;
 

@@ -54,7 +54,7 @@ typedef struct gr_body_data {
     const gr_heightfield *field;
     /// Force and torque (about `position`) that a system not moving bodies (the terrain) puts on
     /// a dynamic or host-owned body for the next substep: the system moving the bodies adds
-    /// them to the contact forces while ext_active is set (scratch of gr_step, not saved).
+    /// them to the contact forces while ext_active is set (the terrain saves them with its state).
     gr_vec3 ext_force, ext_torque;
     bool ext_active;
 } gr_body_data;

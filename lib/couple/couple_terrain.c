@@ -43,7 +43,6 @@ static void absorb(const gr_coupling_call *c, terrain_state *st, const uint32_t 
 {
     for (uint32_t k = 0; k < n; k++) {
         terrain_absorb(st, v3(x[4 * k], x[4 * k + 1], x[4 * k + 2]), r[4 * k]);
-        st->rest[slots[k]] = 0;
     }
     c->ops->remove_grains(c->ops->world, slots, n);
 }
@@ -78,12 +77,15 @@ static void rest_and_absorb(const gr_coupling_call *c, terrain_state *st, const 
                 continue;
             const bool sphere = !(spheres_only_dense_bit && (dense[q] & 0x80000000u));
             const double speed = sqrt(v[4 * q] * v[4 * q] + v[4 * q + 1] * v[4 * q + 1] + v[4 * q + 2] * v[4 * q + 2]);
-            uint16_t *rest = &st->rest[slots[q]];
+            uint32_t *rest = &st->rest[slots[q]];
+            const uint32_t gen = (uint32_t)t->gen[slots[q]] << 16;
+            if ((*rest & 0xffff0000u) != gen)
+                *rest = gen; /* the slot's grain is another than the one counted */
             if (sphere && speed < st->p.rest_speed && terrain_supports(st, p, r[4 * q]))
-                *rest = *rest < UINT16_MAX ? (uint16_t)(*rest + 1) : *rest;
+                *rest = (*rest & 0xffffu) < 0xffffu ? *rest + 1 : *rest;
             else
-                *rest = 0;
-            if (*rest >= st->p.rest_steps) {
+                *rest = gen;
+            if ((*rest & 0xffffu) >= st->p.rest_steps) {
                 take[m] = slots[q];
                 for (int e = 0; e < 4; e++)
                     tx[4 * m + e] = x[4 * q + e], tr[4 * m + e] = r[4 * q + e];
@@ -95,30 +97,26 @@ static void rest_and_absorb(const gr_coupling_call *c, terrain_state *st, const 
     }
 }
 
-/* Step 2: the pending columns' grains. */
+/* Step 2: the pending columns' grains, a chunk at a time. */
 static gr_status release(const gr_coupling_call *c, terrain_state *st, const gr_coupling_side *ps)
 {
     gr_grain_init g[CHUNK];
     gr_status s = GR_OK;
     for (uint32_t q = 0; q < st->pending_count; q++) {
         const uint32_t col = st->pending_list[q];
-        if (s != GR_OK) { /* after a failure: the rest stays as height */
+        while (s == GR_OK && st->pending[col] > 0) {
+            const uint32_t n = terrain_release_column(st, col, g, CHUNK);
+            if (!n)
+                break;
+            s = c->ops->add_grains(c->ops->world, ps->system, g, n);
+            if (s != GR_OK)
+                terrain_unrelease(st, col, n);
+        }
+        if (st->pending[col] > 0) { /* after a failure: the rest stays as height */
             st->field.h[col] += st->pending[col] / st->p.area;
             st->pending[col] = 0;
             terrain_mark_column(st, col);
-            continue;
         }
-        const uint32_t n = terrain_release_column(st, col, g, CHUNK);
-        if (!n)
-            continue;
-        s = c->ops->add_grains(c->ops->world, ps->system, g, n);
-        if (s != GR_OK) {
-            terrain_unrelease(st, col, n);
-            continue;
-        }
-        if (terrain_store_reserve_rest(st, c->env->grains->slot_count))
-            for (uint32_t k = 0; k < n; k++)
-                st->rest[g[k].slot] = 0;
     }
     st->pending_count = 0;
     return s;
@@ -133,9 +131,12 @@ static gr_status exchange(const gr_coupling_call *c, const gr_coupling_side *ter
         return GR_ERROR_OUT_OF_MEMORY;
     }
     terrain_tops_clear(st);
+    if (c->env->grains->count != st->grains_seen)
+        st->volume_ref = NAN; /* grains came or went other than through the terrain: a new reference */
     rest_and_absorb(c, st, ps, dem);
     const gr_status s = release(c, st, ps);
     terrain_tops_clear(st);
+    st->grains_seen = c->env->grains->count;
     if (st->p.debug_volume) {
         const double now = st->p.packing * terrain_bulk_volume(st) + grain_volume(c, ps) +
                            st->p.packing * st->compressed;

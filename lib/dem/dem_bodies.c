@@ -253,8 +253,15 @@ void dem_sense_bodies(dem_state *st, double h)
         if (c == GR_INVALID_INDEX || bs >= st->body_slots)
             continue;
         /* a dynamic clump's sum starts from its weight: the contacts are the rest */
-        const gr_vec3 f = st->c_fixed[c] ? st->c_f[c] : v3_sub(st->c_f[c], v3_scale(g, st->c_m[c]));
-        const gr_vec3 t = v3_add(st->c_t[c], v3_cross(v3_sub(st->c_x[c], bodies->data[bs].position), f));
+        gr_vec3 f = st->c_fixed[c] ? st->c_f[c] : v3_sub(st->c_f[c], v3_scale(g, st->c_m[c]));
+        gr_vec3 tc = st->c_t[c];
+        const gr_body_data *b = &bodies->data[bs];
+        if (b->ext_active && !st->c_fixed[c]) {
+            /* what another system (a terrain) pushed with is its to report, not the grains' */
+            f = v3_sub(f, b->ext_force);
+            tc = v3_sub(tc, v3_add(b->ext_torque, v3_cross(v3_sub(b->position, st->c_x[c]), b->ext_force)));
+        }
+        const gr_vec3 t = v3_add(tc, v3_cross(v3_sub(st->c_x[c], b->position), f));
         st->body_impulse[2 * bs] = v3_madd(st->body_impulse[2 * bs], f, h);
         st->body_impulse[2 * bs + 1] = v3_madd(st->body_impulse[2 * bs + 1], t, h);
     }

@@ -32,10 +32,13 @@ double gr_hf_surface(const gr_heightfield *f, double x, double z, double *slope_
     const double *h = f->h + gr_hf_index(f, i, k);
     const double h00 = h[0], h10 = h[1], h01 = h[f->nx], h11 = h[f->nx + 1];
     const double y0 = h00 + (h10 - h00) * fu, y1 = h01 + (h11 - h01) * fu;
+    /* beyond the edge the edge height goes on: level across it */
+    const double u = (x - f->origin.x) / f->spacing, w = (z - f->origin.z) / f->spacing;
+    const bool out_u = !(u > 0 && u < (double)(f->nx - 1)), out_w = !(w > 0 && w < (double)(f->nz - 1));
     if (slope_x)
-        *slope_x = ((h10 - h00) * (1 - fw) + (h11 - h01) * fw) / f->spacing;
+        *slope_x = out_u ? 0.0 : ((h10 - h00) * (1 - fw) + (h11 - h01) * fw) / f->spacing;
     if (slope_z)
-        *slope_z = (y1 - y0) / f->spacing;
+        *slope_z = out_w ? 0.0 : (y1 - y0) / f->spacing;
     return f->origin.y + y0 + (y1 - y0) * fw;
 }
 

@@ -76,10 +76,11 @@ bool terrain_def_validate(const void *def, gr_def_check *c)
           gr_def_range(c, d->bearing_gradient, 0, 1e12, "terrain.bearing_gradient") &&
           gr_def_range(c, d->elastic_depth, 0, 1e3, "terrain.elastic_depth") &&
           gr_def_range(c, d->plough, 0, 10, "terrain.plough") && gr_def_range(c, d->packing, 0.05, 1, "terrain.packing") &&
-          gr_def_range(c, d->grain_radius, 0, d->spacing / 2.1, "terrain.grain_radius") &&
+          (d->grain_radius == 0 || gr_def_range(c, d->grain_radius, 1e-3 * d->spacing, d->spacing / 2.1,
+                                                   "terrain.grain_radius")) &&
           gr_def_range(c, d->release_speed, 0, 1e3, "terrain.release_speed") &&
           gr_def_range(c, d->rest_speed, 0, 1e3, "terrain.rest_speed") &&
-          gr_def_range(c, d->rest_steps, 1, 1e6, "terrain.rest_steps") &&
+          gr_def_range(c, d->rest_steps, 1, 65535, "terrain.rest_steps") &&
           gr_def_enum(c, d->debug_volume, 2, "terrain.debug_volume")))
         return false;
     if ((uint64_t)d->columns_x * d->columns_z > (1u << 26))

@@ -65,6 +65,15 @@ bool terrain_supports(const terrain_state *st, gr_vec3 x, double r)
             if ((st->flags[c] & TERRAIN_CONTACT) || st->pending[c] > 0)
                 return false;
         }
+    /* nor one of the four columns its volume would go to (terrain_absorb) */
+    const double u = (x.x - st->field.origin.x) / st->p.d, w = (x.z - st->field.origin.z) / st->p.d;
+    uint32_t i = u > 0 ? (uint32_t)u : 0, k = w > 0 ? (uint32_t)w : 0;
+    i = i < st->field.nx - 1 ? i : st->field.nx - 2, k = k < st->field.nz - 1 ? k : st->field.nz - 2;
+    for (uint32_t e = 0; e < 4; e++) {
+        const uint32_t c = (k + e / 2) * st->field.nx + i + e % 2;
+        if ((st->flags[c] & TERRAIN_CONTACT) || st->pending[c] > 0)
+            return false;
+    }
     gr_vec3 n, p;
     const double gap = gr_hf_distance(&st->field, x, &n, &p) - r;
     return gap < 0.25 * r;
@@ -97,16 +106,21 @@ uint32_t terrain_release_column(terrain_state *st, uint32_t c, gr_grain_init *ou
 {
     const double V = st->p.grain_volume, r = st->p.grain_radius, d = st->p.d;
     const double bulk = st->pending[c];
+    const double whole = floor(bulk * st->p.packing / V);
+    const uint32_t count = whole < (double)max ? (uint32_t)whole : max;
     st->pending[c] = 0;
-    double whole = floor(bulk * st->p.packing / V);
-    uint32_t count = whole < (double)max ? (uint32_t)whole : max;
-    const double rest = bulk - count * V / st->p.packing;
-    st->field.h[c] += rest / st->p.area;
-    terrain_mark_column(st, c);
+    if (whole > (double)max) {
+        st->pending[c] = bulk - count * V / st->p.packing; /* more whole grains: the next call */
+    } else {
+        st->field.h[c] += (bulk - count * V / st->p.packing) / st->p.area; /* less than a grain */
+        terrain_mark_column(st, c);
+    }
     if (!count)
         return 0;
     const uint32_t nx = st->field.nx, nz = st->field.nz, i = c % nx, k = c / nx;
-    const uint32_t m = (uint32_t)floor(d / (2.1 * r)); /* per row: >= 1 by the def's bound */
+    /* grains per row: >= 1 by the def's bound (clamped against round-off), <= 2100 */
+    const double mf = floor(d / (2.1 * r) * (1.0 + 1e-12));
+    const uint32_t m = mf < 1.0 ? 1u : (mf > 2100.0 ? 2100u : (uint32_t)mf);
     const double s = d / m;
     const gr_body_store *bs = st->env.bodies;
     const uint32_t body = st->pending_body[c];

@@ -18,8 +18,8 @@ bool terrain_supports(const terrain_state *st, gr_vec3 x, double r);
 /// the four columns around its centre, so that the surface rises smoothly).
 void terrain_absorb(terrain_state *st, gr_vec3 x, double r);
 /// The grains pending column c turns into now (whole grains of the release radius; the rest
-/// of its volume goes back into its height), written to out (at most max; fewer leave the
-/// rest as height too). Positions on a jittered lattice inside the column, above its highest
+/// of its volume goes back into its height), written to out: at most max, and while more whole
+/// grains are left they stay pending for the next call. Positions on a jittered lattice inside the column, above its highest
 /// neighbour and the grains over it; velocity that of the body that displaced the sand.
 uint32_t terrain_release_column(terrain_state *st, uint32_t c, gr_grain_init *out, uint32_t max);
 /// Put back what a failed add took (count grains of column c) as height.

@@ -78,8 +78,9 @@ typedef struct terrain_state {
     gr_vec3 *impulse;        ///< [2 impulse_cap]
     uint32_t impulse_cap;
     double stiffest;         ///< largest sqrt(K / m) of a body on the columns at the last press
-    /* hybrid: per grain slot, steps at rest on the surface */
-    uint16_t *rest;
+    /* hybrid: per grain slot, steps at rest on the surface (low 16 bits) of the grain of that
+     * slot's generation (high 16 bits: a reused slot starts again) */
+    uint32_t *rest;
     uint32_t rest_cap;
     double *grain_top;       ///< [n] exchange scratch: the highest grain top over a column (NaN: none)
     uint32_t *top_list;      ///< [n] columns with a grain_top
@@ -89,6 +90,7 @@ typedef struct terrain_state {
     uint64_t released, absorbed;
     uint64_t rng;            ///< the release jitter's state
     double volume_ref;       ///< debug_volume: phi x bulk + grain volume at the first check (NaN: none)
+    uint32_t grains_seen;    ///< the world's grain count after the last exchange
 } terrain_state;
 
 #endif /* GR_TERRAIN_TERRAIN_INTERNAL_H */

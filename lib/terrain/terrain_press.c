@@ -152,8 +152,6 @@ void terrain_press(terrain_state *st, double h)
         st->flags[prev[q]] &= (uint8_t)~TERRAIN_CONTACT;
     st->contact_count = 0;
     st->stiffest = 0;
-    for (size_t k = 0; k < 2 * (size_t)st->impulse_cap; k++)
-        st->impulse[k] = v3(0, 0, 0);
     for (uint32_t a = 0; a < bs->count; a++) {
         const uint32_t slot = bs->active[a];
         gr_body_data *b = &bs->data[slot];
@@ -242,6 +240,7 @@ void terrain_press(terrain_state *st, double h)
         }
         rim = nrim ? rim / nrim : 0.0;
         gr_vec3 F = v3(0, 0, 0), T = v3(0, 0, 0);
+        bool moved = false;
         for (uint32_t q = first; q < end; q++) {
             const uint32_t c = st->contacts[q];
             const double pen = st->push[c];
@@ -256,6 +255,7 @@ void terrain_press(terrain_state *st, double h)
             yield = yield < st->field.h[c] ? yield : st->field.h[c]; /* the base does not yield */
             const double el = carried ? pen - yield : (pen < dE ? pen : dE);
             st->field.h[c] -= yield;
+            moved |= yield > 0;
             st->compressed += st->p.compression * yield * st->p.area;
             st->push[c] = (1.0 - st->p.compression) * yield;
             /* the column's push back at the body's surface point */
@@ -283,7 +283,9 @@ void terrain_press(terrain_state *st, double h)
             st->impulse[2 * (size_t)slot + 1] = v3_add(st->impulse[2 * (size_t)slot + 1], v3_scale(T, h));
         }
         displace(st, slot, b, first, end, release);
-        terrain_mark_changed(st, i0 ? i0 - 1 : 0, k0 ? k0 - 1 : 0, i1 + 2 < nx ? i1 + 2 : nx, k1 + 2 < nz ? k1 + 2 : nz);
+        if (moved) /* a body resting in its print changes nothing: its blocks may sleep */
+            terrain_mark_changed(st, i0 ? i0 - 1 : 0, k0 ? k0 - 1 : 0, i1 + 2 < nx ? i1 + 2 : nx,
+                                 k1 + 2 < nz ? k1 + 2 : nz);
     }
     /* a column a body left may now slide: its block wakes */
     for (uint32_t q = 0; q < prev_count; q++) {

@@ -151,7 +151,7 @@ static gr_status terrain_step(void *state, uint32_t n, double h, gr_step_report 
         terrain_press(st, h);
         st->clock += h;
         if (st->clock >= st->p.erosion_interval) {
-            st->clock = 0;
+            st->clock = st->p.erosion_interval > 0 ? fmod(st->clock, st->p.erosion_interval) : 0.0;
             terrain_erode(st, st->p.sweeps);
         }
         if (!st->p.hybrid)
@@ -231,7 +231,9 @@ static gr_status terrain_save(const void *state, gr_stream_writer *w)
         gr_writer_f64(w, st->pending[c]);
     }
     gr_writer_u32(w, st->rest_cap);
-    gr_writer_u16s(w, st->rest, st->rest_cap);
+    gr_writer_u32s(w, st->rest, st->rest_cap);
+    gr_writer_u32(w, st->active_blocks);
+    gr_writer_u32(w, st->grains_seen);
     const double v[] = {st->clock, st->compressed, st->stiffest, st->volume_ref};
     gr_writer_f64s(w, v, GR_COUNTOF(v));
     gr_writer_u64(w, st->released);
@@ -276,15 +278,21 @@ static gr_status terrain_load(void *state, gr_stream_reader *r)
     for (uint32_t t = 0; t < st->tile_count; t++) {
         uint32_t v[4];
         gr_reader_u32s(r, v, 4);
-        GR_LOAD_CHECK(r, v[0] <= v[2] && v[1] <= v[3] && v[2] <= st->field.nx && v[3] <= st->field.nz,
-                  "a terrain tile's changes are out of range");
+        const uint32_t ax = t % st->tiles_x * st->tile, az = t / st->tiles_x * st->tile;
+        GR_LOAD_CHECK(r, v[0] <= v[2] && v[1] <= v[3] && v[2] <= st->field.nx && v[3] <= st->field.nz &&
+                             (v[0] == v[2] || (v[0] >= ax && v[2] <= ax + st->tile && v[1] >= az && v[3] <= az + st->tile)),
+                      "a terrain tile's changes are out of range");
         st->changed[t] = (gr_terrain_rect){v[0], v[1], v[2], v[3]};
     }
     st->contact_count = gr_reader_u32(r);
     GR_LOAD_CHECK(r, st->contact_count <= st->n, "the terrain's contacts are out of range");
     gr_reader_u32s(r, st->contacts, st->contact_count);
-    for (uint32_t q = 0; q < st->contact_count; q++)
+    for (uint32_t c = 0; c < st->n; c++) /* under a body: what the list says */
+        st->flags[c] &= (uint8_t)~TERRAIN_CONTACT;
+    for (uint32_t q = 0; q < st->contact_count; q++) {
         GR_LOAD_CHECK(r, st->contacts[q] < st->n, "a terrain contact is out of range");
+        st->flags[st->contacts[q]] |= TERRAIN_CONTACT;
+    }
     st->pending_count = gr_reader_u32(r);
     GR_LOAD_CHECK(r, st->pending_count <= st->n, "the terrain's pending grains are out of range");
     for (uint32_t q = 0; q < st->pending_count; q++) {
@@ -296,10 +304,13 @@ static gr_status terrain_load(void *state, gr_stream_reader *r)
         GR_LOAD_CHECK(r, st->pending[c] > 0 && isfinite(st->pending[c]), "a terrain's pending volume is not a volume");
     }
     const uint32_t rest = gr_reader_u32(r);
-    GR_LOAD_CHECK(r, rest <= GR_MAX_GRAINS && gr_reader_left(r) >= 2 * (size_t)rest, "the terrain's rest counts are cut short");
+    GR_LOAD_CHECK(r, rest <= GR_MAX_GRAINS && gr_reader_left(r) >= 4 * (size_t)rest, "the terrain's rest counts are cut short");
     if (!terrain_store_reserve_rest(st, rest))
         return GR_ERROR_OUT_OF_MEMORY;
-    gr_reader_u16s(r, st->rest, rest);
+    gr_reader_u32s(r, st->rest, rest);
+    st->active_blocks = gr_reader_u32(r);
+    st->grains_seen = gr_reader_u32(r);
+    GR_LOAD_CHECK(r, st->active_blocks <= st->block_count, "the terrain's active blocks are out of range");
     double v[4];
     gr_reader_f64s(r, v, 4);
     st->clock = v[0], st->compressed = v[1], st->stiffest = v[2], st->volume_ref = v[3];
@@ -307,7 +318,7 @@ static gr_status terrain_load(void *state, gr_stream_reader *r)
     st->absorbed = gr_reader_u64(r);
     st->rng = gr_reader_u64(r);
     GR_LOAD_CHECK(r, isfinite(st->clock) && st->clock >= 0 && isfinite(st->compressed) && st->compressed >= 0 &&
-                     isfinite(st->stiffest) && st->stiffest >= 0,
+                     isfinite(st->stiffest) && st->stiffest >= 0 && (isnan(st->volume_ref) || isfinite(st->volume_ref)),
               "the terrain's clock or counters are out of range");
     gr_body_store *bs = st->env.bodies;
     GR_LOAD_CHECK(r, gr_reader_u32(r) == bs->slot_count, "the terrain's bodies are not the world's");

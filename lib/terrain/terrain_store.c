@@ -44,7 +44,7 @@ void terrain_store_free(terrain_state *st)
 #undef FREE_B
     gr_mem_free(st->env.mem, st->impulse, sizeof(gr_vec3) * 2 * (size_t)st->impulse_cap);
     st->impulse = NULL, st->impulse_cap = 0;
-    gr_mem_free(st->env.mem, st->rest, sizeof(uint16_t) * (size_t)st->rest_cap);
+    gr_mem_free(st->env.mem, st->rest, sizeof(uint32_t) * (size_t)st->rest_cap);
     st->rest = NULL, st->rest_cap = 0;
 }
 
@@ -66,12 +66,12 @@ bool terrain_store_reserve_rest(terrain_state *st, uint32_t slots)
     if (slots <= st->rest_cap)
         return true;
     const uint32_t cap = gr_grow_capacity(st->rest_cap, slots);
-    uint16_t *p = gr_mem_calloc(st->env.mem, sizeof(uint16_t) * (size_t)cap);
+    uint32_t *p = gr_mem_calloc(st->env.mem, sizeof(uint32_t) * (size_t)cap);
     if (!p)
         return false;
     if (st->rest_cap)
-        memcpy(p, st->rest, sizeof(uint16_t) * st->rest_cap);
-    gr_mem_free(st->env.mem, st->rest, sizeof(uint16_t) * (size_t)st->rest_cap);
+        memcpy(p, st->rest, sizeof(uint32_t) * st->rest_cap);
+    gr_mem_free(st->env.mem, st->rest, sizeof(uint32_t) * (size_t)st->rest_cap);
     st->rest = p, st->rest_cap = cap;
     return true;
 }
