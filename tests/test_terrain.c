@@ -767,6 +767,73 @@ static void test_terrain_out_of_memory(void)
     CHECK(bad == 0);
 }
 
+/* A mesh presses as its analytic shape does: a box given as a closed mesh and as a box leave
+ * the same print, and a kinematic sphere its round one (every body kind meets the columns
+ * through its distance). */
+static double *press_print(gr_shape_type shape, double *vol)
+{
+    gr_world *w;
+    uint32_t sys;
+    gr_terrain_def td;
+    gr_terrain_def_init(&td);
+    td.columns_x = td.columns_z = 32;
+    td.spacing = 0.01;
+    td.height = 0.1;
+    td.hybrid = 0;
+    td.erosion_sweeps = 0;
+    if (terrain_world(&w, GR_SOLVER_DEM, 1, &td, &sys) != GR_OK)
+        return NULL;
+    gr_body_def bd;
+    gr_body_def_init(&bd);
+    bd.motion = GR_MOTION_KINEMATIC;
+    bd.shape = shape;
+    gr_vec3 v[8];
+    uint32_t idx[36];
+    const gr_vec3 h = {0.05, 0.05, 0.08}, c = {0.155, 0.1 + 0.05 - 0.02, 0.155};
+    if (shape == GR_SHAPE_MESH) {
+        tu_box_mesh(h, (gr_vec3){0, 0, 0}, v, idx);
+        bd.mesh_vertices = v, bd.mesh_indices = idx, bd.mesh_vertex_count = 8, bd.mesh_triangle_count = 12;
+    } else if (shape == GR_SHAPE_SPHERE) {
+        bd.radius = 0.05;
+    } else {
+        bd.half_extents = h;
+    }
+    bd.position = c;
+    if (gr_add_body(w, &bd, NULL) != GR_OK || gr_step(w, 1.0 / 60.0) != GR_OK) {
+        gr_world_destroy(w);
+        return NULL;
+    }
+    uint32_t nx, nz;
+    double *out = heights(w, sys, &nx, &nz);
+    *vol = volume(w, sys);
+    gr_world_destroy(w);
+    return out;
+}
+
+static void test_terrain_every_shape_presses(void)
+{
+    double vb, vm, vs;
+    double *box = press_print(GR_SHAPE_BOX, &vb), *mesh = press_print(GR_SHAPE_MESH, &vm);
+    double *ball = press_print(GR_SHAPE_SPHERE, &vs);
+    CHECK(box && mesh && ball);
+    double worst = 0, ball_min = 1, box_min = 1;
+    for (int k = 0; k < 32 * 32; k++) {
+        worst = fabs(box[k] - mesh[k]) > worst ? fabs(box[k] - mesh[k]) : worst;
+        ball_min = ball[k] < ball_min ? ball[k] : ball_min;
+        box_min = box[k] < box_min ? box[k] : box_min;
+    }
+    printf("  box and mesh prints differ by %.2g m at most; box floor %.4f, ball's lowest %.4f (ball bottom 0.08)\n",
+           worst, box_min, ball_min);
+    CHECK(worst < 1e-4);
+    CHECK_NEAR(box_min, 0.08, 1e-4);
+    CHECK_NEAR(ball_min, 0.08, 2e-3); /* the ball's lowest point over the nearest column */
+    CHECK_NEAR(vb, vm, 1e-9);
+    CHECK_NEAR(vs, 32 * 32 * 0.1 * 1e-4, 1e-12); /* volume kept */
+    free(box);
+    free(mesh);
+    free(ball);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -776,6 +843,7 @@ int main(int argc, char **argv)
         {"terrain_poured_cone", test_terrain_poured_cone},
         {"terrain_footprints", test_terrain_footprints},
         {"terrain_no_burial", test_terrain_no_burial},
+        {"terrain_every_shape_presses", test_terrain_every_shape_presses},
         {"terrain_dynamic_box_carried", test_terrain_dynamic_box_carried},
         {"terrain_pour_absorbed_dem", test_terrain_pour_absorbed_dem},
         {"terrain_pour_absorbed_pbd", test_terrain_pour_absorbed_pbd},
