@@ -834,6 +834,51 @@ static void test_terrain_every_shape_presses(void)
     free(ball);
 }
 
+/* Opt-in: a grain striking the surface faster than disturb_speed loosens a layer of the column
+ * it strikes into grains (at rest), which settle and go back in; the invariant holds. */
+static void test_terrain_strike_disturbs(void)
+{
+    gr_world *w;
+    uint32_t sys;
+    gr_material_def md;
+    gr_material_def_init(&md);
+    gr_material_def_set_preset(&md, GR_MATERIAL_PRESET_DRY_SAND);
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    CHECK_OK(NULL, gr_world_create(&def, &w));
+    gr_material sand;
+    CHECK_OK(w, gr_add_material(w, &md, &sand));
+    gr_terrain_def td;
+    gr_terrain_def_init(&td);
+    td.columns_x = td.columns_z = 24;
+    td.height = 0.1;
+    td.grain_radius = 0.015;
+    td.material = sand;
+    td.disturb_speed = 1.0;
+    td.debug_volume = 1;
+    td.rest_steps = 10;
+    CHECK_OK(w, gr_world_add_system(w, GR_SOLVER_TERRAIN, &td, &sys));
+    gr_grain_def g;
+    gr_grain_def_init(&g);
+    g.radius = 0.015;
+    g.material = sand;
+    g.position = (gr_vec3){0.46, 0.1 + 0.5, 0.46}; /* strikes at 3.1 m/s */
+    CHECK_OK(w, gr_add_grain(w, &g, NULL));
+    uint32_t peak = 0;
+    for (int f = 0; f < 300; f++) {
+        CHECK_OK(w, gr_step(w, 1.0 / 60.0)); /* GR_ERROR_INVARIANT on any drift */
+        peak = grain_count(w) > peak ? grain_count(w) : peak;
+    }
+    gr_terrain_info info = {.size = sizeof info};
+    CHECK_OK(w, gr_terrain_get_info(w, sys, &info));
+    printf("  one grain struck: %llu released, %llu absorbed, peak %u grains, %u left\n",
+           (unsigned long long)info.grains_released, (unsigned long long)info.grains_absorbed, peak, grain_count(w));
+    CHECK(info.grains_released >= 1 && peak >= 2);
+    CHECK(1 + info.grains_released == info.grains_absorbed + grain_count(w));
+    CHECK(grain_count(w) <= 2);
+    gr_world_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     static const harness_test tests[] = {
@@ -848,6 +893,7 @@ int main(int argc, char **argv)
         {"terrain_pour_absorbed_dem", test_terrain_pour_absorbed_dem},
         {"terrain_pour_absorbed_pbd", test_terrain_pour_absorbed_pbd},
         {"terrain_blade_digs", test_terrain_blade_digs},
+        {"terrain_strike_disturbs", test_terrain_strike_disturbs},
         {"terrain_snapshot_continues", test_terrain_snapshot_continues},
         {"terrain_out_of_memory", test_terrain_out_of_memory},
     };

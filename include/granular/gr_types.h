@@ -401,6 +401,11 @@ typedef struct gr_terrain_def {
     /// Steps a grain stays at rest on the surface before the terrain absorbs it, in [1, 65535];
     /// default 30.
     uint32_t rest_steps;
+    /// A grain striking the surface faster than this [m/s] disturbs it: a layer of one grain
+    /// diameter of the column it strikes turns into grains (hybrid), in [0, 1e3]; 0 (default):
+    /// never (a pour from height then churns the surface for a while: opt in where splashes
+    /// matter).
+    double disturb_speed;
     /// 1: check the volume invariant (columns x packing + grains) after every step, failing
     /// the step with GR_ERROR_INVARIANT when it drifts; 0 (default): off. The reference is taken
     /// anew whenever grains are added or removed other than by the terrain, or heights set.

@@ -4,6 +4,8 @@
  *   1. every grain of the particle system is read once: its top is noted over the columns
  *      it covers, and a sphere that has rested on the surface for rest_steps steps is taken
  *      into the columns (removed from the particle system, its volume / packing added);
+ *      a grain striking the surface faster than disturb_speed loosens a layer of the column it
+ *      strikes (one grain diameter) into sand to release;
  *   2. what moving bodies displaced in the step becomes grains of the particle system, whole
  *      grains per column on a jittered lattice above what is there, with the body's velocity;
  *      the remainder stays as height;
@@ -77,6 +79,7 @@ static void rest_and_absorb(const gr_coupling_call *c, terrain_state *st, const 
                 continue;
             const bool sphere = !(spheres_only_dense_bit && (dense[q] & 0x80000000u));
             const double speed = sqrt(v[4 * q] * v[4 * q] + v[4 * q + 1] * v[4 * q + 1] + v[4 * q + 2] * v[4 * q + 2]);
+            terrain_disturb(st, p, r[4 * q], speed, c->dt); /* a grain striking the surface */
             uint32_t *rest = &st->rest[slots[q]];
             const uint32_t gen = (uint32_t)t->gen[slots[q]] << 16;
             if ((*rest & 0xffff0000u) != gen)

@@ -31,6 +31,7 @@ void terrain_def_defaults(void *def)
     d->release_speed = 0.05;
     d->rest_speed = 0.05;
     d->rest_steps = 30;
+    d->disturb_speed = 0.0;
     d->debug_volume = 0;
 }
 
@@ -47,7 +48,8 @@ static const uint16_t bounds[] = {
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, bearing_gradient) GR_DEF_FIELD_BOUNDS(gr_terrain_def, elastic_depth) GR_DEF_FIELD_BOUNDS(gr_terrain_def, plough)
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, packing) GR_DEF_FIELD_BOUNDS(gr_terrain_def, grain_radius)
     GR_DEF_FIELD_BOUNDS(gr_terrain_def, release_speed) GR_DEF_FIELD_BOUNDS(gr_terrain_def, rest_speed)
-    GR_DEF_FIELD_BOUNDS(gr_terrain_def, rest_steps) GR_DEF_FIELD_BOUNDS(gr_terrain_def, debug_volume)};
+    GR_DEF_FIELD_BOUNDS(gr_terrain_def, rest_steps) GR_DEF_FIELD_BOUNDS(gr_terrain_def, disturb_speed)
+    GR_DEF_FIELD_BOUNDS(gr_terrain_def, debug_volume)};
 const gr_def_layout terrain_def_layout = {bounds, (uint32_t)GR_COUNTOF(bounds)};
 
 static bool angle_ok(gr_def_check *c, double v, double lo, const char *what)
@@ -81,6 +83,7 @@ bool terrain_def_validate(const void *def, gr_def_check *c)
           gr_def_range(c, d->release_speed, 0, 1e3, "terrain.release_speed") &&
           gr_def_range(c, d->rest_speed, 0, 1e3, "terrain.rest_speed") &&
           gr_def_range(c, d->rest_steps, 1, 65535, "terrain.rest_steps") &&
+          gr_def_range(c, d->disturb_speed, 0, 1e3, "terrain.disturb_speed") &&
           gr_def_enum(c, d->debug_volume, 2, "terrain.debug_volume")))
         return false;
     if ((uint64_t)d->columns_x * d->columns_z > (1u << 26))
@@ -104,7 +107,7 @@ void terrain_def_save(const void *def, gr_stream_writer *w)
     const double v[] = {d->spacing,         d->origin.x,         d->origin.y,       d->origin.z,         d->height,
                         d->stop_angle,      d->start_angle,      d->moving_fraction, d->erosion_interval, d->compression,
                         d->bearing_pressure, d->elastic_depth,   d->plough,          d->packing,          d->grain_radius,
-                        d->release_speed,   d->rest_speed,       d->bearing_gradient};
+                        d->release_speed,   d->rest_speed,       d->bearing_gradient, d->disturb_speed};
     gr_writer_f64s(w, v, GR_COUNTOF(v));
 }
 
@@ -117,13 +120,13 @@ bool terrain_def_load(void *def, gr_stream_reader *r)
     d->columns_x = u[0], d->columns_z = u[1], d->tile_size = u[2], d->erosion_sweeps = u[3];
     d->hybrid = u[4], d->rest_steps = u[5], d->debug_volume = u[6];
     d->material.id = gr_reader_u64(r);
-    double v[18];
-    gr_reader_f64s(r, v, 18);
+    double v[19];
+    gr_reader_f64s(r, v, 19);
     d->spacing = v[0], d->origin = (gr_vec3){v[1], v[2], v[3]}, d->height = v[4];
     d->stop_angle = v[5], d->start_angle = v[6], d->moving_fraction = v[7], d->erosion_interval = v[8];
     d->compression = v[9], d->bearing_pressure = v[10], d->elastic_depth = v[11], d->plough = v[12];
     d->packing = v[13], d->grain_radius = v[14], d->release_speed = v[15], d->rest_speed = v[16];
-    d->bearing_gradient = v[17];
+    d->bearing_gradient = v[17], d->disturb_speed = v[18];
     gr_def_check c;
     gr_def_check_init(&c);
     return !r->bad && terrain_def_validate(d, &c);
@@ -165,6 +168,7 @@ terrain_params terrain_def_params(const gr_terrain_def *d)
         .grain_volume = 4.0 / 3.0 * 3.14159265358979323846 * r * r * r,
         .release_speed = d->release_speed,
         .rest_speed = d->rest_speed,
+        .disturb_speed = d->disturb_speed,
         .erosion_interval = d->erosion_interval,
         .sweeps = d->erosion_sweeps,
         .rest_steps = d->rest_steps,

@@ -187,6 +187,29 @@ uint32_t terrain_release_column(terrain_state *st, uint32_t c, gr_grain_init *ou
     return count;
 }
 
+bool terrain_disturb(terrain_state *st, gr_vec3 x, double r, double speed, double dt)
+{
+    if (!(st->p.disturb_speed > 0) || !(speed > st->p.disturb_speed) || !gr_hf_covers(&st->field, x.x, x.z))
+        return false;
+    gr_vec3 n, p;
+    if (!(gr_hf_distance(&st->field, x, &n, &p) - r < 0.25 * r + speed * dt))
+        return false; /* it did not reach the surface in the step (a strike lasts less than a frame) */
+    const uint32_t i = (uint32_t)lround((x.x - st->field.origin.x) / st->p.d);
+    const uint32_t k = (uint32_t)lround((x.z - st->field.origin.z) / st->p.d);
+    const uint32_t c = k * st->field.nx + i;
+    if ((st->flags[c] & TERRAIN_CONTACT) || st->pending[c] > 0)
+        return false;
+    const double layer = 2.0 * st->p.grain_radius < st->field.h[c] ? 2.0 * st->p.grain_radius : st->field.h[c];
+    if (!(layer > 0))
+        return false;
+    st->field.h[c] -= layer;
+    st->pending[c] = layer * st->p.area;
+    st->pending_body[c] = GR_INVALID_INDEX; /* released at rest */
+    st->pending_list[st->pending_count++] = c;
+    terrain_mark_column(st, c);
+    return true;
+}
+
 void terrain_unrelease(terrain_state *st, uint32_t c, uint32_t count)
 {
     st->field.h[c] += count * st->p.grain_volume / st->p.packing / st->p.area;

@@ -22,6 +22,11 @@ void terrain_absorb(terrain_state *st, gr_vec3 x, double r);
 /// grains are left they stay pending for the next call. Positions on a jittered lattice inside the column, above its highest
 /// neighbour and the grains over it; velocity that of the body that displaced the sand.
 uint32_t terrain_release_column(terrain_state *st, uint32_t c, gr_grain_init *out, uint32_t max);
+/// A grain at x of radius r moving at `speed` reached the surface within the last step of dt
+/// seconds (its gap below a quarter radius + speed x dt): if faster than
+/// disturb_speed, a layer of one grain diameter of the column it strikes (not under a body,
+/// not already releasing) becomes sand to release, at rest. Returns whether it did.
+bool terrain_disturb(terrain_state *st, gr_vec3 x, double r, double speed, double dt);
 /// Put back what a failed add took (count grains of column c) as height.
 void terrain_unrelease(terrain_state *st, uint32_t c, uint32_t count);
 /// Bulk volume of the columns plus what is pending [m^3].

@@ -30,7 +30,7 @@ typedef struct terrain_params {
     double plough;
     double packing;
     double grain_radius, grain_volume;
-    double release_speed, rest_speed;
+    double release_speed, rest_speed, disturb_speed;
     double erosion_interval;
     uint32_t sweeps, rest_steps;
     bool hybrid, debug_volume;
