@@ -21,17 +21,8 @@ typedef struct print {
 
 static void press_foot(const ex_args *args, gr_terrain_preset preset, print *p)
 {
-    gr_world_def def;
-    gr_world_def_init(&def, GR_SOLVER_DEM);
-    def.worker_count = args->workers;
-    def.logger.func = ex_log_stderr;
-    ex_ok(NULL, gr_world_create(&def, &p->world), "gr_world_create");
-    gr_world *w = p->world;
-    gr_material_def md;
-    gr_material_def_init(&md);
-    gr_material_def_set_preset(&md, GR_MATERIAL_PRESET_DRY_SAND);
     gr_material sand;
-    ex_ok(w, gr_add_material(w, &md, &sand), "gr_add_material");
+    gr_world *w = p->world = ex_sand_world(args, &sand);
     gr_terrain_def td;
     gr_terrain_def_init(&td);
     ex_ok(NULL, gr_terrain_def_preset(&td, preset), "gr_terrain_def_preset");

@@ -16,17 +16,8 @@ int main(int argc, char **argv)
 {
     ex_args args;
     ex_parse_args(argc, argv, &args);
-    gr_world_def def;
-    gr_world_def_init(&def, GR_SOLVER_DEM);
-    def.worker_count = args.workers;
-    def.logger.func = ex_log_stderr;
-    gr_world *w;
-    ex_ok(NULL, gr_world_create(&def, &w), "gr_world_create");
-    gr_material_def md;
-    gr_material_def_init(&md);
-    gr_material_def_set_preset(&md, GR_MATERIAL_PRESET_DRY_SAND);
     gr_material sand;
-    ex_ok(w, gr_add_material(w, &md, &sand), "gr_add_material");
+    gr_world *w = ex_sand_world(&args, &sand);
     const uint32_t NX = 150, NZ = 60;
     const double d = 0.02, H = 0.2;
     gr_terrain_def td;

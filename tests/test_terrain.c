@@ -474,9 +474,8 @@ static uint32_t grain_count(gr_world *w)
     return c.grain_count;
 }
 
-/* A hybrid terrain of the dry-sand preset beside a DEM or PBD system, checking its volume
- * invariant every step; the sand is the world's default material. */
-static gr_status hybrid_world(gr_world **w, gr_solver_kind solver, unsigned workers, uint32_t *sys, gr_material *sand_out)
+/* A world of the solver with the dry-sand preset as a material in *sand. */
+static gr_status sand_world(gr_world **w, gr_solver_kind solver, unsigned workers, gr_material *sand)
 {
     gr_world_def def;
     gr_world_def_init(&def, solver);
@@ -487,10 +486,17 @@ static gr_status hybrid_world(gr_world **w, gr_solver_kind solver, unsigned work
     gr_material_def md;
     gr_material_def_init(&md);
     gr_material_def_set_preset(&md, GR_MATERIAL_PRESET_DRY_SAND);
-    gr_material sand;
-    if ((s = gr_add_material(*w, &md, &sand)) != GR_OK)
+    return gr_add_material(*w, &md, sand);
+}
+
+/* A hybrid terrain of the dry-sand preset (*sand_out) beside a DEM or PBD system, checking its
+ * volume invariant every step. */
+static gr_status hybrid_world(gr_world **w, gr_solver_kind solver, unsigned workers, uint32_t *sys, gr_material *sand_out)
+{
+    gr_status s = sand_world(w, solver, workers, sand_out);
+    if (s != GR_OK)
         return s;
-    *sand_out = sand;
+    const gr_material sand = *sand_out;
     gr_terrain_def td;
     gr_terrain_def_init(&td);
     td.columns_x = 40, td.columns_z = 24;
@@ -840,14 +846,8 @@ static void test_terrain_strike_disturbs(void)
 {
     gr_world *w;
     uint32_t sys;
-    gr_material_def md;
-    gr_material_def_init(&md);
-    gr_material_def_set_preset(&md, GR_MATERIAL_PRESET_DRY_SAND);
-    gr_world_def def;
-    gr_world_def_init(&def, GR_SOLVER_DEM);
-    CHECK_OK(NULL, gr_world_create(&def, &w));
     gr_material sand;
-    CHECK_OK(w, gr_add_material(w, &md, &sand));
+    CHECK_OK(NULL, sand_world(&w, GR_SOLVER_DEM, 1, &sand));
     gr_terrain_def td;
     gr_terrain_def_init(&td);
     td.columns_x = td.columns_z = 24;

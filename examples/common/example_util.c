@@ -76,6 +76,21 @@ void ex_ok(gr_world *w, gr_status s, const char *what)
     exit(1);
 }
 
+gr_world *ex_sand_world(const ex_args *args, gr_material *sand)
+{
+    gr_world_def def;
+    gr_world_def_init(&def, GR_SOLVER_DEM);
+    def.worker_count = args->workers;
+    def.logger.func = ex_log_stderr;
+    gr_world *w;
+    ex_ok(NULL, gr_world_create(&def, &w), "gr_world_create");
+    gr_material_def md;
+    gr_material_def_init(&md);
+    gr_material_def_set_preset(&md, GR_MATERIAL_PRESET_DRY_SAND);
+    ex_ok(w, gr_add_material(w, &md, sand), "gr_add_material");
+    return w;
+}
+
 gr_world *ex_continuum_world(const ex_args *args, double cell_size)
 {
     gr_continuum_def cd;

@@ -27,6 +27,9 @@ int ex_check(int cond, const char *fmt, ...);
 int ex_failures(void);
 /// Exit if a call failed, printing the world's message.
 void ex_ok(gr_world *w, gr_status s, const char *what);
+/// A DEM world (the command line's worker count, the stderr logger) with the dry-sand preset as
+/// a material in *sand; exits on failure.
+gr_world *ex_sand_world(const ex_args *args, gr_material *sand);
 /// A continuum world with grid cells of `cell_size` metres (the rest of gr_continuum_def at its
 /// defaults), the command line's worker count and the stderr logger; exits on failure.
 gr_world *ex_continuum_world(const ex_args *args, double cell_size);

@@ -9,8 +9,7 @@ bool gr_hf_covers(const gr_heightfield *f, double x, double z)
     return u >= 0 && w >= 0 && u <= (double)(f->nx - 1) && w <= (double)(f->nz - 1);
 }
 
-/* Cell (i, k) and the fractions (fu, fw) within it of a point, clamped to the field. */
-static void cell_of(const gr_heightfield *f, double x, double z, uint32_t *i, uint32_t *k, double *fu, double *fw)
+void gr_hf_cell(const gr_heightfield *f, double x, double z, uint32_t *i, uint32_t *k, double *fu, double *fw)
 {
     double u = (x - f->origin.x) / f->spacing, w = (z - f->origin.z) / f->spacing;
     const double umax = (double)(f->nx - 1), wmax = (double)(f->nz - 1);
@@ -28,7 +27,7 @@ double gr_hf_surface(const gr_heightfield *f, double x, double z, double *slope_
 {
     uint32_t i, k;
     double fu, fw;
-    cell_of(f, x, z, &i, &k, &fu, &fw);
+    gr_hf_cell(f, x, z, &i, &k, &fu, &fw);
     const double *h = f->h + gr_hf_index(f, i, k);
     const double h00 = h[0], h10 = h[1], h01 = h[f->nx], h11 = h[f->nx + 1];
     const double y0 = h00 + (h10 - h00) * fu, y1 = h01 + (h11 - h01) * fu;

@@ -22,6 +22,9 @@ typedef struct gr_heightfield {
 static inline uint32_t gr_hf_index(const gr_heightfield *f, uint32_t i, uint32_t k) { return k * f->nx + i; }
 /// Whether (x, z) lies over the field (between the first and last columns' centres).
 bool gr_hf_covers(const gr_heightfield *f, double x, double z);
+/// The cell (i, k) .. (i + 1, k + 1) of column centres around (x, z) and the fractions (fu, fw)
+/// within it, clamped to the field (i <= nx - 2, k <= nz - 2).
+void gr_hf_cell(const gr_heightfield *f, double x, double z, uint32_t *i, uint32_t *k, double *fu, double *fw);
 /// Surface height (world y) at (x, z): bilinear between the four nearest column centres,
 /// clamped to the field's edge outside it. *slope (may be NULL) gets (dy/dx, dy/dz) there.
 double gr_hf_surface(const gr_heightfield *f, double x, double z, double *slope_x, double *slope_z);

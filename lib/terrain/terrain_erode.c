@@ -14,8 +14,6 @@
 
 #include "terrain_store.h"
 
-static const int DI[8] = {1, -1, 0, 0, 1, 1, -1, -1};
-static const int DK[8] = {0, 0, 1, -1, 1, -1, 1, -1};
 
 /* The excess of column a over neighbour b at distance L, > 0 when a gives to b. */
 static inline double excess(const terrain_state *st, uint32_t a, uint32_t b, double L)
@@ -53,7 +51,9 @@ static void give_blocks(void *ctx, uint32_t begin, uint32_t end, uint32_t worker
                 uint32_t count = 0;
                 if (!(st->flags[c] & TERRAIN_CONTACT))
                     for (int e = 0; e < 8; e++) {
-                        const int64_t a = (int64_t)i + DI[e], b = (int64_t)k + DK[e];
+                        int di, dk;
+                        terrain_neighbour(e, &di, &dk);
+                        const int64_t a = (int64_t)i + di, b = (int64_t)k + dk;
                         if (a < 0 || b < 0 || a >= nx || b >= nz)
                             continue;
                         const uint32_t o = (uint32_t)b * nx + (uint32_t)a;
@@ -81,7 +81,9 @@ static void gather_blocks(void *ctx, uint32_t begin, uint32_t end, uint32_t work
                 double out = 0, in = 0;
                 const bool closed = (st->flags[c] & TERRAIN_CONTACT) != 0;
                 for (int e = 0; e < 8; e++) {
-                    const int64_t a = (int64_t)i + DI[e], b = (int64_t)k + DK[e];
+                    int di, dk;
+                    terrain_neighbour(e, &di, &dk);
+                    const int64_t a = (int64_t)i + di, b = (int64_t)k + dk;
                     if (a < 0 || b < 0 || a >= nx || b >= nz)
                         continue;
                     const uint32_t o = (uint32_t)b * nx + (uint32_t)a;

@@ -66,9 +66,9 @@ bool terrain_supports(const terrain_state *st, gr_vec3 x, double r)
                 return false;
         }
     /* nor one of the four columns its volume would go to (terrain_absorb) */
-    const double u = (x.x - st->field.origin.x) / st->p.d, w = (x.z - st->field.origin.z) / st->p.d;
-    uint32_t i = u > 0 ? (uint32_t)u : 0, k = w > 0 ? (uint32_t)w : 0;
-    i = i < st->field.nx - 1 ? i : st->field.nx - 2, k = k < st->field.nz - 1 ? k : st->field.nz - 2;
+    uint32_t i, k;
+    double fu, fw;
+    gr_hf_cell(&st->field, x.x, x.z, &i, &k, &fu, &fw);
     for (uint32_t e = 0; e < 4; e++) {
         const uint32_t c = (k + e / 2) * st->field.nx + i + e % 2;
         if ((st->flags[c] & TERRAIN_CONTACT) || st->pending[c] > 0)
@@ -82,15 +82,10 @@ bool terrain_supports(const terrain_state *st, gr_vec3 x, double r)
 void terrain_absorb(terrain_state *st, gr_vec3 x, double r)
 {
     const double bulk = 4.0 / 3.0 * 3.14159265358979323846 * r * r * r / st->p.packing;
-    const double u = (x.x - st->field.origin.x) / st->p.d, w = (x.z - st->field.origin.z) / st->p.d;
-    const double umax = (double)(st->field.nx - 1), wmax = (double)(st->field.nz - 1);
-    const double uc = u > 0 ? (u < umax ? u : umax) : 0.0, wc = w > 0 ? (w < wmax ? w : wmax) : 0.0;
-    uint32_t i = (uint32_t)uc, k = (uint32_t)wc;
-    if (i >= st->field.nx - 1)
-        i = st->field.nx - 2;
-    if (k >= st->field.nz - 1)
-        k = st->field.nz - 2;
-    const double fu = uc - i, fw = wc - k, dh = bulk / st->p.area;
+    uint32_t i, k;
+    double fu, fw;
+    gr_hf_cell(&st->field, x.x, x.z, &i, &k, &fu, &fw);
+    const double dh = bulk / st->p.area;
     const uint32_t c = k * st->field.nx + i;
     /* the four shares sum to dh (the last takes the rest, so that round-off does not leak) */
     const double s00 = dh * (1 - fu) * (1 - fw), s10 = dh * fu * (1 - fw), s01 = dh * (1 - fu) * fw;
@@ -132,13 +127,15 @@ uint32_t terrain_release_column(terrain_state *st, uint32_t c, gr_grain_init *ou
          * highest column around it and the grains over it */
         uint32_t cell = c;
         double base = INFINITY;
-        static const int DI[9] = {0, 1, -1, 0, 0, 1, 1, -1, -1}, DK[9] = {0, 0, 0, 1, -1, 1, -1, 1, -1};
-        for (uint32_t e = 0; e < 9; e++) {
-            const int64_t ca = (int64_t)i + DI[e], cb = (int64_t)k + DK[e];
+        for (int e = -1; e < 8; e++) { /* the column itself first, then its neighbours */
+            int di = 0, dk = 0;
+            if (e >= 0)
+                terrain_neighbour(e, &di, &dk);
+            const int64_t ca = (int64_t)i + di, cb = (int64_t)k + dk;
             if (ca < 0 || cb < 0 || ca >= nx || cb >= nz)
                 continue;
             const uint32_t cc = (uint32_t)cb * nx + (uint32_t)ca;
-            if (e > 0 && (st->flags[cc] & TERRAIN_CONTACT))
+            if (e >= 0 && (st->flags[cc] & TERRAIN_CONTACT))
                 continue;
             double top = st->field.h[cc];
             for (int64_t z2 = cb - 1; z2 <= cb + 1; z2++)

@@ -20,6 +20,13 @@ enum {
     TERRAIN_MOVING = 2,  ///< part of an avalanche: stops at the stop angle, not the start angle
 };
 
+/// The e-th of a column's 8 neighbours (0 .. 7): the four along the axes, then the diagonals.
+static inline void terrain_neighbour(int e, int *di, int *dk)
+{
+    static const int8_t o[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+    *di = o[e][0], *dk = o[e][1];
+}
+
 /// The terrain's parameters as resolved for its world (angles as tangents per material).
 typedef struct terrain_params {
     double d, area;          ///< spacing, spacing^2

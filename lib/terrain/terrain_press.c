@@ -21,8 +21,6 @@
 #include "../core/materials.h"
 #include "terrain_store.h"
 
-static const int DI[8] = {1, -1, 0, 0, 1, 1, -1, -1};
-static const int DK[8] = {0, 0, 1, -1, 1, -1, 1, -1};
 
 /* The lowest point of body b on the vertical line at (x, z) between y0 and y1, or NAN. */
 static double lowest_point(gr_body_data *b, double x, double z, double y0, double y1, double tol)
@@ -59,7 +57,9 @@ static void displace(terrain_state *st, uint32_t slot, const gr_body_data *b, ui
             if (st->dist[c] >= 0)
                 continue;
             for (int e = 0; e < 8; e++) {
-                const int64_t a = (int64_t)i + DI[e], bb = (int64_t)k + DK[e];
+                int di, dk;
+                terrain_neighbour(e, &di, &dk);
+                const int64_t a = (int64_t)i + di, bb = (int64_t)k + dk;
                 if (a < 0 || bb < 0 || a >= nx || bb >= nz)
                     continue;
                 const int32_t o = st->dist[(uint32_t)bb * nx + (uint32_t)a];
@@ -85,14 +85,16 @@ static void displace(terrain_state *st, uint32_t slot, const gr_body_data *b, ui
             double w[8], sum = 0;
             for (int e = 0; e < 8; e++) {
                 w[e] = 0;
-                const int64_t a = (int64_t)i + DI[e], bb = (int64_t)k + DK[e];
+                int di, dk;
+                terrain_neighbour(e, &di, &dk);
+                const int64_t a = (int64_t)i + di, bb = (int64_t)k + dk;
                 if (a < 0 || bb < 0 || a >= nx || bb >= nz)
                     continue;
                 const int32_t o = st->dist[(uint32_t)bb * nx + (uint32_t)a];
                 if (o < 0 || o >= ring)
                     continue;
                 const double L = e < 4 ? 1.0 : 1.4142135623730951;
-                const double ahead = vl > 1e-9 ? (DI[e] * v.x + DK[e] * v.z) / (vl * L) : 0.0;
+                const double ahead = vl > 1e-9 ? (di * v.x + dk * v.z) / (vl * L) : 0.0;
                 const double bias = 1.0 + st->p.plough * ahead; /* none behind a body at plough >= 1 */
                 w[e] = bias > 0 ? bias / L : 0.0;
                 sum += w[e];
@@ -104,7 +106,9 @@ static void displace(terrain_state *st, uint32_t slot, const gr_body_data *b, ui
             for (int e = 0; e < 8; e++) {
                 if (w[e] == 0)
                     continue;
-                const uint32_t o = (uint32_t)((int64_t)k + DK[e]) * nx + (uint32_t)((int64_t)i + DI[e]);
+                int di, dk;
+                terrain_neighbour(e, &di, &dk);
+                const uint32_t o = (uint32_t)((int64_t)k + dk) * nx + (uint32_t)((int64_t)i + di);
                 const double share = give * (w[e] / sum);
                 if (st->dist[o] > 0) {
                     st->push[o] += share;
@@ -226,7 +230,9 @@ void terrain_press(terrain_state *st, double h)
         for (uint32_t q = first; carried && q < end; q++) {
             const uint32_t c = st->contacts[q], ix = c % nx, kz = c / nx;
             for (int e = 0; e < 8; e++) {
-                const int64_t a = (int64_t)ix + DI[e], bb = (int64_t)kz + DK[e];
+                int di, dk;
+                terrain_neighbour(e, &di, &dk);
+                const int64_t a = (int64_t)ix + di, bb = (int64_t)kz + dk;
                 if (a < 0 || bb < 0 || a >= nx || bb >= nz)
                     continue;
                 const uint32_t o = (uint32_t)bb * nx + (uint32_t)a;
